@@ -1,0 +1,123 @@
+"""What happens in a match, as a log of events, and who may see each one.
+
+Every event is public except the ones that carry hidden cards: a dealt hand
+(its owner only), a request and the cards that move in the exchange (the two
+players of that pair only; everybody else sees that cards moved and how many).
+`visible_to` is the one place that decides this.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Union
+
+from president_engine.actions import Play
+from president_engine.cards import CardSet
+from president_engine.roles import Role
+
+
+@dataclass(frozen=True, slots=True)
+class DealStarted:
+    deal: int
+    seats: tuple[int, ...]
+    """The player at each seat, seat 0 first."""
+    dealer: int
+    hand_sizes: tuple[int, ...]
+    """Cards dealt to each player, by player."""
+    roles: tuple[Role, ...]
+    """Each player's role in this deal, by player."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandDealt:
+    player: int
+    cards: CardSet
+
+
+@dataclass(frozen=True, slots=True)
+class CardsRequested:
+    receiver: int
+    giver: int
+    cards: CardSet
+
+
+@dataclass(frozen=True, slots=True)
+class CardsGiven:
+    """Cards moving in the exchange: a tribute (chosen by the engine) or a give-back."""
+
+    giver: int
+    receiver: int
+    count: int
+    tribute: bool
+    cards: CardSet | None
+    """None in the copy shown to players outside the pair."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayStarted:
+    leader: int
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    player: int
+    play: Play
+
+
+@dataclass(frozen=True, slots=True)
+class Passed:
+    player: int
+    skipped: bool
+    """True when the equal-rank skip passed for the player."""
+
+
+@dataclass(frozen=True, slots=True)
+class RevolutionHappened:
+    reversed: bool
+    """True when the rank order is now reversed."""
+    direction: int
+
+
+@dataclass(frozen=True, slots=True)
+class TrickWon:
+    winner: int
+    next_leader: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class WentOut:
+    player: int
+    place: int
+    """Finishing place, 1 for first."""
+
+
+@dataclass(frozen=True, slots=True)
+class DealEnded:
+    deal: int
+    places: tuple[int, ...]
+    """Players in finishing order."""
+    points: tuple[int, ...]
+    """Points scored in this deal, by player."""
+    totals: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEnded:
+    winner: int
+    totals: tuple[int, ...]
+    last_places: tuple[int, ...]
+
+
+Event = Union[DealStarted, HandDealt, CardsRequested, CardsGiven, PlayStarted, Played, Passed,
+              RevolutionHappened, TrickWon, WentOut, DealEnded, MatchEnded]
+
+
+def visible_to(event: Event, player: int | None) -> Event | None:
+    """The event as `player` may see it (None for a spectator), or None if hidden."""
+    if isinstance(event, HandDealt):
+        return event if event.player == player else None
+    if isinstance(event, CardsRequested):
+        return event if player in (event.receiver, event.giver) else None
+    if isinstance(event, CardsGiven):
+        return event if player in (event.giver, event.receiver) else replace(event, cards=None)
+    return event

@@ -1,0 +1,788 @@
+"""`Match`: the state of a whole match, from the first deal to the result.
+
+A Match is mutable (``apply``) and cheap to ``copy`` for simulation.  The
+player to act is `to_act`; `legal_actions()` lists what they may do in the
+engine's fixed order; `check`/`can_apply` explain or test any other action.
+Players keep their identity (their seat in deal 1) for the whole match; seats
+only matter for the order of play.
+
+Order of legal actions (documented in docs/RULES-DECISIONS.md):
+- play: plays by strength in the current order (low first), then by number
+  of cards, then by number of wild cards, then by the cards' bits; ``pass``
+  last when allowed;
+- give-back: worst cards first (the reverse of the tribute order);
+- request: the empty request first, then fewer cards first, best cards first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from collections.abc import Sequence
+from itertools import chain, combinations, combinations_with_replacement
+
+from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request
+from president_engine.cards import (
+    JOKER_SLOT, SLOT_BITS, SLOT_COUNT, SLOT_MAX, CardSet, Rank, bits_contains, bits_size, rank_bucket_mask,
+    slot_count,
+)
+from president_engine.errors import DealError, IllegalActionError, IllegalReason
+from president_engine.events import (
+    CardsGiven, CardsRequested, DealEnded, DealStarted, Event, HandDealt, MatchEnded, Passed,
+    Played, PlayStarted, RevolutionHappened, TrickWon, WentOut,
+)
+from president_engine.observation import Observation, observe
+from president_engine.phase import Phase
+from president_engine.roles import Role, roles_by_place
+from president_engine.rules import (
+    Beat, FirstLead, NextLead, RevolutionEffect, RevolutionTrigger, Rules, Seating, TrickEnd,
+)
+from president_engine.tables import JOKER_MASK, JOKER_ONE, Tables, subsets_by_size, tables_for, unit_bits
+
+_ALL_PASS, _ALL_PASS_FINAL, _ONE_ORBIT = 0, 1, 2
+_THREE_OF_CLUBS_BITS = 1 << ((3 - 2) * 4 * SLOT_BITS)
+
+
+def shuffled_deal(rules: Rules, seed: int, deal: int, start_seat: int) -> list[CardSet]:
+    """The hands a seeded shuffle deals, by seat: a pure function of seed and deal number.
+
+    The deck (slots ascending, copies together, jokers last) is sorted by
+    64-bit keys read little-endian from SHAKE-256 of ``president/<seed>/<deal>``,
+    so any language can reproduce a deal; then dealt one card at a time from
+    `start_seat` in seat order.
+    """
+    deck = _DECKS.get((rules.decks, rules.jokers))
+    if deck is None:
+        deck = [slot for slot in range(52) for _ in range(rules.decks)]
+        deck += [JOKER_SLOT] * (rules.jokers * rules.decks)
+        deck = _DECKS[(rules.decks, rules.jokers)] = deck
+    size = len(deck)
+    keys = struct.unpack(f"<{size}Q", hashlib.shake_256(f"president/{seed}/{deal}".encode()).digest(8 * size))
+    order = sorted(range(size), key=keys.__getitem__)
+    units = [_UNITS[deck[i]] for i in order]
+    n = rules.players
+    hands = [0] * n
+    for offset in range(n):
+        hands[(start_seat + offset) % n] = sum(units[offset::n])
+    return [CardSet.from_bits(h) for h in hands]
+
+
+_DECKS: dict[tuple[int, int], list[int]] = {}
+_UNITS = [1 << (slot * SLOT_BITS) for slot in range(SLOT_COUNT)]
+
+
+class Match:
+    """A match in progress; see the module docstring."""
+
+    def __init__(self, rules: Rules, *, seed: int = 0,
+                 hands: Sequence[Sequence[CardSet]] | None = None) -> None:
+        self.rules = rules
+        self.seed = seed
+        self._t: Tables = tables_for(rules)
+        n = rules.players
+        self._n = n
+        self._mode = (_ONE_ORBIT if rules.trick_end is TrickEnd.ONE_ORBIT
+                      else _ALL_PASS_FINAL if rules.pass_is_final else _ALL_PASS)
+        self._strict = rules.beat is Beat.STRICTLY_HIGHER
+        self._rev_on = rules.revolution
+        self._rev_four = rules.revolution and RevolutionTrigger.FOUR_OF_A_KIND in rules.revolution_triggers
+        self._rev_singles = rules.revolution and RevolutionTrigger.FOUR_SINGLES in rules.revolution_triggers
+        self._equal_skip = rules.equal_skip
+        self._explicit: list[list[CardSet]] = [list(h) for h in hands] if hands else []
+        self.explicit_deals = len(self._explicit)
+        """How many deals (the first ones) use explicit hands instead of the shuffle."""
+        for deal, deal_hands in enumerate(self._explicit, 1):
+            self._validate_hands(deal, deal_hands)
+        self.events: list[Event] = []
+        """Everything that happened, in order (hidden cards included: see events.visible_to)."""
+        self.deal_hands: list[tuple[CardSet, ...]] = []
+        """The hands dealt in each deal, by seat of that deal, before any exchange."""
+        self.deal_seats: list[tuple[int, ...]] = []
+        self.scores = [0] * n
+        self.roles = [Role.NEUTRAL] * n
+        self.last_places: tuple[int, ...] = ()
+        self.winner: int | None = None
+        self.deal = 0
+        self.phase = Phase.PLAY
+        self.is_over = False
+        """True once the match has ended (phase OVER)."""
+        self._seat_player = list(range(n))
+        self._player_seat = list(range(n))
+        self._legal: tuple[Action, ...] | None = None
+        # per deal
+        self._hands: list[int] = []
+        self._sizes: list[int] = []
+        self._bp: list[list[tuple[Play, ...]]] = [[()] * 13 for _ in range(n)]
+        """Simple rules only: each seat's canonical plays per rank, by strength in the normal order."""
+        self._holders = n
+        self._out: list[int] = []
+        self._direction = 1
+        self._rev = 0
+        self._exchange_steps: list[tuple[Phase, int, int, int]] = []
+        """(phase, receiver, giver, cards owed) still to come in this deal's exchange."""
+        self._requests: dict[int, int] = {}
+        self._pending_tribute: list[tuple[int, int, int]] = []
+        # per trick
+        self._turn = 0
+        self._table: Play | None = None
+        self._table_strength = -2
+        self._last = -1
+        self._mask = 0
+        self._run_rank: Rank | None = None
+        self._run_len = 0
+        self._start_deal()
+
+    # ------------------------------------------------------------------ public view
+
+    @property
+    def to_act(self) -> int | None:
+        """The player who must act now, or None when the match is over."""
+        if self.phase is Phase.OVER:
+            return None
+        if self.phase is Phase.PLAY:
+            return self._seat_player[self._turn]
+        return self._exchange_steps[0][1]
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        """The player at each seat in the current deal."""
+        return tuple(self._seat_player)
+
+    def seat_of(self, player: int) -> int:
+        return self._player_seat[player]
+
+    def hand(self, player: int) -> CardSet:
+        return CardSet.from_bits(self._hands[self._player_seat[player]])
+
+    def hand_sizes(self) -> tuple[int, ...]:
+        """Cards held by each player, by player."""
+        return tuple(self._sizes[self._player_seat[p]] for p in range(self._n))
+
+    @property
+    def reversed(self) -> bool:
+        """True while a revolution has reversed the rank order."""
+        return bool(self._rev)
+
+    @property
+    def direction(self) -> int:
+        return self._direction
+
+    @property
+    def rank_order(self) -> tuple[Rank, ...]:
+        """The current rank order, low to high."""
+        order = self.rules.rank_order
+        return tuple(reversed(order)) if self._rev else order
+
+    @property
+    def table(self) -> Play | None:
+        """The play to beat, or None when the player to act leads."""
+        return self._table
+
+    @property
+    def table_player(self) -> int | None:
+        return None if self._last < 0 else self._seat_player[self._last]
+
+    @property
+    def places(self) -> tuple[int, ...]:
+        """Players who finished in this deal, in order."""
+        return tuple(self._seat_player[s] for s in self._out)
+
+    def passed_players(self) -> tuple[int, ...]:
+        """Players who passed in this trick (all_pass: since the last play) or had their turn (one_orbit)."""
+        return tuple(self._seat_player[s] for s in range(self._n) if self._mask >> s & 1)
+
+    def actions_by_deal(self) -> list[list[tuple[int, Action]]]:
+        """(player, action) as applied, per deal, read from the event log."""
+        deals: list[list[tuple[int, Action]]] = []
+        for e in self.events:
+            if isinstance(e, DealStarted):
+                deals.append([])
+            elif isinstance(e, Played):
+                deals[-1].append((e.player, e.play))
+            elif isinstance(e, Passed):
+                if not e.skipped:
+                    deals[-1].append((e.player, PASS))
+            elif isinstance(e, CardsRequested):
+                deals[-1].append((e.receiver, Request(e.cards)))
+            elif isinstance(e, CardsGiven) and not e.tribute:
+                assert e.cards is not None
+                deals[-1].append((e.giver, GiveBack(e.cards)))
+        return deals
+
+    def observation(self, player: int) -> Observation:
+        """Everything `player` may know now, and nothing more."""
+        return observe(self, player)
+
+    def owed(self, player: int) -> int:
+        """Cards `player` must name or give back in the current exchange step."""
+        if self.phase in (Phase.REQUEST, Phase.GIVE_BACK) and self._exchange_steps[0][1] == player:
+            return self._exchange_steps[0][3]
+        return 0
+
+    # ------------------------------------------------------------------ legal actions
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        """Every legal action of the player to act, in the engine's fixed order."""
+        legal = self._legal
+        if legal is None:
+            if self.phase is Phase.PLAY:
+                legal = self._legal_plays_simple() if self._t.simple else self._legal_plays_general()
+            elif self.phase is Phase.GIVE_BACK:
+                legal = self._legal_give_backs()
+            elif self.phase is Phase.REQUEST:
+                legal = self._legal_requests()
+            else:
+                legal = ()
+            self._legal = legal
+        return legal
+
+    def _legal_plays_simple(self) -> tuple[Action, ...]:
+        """No wild cards, jokers or suit order: read the seat's canonical plays by rank."""
+        buckets = self._bp[self._turn]  # kept up to date by _play, by strength in the normal order
+        table = self._table
+        if table is None:
+            return tuple(chain.from_iterable(reversed(buckets) if self._rev else buckets))
+        k = table.size
+        start = self._table_strength + 1 if self._strict else self._table_strength
+        if self._rev:
+            above = buckets[12 - start::-1] if start <= 12 else []
+        else:
+            above = buckets[start:]
+        out: list[Action] = [plays[k - 1] for plays in above if len(plays) >= k]
+        out.append(PASS)
+        return tuple(out)
+
+    def _legal_plays_general(self) -> tuple[Action, ...]:
+        """Plays with wild cards, jokers or suit order: enumerate, then sort."""
+        t = self._t
+        hand = self._hands[self._turn]
+        table = self._table
+        strength = t.strength[self._rev]
+        every_suit = t.suit_order is not None
+        wild_sets = self._wild_subsets(hand & t.wild_mask, every_suit)
+        k = 0 if table is None else table.size
+        found: list[tuple[int, int, int, int, Play]] = []
+
+        def add(bits: int, rank: Rank, wilds: int) -> None:
+            size = bits_size(bits)
+            if table is not None and (size != k or not self._beats(bits, rank)):
+                return
+            play = t.play(bits, rank)
+            found.append((strength[rank], size, wilds, bits, play))
+
+        for rank in t.natural_ranks[0]:
+            bucket = hand & rank_bucket_mask(rank)
+            if not bucket:
+                continue
+            for size, subsets in subsets_by_size(bucket, every_suit).items():
+                if table is not None and size > k:
+                    break
+                for natural in subsets:
+                    for wild_bits, wild_size in wild_sets:
+                        if table is None or size + wild_size == k:
+                            add(natural + wild_bits, rank, wild_size)
+        for wild_bits, wild_size in wild_sets:
+            if wild_size == 0 or (table is not None and wild_size != k):
+                continue
+            if not t.declared:
+                add(wild_bits, Rank.JOKER, wild_size)
+            elif table is None:
+                add(wild_bits, self.rules.wild_lead_rank, wild_size)
+            else:
+                for rank in t.natural_ranks[0]:
+                    add(wild_bits, rank, wild_size)
+        jokers = slot_count(hand, JOKER_SLOT)
+        if jokers and not t.jokers_wild:
+            for count in range(1, jokers + 1):
+                add(count * JOKER_ONE, Rank.JOKER, 0)
+        found.sort(key=lambda item: item[:4])
+        out: list[Action] = [item[4] for item in found]
+        if table is not None:
+            out.append(PASS)
+        return tuple(out)
+
+    def _wild_subsets(self, wild: int, every_suit: bool) -> list[tuple[int, int]]:
+        """(bits, size) of every choice of wild cards from `wild`, the empty one first."""
+        choices = [(0, 0)]
+        if not wild:
+            return choices
+        jokers = slot_count(wild, JOKER_SLOT)
+        groups: list[list[tuple[int, int]]] = []
+        if jokers:
+            groups.append([(0, 0)] + [(j * JOKER_ONE, j) for j in range(1, jokers + 1)])
+        for rank in sorted(self.rules.wild_ranks):
+            bucket = wild & rank_bucket_mask(rank)
+            if bucket:
+                options = [(0, 0)]
+                for size, subsets in subsets_by_size(bucket, every_suit).items():
+                    options.extend((bits, size) for bits in subsets)
+                groups.append(options)
+        for group in groups:
+            choices = [(a + b, sa + sb) for a, sa in choices for b, sb in group]
+        choices.sort(key=lambda c: (c[1], c[0]))
+        return choices
+
+    def _beats(self, bits: int, rank: Rank) -> bool:
+        table = self._table
+        assert table is not None and table.rank is not None
+        strength = self._t.strength[self._rev]
+        mine, theirs = strength[rank], self._table_strength
+        if mine > theirs:
+            return True
+        if mine < theirs or self._strict:
+            return False
+        if self._t.suit_order is None:
+            return True
+        return self._t.top_suit(bits) > self._t.top_suit(table.bits)
+
+    def _legal_give_backs(self) -> tuple[Action, ...]:
+        _, giver, _, owed = self._exchange_steps[0]
+        hand = self._hands[self._player_seat[giver]]
+        every_suit = self._t.suit_order is not None
+        # Interchangeable cards form a class (a rank, or one exact card under suit_order);
+        # classes go worst first, and a class lists its cards lowest suit first.
+        classes: list[list[int]] = []
+        ranks_done: set[int] = set()
+        for slot in reversed(self._t.tribute_slots):
+            count = slot_count(hand, slot)
+            if not count:
+                continue
+            if every_suit or slot == JOKER_SLOT:
+                classes.append([1 << (slot * SLOT_BITS)] * count)
+            elif slot // 4 not in ranks_done:
+                ranks_done.add(slot // 4)
+                classes.append(unit_bits(hand & rank_bucket_mask(Rank(slot // 4 + 2))))
+        out: list[Action] = []
+        for combo in combinations_with_replacement(range(len(classes)), owed):
+            bits = 0
+            for index in set(combo):
+                taken = combo.count(index)
+                if taken > len(classes[index]):
+                    break
+                bits += sum(classes[index][:taken])
+            else:
+                out.append(GiveBack(CardSet.from_bits(bits)))
+        return tuple(out)
+
+    def _legal_requests(self) -> tuple[Action, ...]:
+        _, receiver, _, owed = self._exchange_steps[0]
+        hand = self._hands[self._player_seat[receiver]]
+        deck = self._t.deck.bits
+        units: list[int] = []
+        for slot in self._t.tribute_slots:
+            free = slot_count(deck, slot) - slot_count(hand, slot)
+            units.extend([1 << (slot * SLOT_BITS)] * free)
+        out: list[Action] = [Request(CardSet.from_bits(0))]
+        seen: set[int] = {0}
+        for size in range(1, owed + 1):
+            for combo in combinations(range(len(units)), size):
+                bits = sum(units[i] for i in combo)
+                if bits not in seen:
+                    seen.add(bits)
+                    out.append(Request(CardSet.from_bits(bits)))
+        return tuple(out)
+
+    # ------------------------------------------------------------------ checking
+
+    def can_apply(self, action: Action, player: int | None = None) -> bool:
+        try:
+            self.check(action, player)
+        except IllegalActionError:
+            return False
+        return True
+
+    def check(self, action: Action, player: int | None = None) -> Action:
+        """Raise IllegalActionError saying why `action` is illegal now; else return it resolved.
+
+        The resolved action is the interned equivalent with the rank filled in,
+        keeping the exact cards the player chose.
+        """
+        if self.phase is Phase.OVER:
+            raise IllegalActionError(IllegalReason.MATCH_OVER, "the match is over")
+        actor = self.to_act
+        if player is not None and player != actor:
+            raise IllegalActionError(IllegalReason.NOT_YOUR_TURN, f"it is player {actor}'s turn, not {player}'s")
+        if self.phase is Phase.PLAY:
+            if isinstance(action, Pass):
+                if self._table is None:
+                    raise IllegalActionError(IllegalReason.LEADER_MUST_PLAY, "the leader must play, not pass")
+                return PASS
+            if not isinstance(action, Play):
+                raise IllegalActionError(IllegalReason.WRONG_PHASE, "the players are playing: play cards or pass")
+            return self._check_play(action)
+        if self.phase is Phase.REQUEST:
+            if not isinstance(action, Request):
+                raise IllegalActionError(IllegalReason.WRONG_PHASE, "the exchange is waiting for a request")
+            return self._check_request(action)
+        if not isinstance(action, GiveBack):
+            raise IllegalActionError(IllegalReason.WRONG_PHASE, "the exchange is waiting for cards to give back")
+        owed = self._exchange_steps[0][3]
+        if len(action.cards) != owed:
+            raise IllegalActionError(IllegalReason.WRONG_COUNT, f"give back exactly {owed} card(s)")
+        hand = self._hands[self._player_seat[self._exchange_steps[0][1]]]
+        if not bits_contains(hand, action.cards.bits):
+            raise IllegalActionError(IllegalReason.CARDS_NOT_HELD, f"you do not hold {action.cards}")
+        return action
+
+    def _check_play(self, action: Play) -> Play:
+        t = self._t
+        bits = action.cards.bits
+        if not bits:
+            raise IllegalActionError(IllegalReason.EMPTY_PLAY, "a play needs at least one card")
+        if not bits_contains(self._hands[self._turn], bits):
+            raise IllegalActionError(IllegalReason.CARDS_NOT_HELD, f"you do not hold {action.cards}")
+        natural = bits & ~t.special_mask
+        plain_jokers = bits & JOKER_MASK if t.has_jokers and not t.jokers_wild else 0
+        ranks = {r for r in t.natural_ranks[0] if natural & rank_bucket_mask(r)}
+        if len(ranks) > 1:
+            raise IllegalActionError(IllegalReason.MIXED_RANKS, "all natural cards of a play must have one rank")
+        table = self._table
+        if plain_jokers:
+            if bits != plain_jokers:
+                raise IllegalActionError(IllegalReason.JOKER_NOT_WILD, "jokers are not wild: play them alone")
+            rank = Rank.JOKER
+        elif ranks:
+            rank = ranks.pop()
+        elif not t.declared:
+            rank = Rank.JOKER
+        elif table is None:
+            rank = self.rules.wild_lead_rank
+        else:
+            if action.rank is None or action.rank is Rank.JOKER or action.rank in self.rules.wild_ranks:
+                raise IllegalActionError(
+                    IllegalReason.BAD_DECLARED_RANK,
+                    "a follow of wild cards only must declare a rank that is not wild (e.g. '6H 6S as K')")
+            rank = action.rank
+        if action.rank is not None and action.rank is not rank:
+            raise IllegalActionError(IllegalReason.WRONG_RANK, f"these cards stand for {rank}, not {action.rank}")
+        if table is not None:
+            if action.size != table.size:
+                raise IllegalActionError(IllegalReason.WRONG_COUNT, f"play exactly {table.size} card(s) or pass")
+            if not self._beats(bits, rank):
+                raise IllegalActionError(IllegalReason.DOES_NOT_BEAT, f"{action.cards} does not beat {table.cards}")
+        return t.play(bits, rank)
+
+    def _check_request(self, action: Request) -> Request:
+        owed = self._exchange_steps[0][3]
+        if len(action.cards) > owed:
+            raise IllegalActionError(IllegalReason.BAD_REQUEST, f"name at most {owed} card(s)")
+        hand = self._hands[self._player_seat[self._exchange_steps[0][1]]]
+        deck = self._t.deck.bits
+        for card in action.cards.distinct():
+            named = action.cards.count(card)
+            if named > slot_count(deck, card.slot) - slot_count(hand, card.slot):
+                raise IllegalActionError(IllegalReason.BAD_REQUEST,
+                                         f"you cannot ask for {card}: you hold every copy or the deck has none")
+        return action
+
+    # ------------------------------------------------------------------ applying
+
+    def apply(self, action: Action) -> None:
+        """Apply the action of the player to act; raise IllegalActionError and change nothing if illegal."""
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_actions()
+        for candidate in legal:
+            if candidate is action:
+                break
+        else:
+            action = self.check(action)
+        self._legal = None
+        if self.phase is Phase.PLAY:
+            if action is PASS:
+                self._pass(self._turn)
+            else:
+                self._play(self._turn, action)  # type: ignore[arg-type]
+        else:
+            self._exchange_action(action)
+
+    def copy(self) -> Match:
+        """An independent copy, for simulation."""
+        new = object.__new__(Match)
+        new.__dict__.update(self.__dict__)
+        new.events = list(self.events)
+        new.deal_hands = list(self.deal_hands)
+        new._bp = [list(b) for b in self._bp]
+        new.deal_seats = list(self.deal_seats)
+        new.scores = list(self.scores)
+        new.roles = list(self.roles)
+        new._seat_player = list(self._seat_player)
+        new._player_seat = list(self._player_seat)
+        new._hands = list(self._hands)
+        new._sizes = list(self._sizes)
+        new._out = list(self._out)
+        new._exchange_steps = list(self._exchange_steps)
+        new._requests = dict(self._requests)
+        new._pending_tribute = list(self._pending_tribute)
+        return new
+
+    def _play(self, s: int, play: Play) -> None:
+        events = self.events
+        t = self._t
+        player = self._seat_player[s]
+        events.append(Played(player, play))
+        rank = play.rank
+        assert rank is not None
+        hand = self._hands[s] = self._hands[s] - play.bits
+        left = self._sizes[s] = self._sizes[s] - play.size
+        if t.simple:
+            bucket = hand & t.bucket_mask[rank]
+            self._bp[s][t.strength[0][rank]] = (t._canon.get(bucket) or t.canonical(bucket)) if bucket else ()
+        beaten = self._table
+        self._table = play
+        self._last = s
+        mode = self._mode
+        if mode == _ALL_PASS:
+            self._mask = 0
+        elif mode == _ONE_ORBIT:
+            self._mask |= 1 << s
+        if self._rev_on:
+            self._revolution_check(play.size, rank)
+        self._table_strength = t.strength[self._rev][rank]
+        if not left:
+            self._out.append(s)
+            events.append(WentOut(player, len(self._out)))
+            self._holders -= 1
+            if self._holders == 1:
+                self._end_deal()
+                return
+        at = s
+        if self._equal_skip and beaten is not None and beaten.rank is rank:
+            for _ in range(play.size):
+                skipped = self._next_seat(at)
+                if skipped < 0:
+                    break
+                self._mask |= 1 << skipped
+                events.append(t.skipped[self._seat_player[skipped]])
+                at = skipped
+        following = self._next_seat(at)
+        if following < 0:
+            self._end_trick()
+        else:
+            self._turn = following
+
+    def _revolution_check(self, size: int, rank: Rank) -> None:
+        revolt = self._rev_four and size >= 4
+        if self._rev_singles:
+            if size == 1 and rank is self._run_rank:
+                self._run_len += 1
+            else:
+                self._run_rank, self._run_len = (rank, 1) if size == 1 else (None, 0)
+            if self._run_len >= 4:
+                revolt = True
+                self._run_rank, self._run_len = None, 0
+        if revolt:
+            self._rev ^= 1
+            if self.rules.revolution_effect is RevolutionEffect.RANKS_AND_DIRECTION:
+                self._direction = -self._direction
+            self.events.append(RevolutionHappened(bool(self._rev), self._direction))
+
+    def _refresh_bucket(self, s: int, rank: Rank) -> None:
+        t = self._t
+        bucket = self._hands[s] & t.bucket_mask[rank]
+        self._bp[s][t.strength[0][rank]] = (t._canon.get(bucket) or t.canonical(bucket)) if bucket else ()
+
+    def _refresh_buckets(self, s: int) -> None:
+        t = self._t
+        if t.simple:
+            hand, canon, row = self._hands[s], t._canon, self._bp[s]
+            for strength, mask in enumerate(t.rank_masks[0]):
+                bucket = hand & mask
+                row[strength] = (canon.get(bucket) or t.canonical(bucket)) if bucket else ()
+
+    def _pass(self, s: int) -> None:
+        self.events.append(self._t.passed[self._seat_player[s]])
+        self._mask |= 1 << s
+        if self._rev_singles:
+            self._run_rank, self._run_len = None, 0
+        following = self._next_seat(s)
+        if following < 0:
+            self._end_trick()
+        else:
+            self._turn = following
+
+    def _next_seat(self, s: int) -> int:
+        """The next seat to act in this trick after seat s, or -1 when the trick is over."""
+        n, d, sizes, mask, last, mode = self._n, self._direction, self._sizes, self._mask, self._last, self._mode
+        t = s
+        for _ in range(n):
+            t = (t + d) % n
+            if t == last and mode != _ONE_ORBIT:
+                return -1
+            if not sizes[t]:
+                continue
+            if mask >> t & 1:
+                if mode == _ALL_PASS:
+                    return -1
+                continue
+            return t
+        return -1
+
+    def _end_trick(self) -> None:
+        winner = self._last
+        leader = winner if self._sizes[winner] else self._next_holder(winner)
+        self.events.append(TrickWon(self._seat_player[winner], self._seat_player[leader]))
+        self._start_trick(leader)
+
+    def _next_holder(self, s: int) -> int:
+        n, d = self._n, self._direction
+        t = s
+        for _ in range(n):
+            t = (t + d) % n
+            if self._sizes[t]:
+                return t
+        raise AssertionError("no player holds cards")
+
+    def _start_trick(self, leader: int) -> None:
+        self._turn = leader
+        self._table = None
+        self._table_strength = -2
+        self._last = -1
+        self._mask = (1 << leader) if self._mode == _ONE_ORBIT else 0
+        self._run_rank = None
+        self._run_len = 0
+
+    # ------------------------------------------------------------------ deals
+
+    def _validate_hands(self, deal: int, hands: Sequence[CardSet]) -> None:
+        rules = self.rules
+        if len(hands) != rules.players:
+            raise DealError(f"deal {deal}: {len(hands)} hands for {rules.players} players")
+        total = CardSet()
+        for seat, hand in enumerate(hands):
+            if not hand:
+                raise DealError(f"deal {deal}: the hand of seat {seat} is empty")
+            if deal >= 2 and rules.exchange and len(hand) < 2:
+                raise DealError(f"deal {deal}: with exchange every hand needs at least 2 cards (seat {seat})")
+            total = total + hand
+        if not total <= self._t.deck:
+            raise DealError(f"deal {deal}: the hands hold more copies of a card than the deck has")
+
+    def _start_deal(self) -> None:
+        rules = self.rules
+        n = self._n
+        self.deal += 1
+        deal = self.deal
+        if deal == 1:
+            start = 0
+        else:
+            places = self.last_places
+            if rules.seating is Seating.BY_RANK:
+                self._seat_player = list(places)
+                for seat, player in enumerate(places):
+                    self._player_seat[player] = seat
+            start = (self._player_seat[places[-1]] + 1) % n
+        dealer = self._seat_player[(start - 1) % n]
+        if deal <= len(self._explicit):
+            hands = self._explicit[deal - 1]
+        else:
+            hands = shuffled_deal(rules, self.seed, deal, start)
+        self._hands = [h.bits for h in hands]
+        self._sizes = [len(h) for h in hands]
+        for seat in range(n):
+            self._refresh_buckets(seat)
+        self._holders = n
+        self._out = []
+        self._direction = 1
+        self._rev = 0
+        self.deal_hands.append(tuple(hands))
+        self.deal_seats.append(tuple(self._seat_player))
+        self.events.append(DealStarted(deal, tuple(self._seat_player), dealer, self.hand_sizes(), tuple(self.roles)))
+        for p in range(n):
+            self.events.append(HandDealt(p, self.hand(p)))
+        self._exchange_steps = []
+        self._requests = {}
+        self._pending_tribute = []
+        if deal >= 2 and rules.exchange:
+            pairs = [(Role.PRESIDENT, Role.SCUM, 2)]
+            if n >= 4:
+                pairs.append((Role.VICE_PRESIDENT, Role.VICE_SCUM, 1))
+            holders = {role: p for p, role in enumerate(self.roles)}
+            pair_players = [(holders[a], holders[b], owed) for a, b, owed in pairs]
+            if rules.exchange_requests:
+                self._exchange_steps += [(Phase.REQUEST, r, g, o) for r, g, o in pair_players]
+            self._exchange_steps += [(Phase.GIVE_BACK, r, g, o) for r, g, o in pair_players]
+            self._pending_tribute = pair_players
+            if not rules.exchange_requests:
+                self._pay_tributes()
+        self._table = None
+        self._start_trick(0)
+        self._next_phase()
+
+    def _next_phase(self) -> None:
+        if self._exchange_steps:
+            self.phase = self._exchange_steps[0][0]
+            return
+        self.phase = Phase.PLAY
+        if self.deal == 1:
+            leader = 0
+            if self.rules.first_lead is FirstLead.THREE_OF_CLUBS:
+                holders = [s for s in range(self._n) if self._hands[s] & (SLOT_MAX * _THREE_OF_CLUBS_BITS)]
+                leader = holders[0] if holders else 0
+        else:
+            role = Role.PRESIDENT if self.rules.next_lead is NextLead.PRESIDENT else Role.SCUM
+            leader = self._player_seat[self.roles.index(role)]
+        self._start_trick(leader)
+        self.events.append(PlayStarted(self._seat_player[leader]))
+
+    def _exchange_action(self, action: Action) -> None:
+        step, receiver, giver, _ = self._exchange_steps.pop(0)
+        if step is Phase.REQUEST:
+            assert isinstance(action, Request)
+            self._requests[receiver] = action.cards.bits
+            self.events.append(CardsRequested(receiver, giver, action.cards))
+            if not self._exchange_steps or self._exchange_steps[0][0] is not Phase.REQUEST:
+                self._pay_tributes()
+        else:
+            assert isinstance(action, GiveBack)
+            self._move(receiver, giver, action.cards.bits, tribute=False)
+        self._next_phase()
+
+    def _pay_tributes(self) -> None:
+        for receiver, giver, owed in self._pending_tribute:
+            hand = self._hands[self._player_seat[giver]]
+            wanted = self._requests.get(receiver, 0)
+            given = 0
+            for slot in range(SLOT_COUNT):  # the named cards the giver holds go first
+                take = min(slot_count(wanted, slot), slot_count(hand, slot))
+                given += take << (slot * SLOT_BITS)
+            for slot in self._t.tribute_slots:
+                while bits_size(given) < owed and slot_count(hand - given, slot):
+                    given += 1 << (slot * SLOT_BITS)
+            self._move(giver, receiver, given, tribute=True)
+
+    def _move(self, giver: int, receiver: int, bits: int, *, tribute: bool) -> None:
+        gs, rs = self._player_seat[giver], self._player_seat[receiver]
+        size = bits_size(bits)
+        self._hands[gs] -= bits
+        self._sizes[gs] -= size
+        self._hands[rs] += bits
+        self._sizes[rs] += size
+        self._refresh_buckets(gs)
+        self._refresh_buckets(rs)
+        self.events.append(CardsGiven(giver, receiver, size, tribute, CardSet.from_bits(bits)))
+
+    def _end_deal(self) -> None:
+        last = next(s for s in range(self._n) if self._sizes[s])
+        self._out.append(last)
+        places = tuple(self._seat_player[s] for s in self._out)
+        points = [0] * self._n
+        for place, player in enumerate(places):
+            points[player] = self.rules.points[place]
+            self.scores[player] += points[player]
+        self.last_places = places
+        self.events.append(DealEnded(self.deal, places, tuple(points), tuple(self.scores)))
+        by_place = roles_by_place(self._n)
+        for place, player in enumerate(places):
+            self.roles[player] = by_place[place]
+        rules = self.rules
+        done = (rules.deals is not None and self.deal >= rules.deals) or (
+            rules.target_score is not None and max(self.scores) >= rules.target_score)
+        if done:
+            best = max(self.scores)
+            self.winner = next(p for p in places if self.scores[p] == best)
+            self.phase = Phase.OVER
+            self.is_over = True
+            self.events.append(MatchEnded(self.winner, tuple(self.scores), places))
+            return
+        self._start_deal()

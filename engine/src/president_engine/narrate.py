@@ -1,0 +1,48 @@
+"""One line of plain English per event, for terminals and logs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from president_engine.events import (
+    CardsGiven, CardsRequested, DealEnded, DealStarted, Event, HandDealt, MatchEnded, Passed, Played,
+    PlayStarted, RevolutionHappened, TrickWon, WentOut,
+)
+from president_engine.roles import Role
+
+
+def describe(event: Event, names: Sequence[str]) -> str | None:
+    """A line for `event`, naming players by `names`; None for events not worth a line."""
+    if isinstance(event, DealStarted):
+        roles = ", ".join(f"{names[p]} {r.value.replace('_', ' ')}"
+                          for p, r in enumerate(event.roles) if r is not Role.NEUTRAL)
+        seats = " ".join(names[p] for p in event.seats)
+        return f"== deal {event.deal}: seats {seats}; {names[event.dealer]} deals" + (f"; {roles}" if roles else "")
+    if isinstance(event, HandDealt):
+        return None
+    if isinstance(event, CardsRequested):
+        return f"   {names[event.receiver]} asks {names[event.giver]} for {event.cards or 'nothing'}"
+    if isinstance(event, CardsGiven):
+        what = str(event.cards) if event.cards is not None else f"{event.count} card(s)"
+        verb = "pays tribute" if event.tribute else "gives back"
+        return f"   {names[event.giver]} {verb} {what} to {names[event.receiver]}"
+    if isinstance(event, PlayStarted):
+        return f"   {names[event.leader]} leads"
+    if isinstance(event, Played):
+        return f"   {names[event.player]:>10}: {event.play}"
+    if isinstance(event, Passed):
+        return f"   {names[event.player]:>10}: {'skipped' if event.skipped else 'pass'}"
+    if isinstance(event, RevolutionHappened):
+        return "   ** revolution! the rank order is " + ("reversed" if event.reversed else "back to normal") + (
+            "; play goes counter-clockwise" if event.direction < 0 else "")
+    if isinstance(event, TrickWon):
+        return f"   -- trick to {names[event.winner]}"
+    if isinstance(event, WentOut):
+        return f"   ** {names[event.player]} is out, place {event.place}"
+    if isinstance(event, DealEnded):
+        places = ", ".join(f"{i}. {names[p]} (+{event.points[p]})" for i, p in enumerate(event.places, 1))
+        return f"== deal {event.deal} over: {places}; totals " + " ".join(
+            f"{names[p]}={t}" for p, t in enumerate(event.totals))
+    if isinstance(event, MatchEnded):
+        return f"== match over: {names[event.winner]} wins with {event.totals[event.winner]} points"
+    raise TypeError(f"not an event: {event!r}")

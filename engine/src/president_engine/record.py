@@ -1,0 +1,128 @@
+"""Match records: the rules, the seed, each deal's hands and every action, as JSON.
+
+A record replays to the identical state (`MatchRecord.replay`); replaying
+checks every action and stops at the first illegal one with its reason.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from president_engine.actions import Action, action_from_json, action_to_json
+from president_engine.cards import CardSet
+from president_engine.errors import CardParseError, IllegalActionError, RecordError, RulesError
+from president_engine.match import Match, shuffled_deal
+from president_engine.rules import Rules
+
+FORMAT = "president-match/1"
+
+
+@dataclass(frozen=True, slots=True)
+class DealRecord:
+    seats: tuple[int, ...]
+    """The player at each seat."""
+    hands: tuple[CardSet, ...]
+    """The dealt hands by seat, before any exchange."""
+    shuffled: bool
+    """True when the hands came from the seeded shuffle (replay checks they still do)."""
+    actions: tuple[tuple[int, Action], ...]
+    """(player, action) in order."""
+
+
+class ReplayError(RecordError):
+    """A record whose actions do not replay: names the deal, the action and the reason."""
+
+    def __init__(self, deal: int, index: int, player: int, action: Action, cause: IllegalActionError) -> None:
+        super().__init__(f"deal {deal}, action {index + 1}: player {player} {action}: {cause}")
+        self.deal, self.index, self.player, self.action, self.cause = deal, index, player, action, cause
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    rules: Rules
+    seed: int
+    deals: tuple[DealRecord, ...]
+
+    @classmethod
+    def from_match(cls, match: Match) -> MatchRecord:
+        deals = []
+        actions = match.actions_by_deal()
+        for index, hands in enumerate(match.deal_hands):
+            deals.append(DealRecord(
+                seats=match.deal_seats[index],
+                hands=hands,
+                shuffled=index >= match.explicit_deals,
+                actions=tuple(actions[index]),
+            ))
+        return cls(rules=match.rules, seed=match.seed, deals=tuple(deals))
+
+    def replay(self) -> Match:
+        """The match this record describes, every action checked; raises ReplayError."""
+        match = Match(self.rules, seed=self.seed, hands=[d.hands for d in self.deals])
+        for number, deal in enumerate(self.deals, 1):
+            if match.deal != number:
+                raise RecordError(f"deal {number}: the record has more deals than the match played")
+            if match.seats != deal.seats:
+                raise RecordError(f"deal {number}: seats {deal.seats} but the rules seat {match.seats}")
+            if deal.shuffled:
+                start = 0 if number == 1 else (match.seats.index(match.last_places[-1]) + 1) % self.rules.players
+                if tuple(shuffled_deal(self.rules, self.seed, number, start)) != deal.hands:
+                    raise RecordError(f"deal {number}: the hands are not the ones seed {self.seed} deals")
+            for index, (player, action) in enumerate(deal.actions):
+                try:
+                    match.check(action, player)
+                    match.apply(action)
+                except IllegalActionError as exc:
+                    raise ReplayError(number, index, player, action, exc) from None
+        return match
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "rules": self.rules.to_dict(),
+            "seed": self.seed,
+            "deals": [{
+                "seats": list(d.seats),
+                "hands": [str(h) for h in d.hands],
+                "shuffled": d.shuffled,
+                "actions": [{"player": p, **action_to_json(a)} for p, a in d.actions],
+            } for d in self.deals],
+        }
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), indent=1)
+
+    @classmethod
+    def from_json(cls, data: Any) -> MatchRecord:
+        try:
+            if data.get("format") != FORMAT:
+                raise RecordError(f"not a {FORMAT} record (format {data.get('format')!r})")
+            deals = []
+            for d in data["deals"]:
+                actions = []
+                for entry in d["actions"]:
+                    entry = dict(entry)
+                    player = entry.pop("player")
+                    if not isinstance(player, int):
+                        raise RecordError(f"player must be a number, got {player!r}")
+                    actions.append((player, action_from_json(entry)))
+                deals.append(DealRecord(
+                    seats=tuple(int(s) for s in d["seats"]),
+                    hands=tuple(CardSet(h) for h in d["hands"]),
+                    shuffled=bool(d.get("shuffled", False)),
+                    actions=tuple(actions),
+                ))
+            return cls(rules=Rules.from_dict(data["rules"]), seed=int(data["seed"]), deals=tuple(deals))
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise RecordError(f"malformed record: {exc!r}") from None
+        except (CardParseError, RulesError) as exc:
+            raise RecordError(f"malformed record: {exc}") from None
+
+    @classmethod
+    def loads(cls, text: str) -> MatchRecord:
+        try:
+            return cls.from_json(json.loads(text))
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"not JSON: {exc}") from None

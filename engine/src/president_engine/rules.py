@@ -1,0 +1,311 @@
+"""`Rules`: every option of the rule model, the three presets, and validation.
+
+A table is a preset plus overrides: ``Rules.preset("norwegian", players=5)``.
+Options are keyword-only and frozen; an impossible combination raises
+`RulesError` naming the option.  `to_dict`/`from_dict` give the JSON form
+carried in every match record and on the wire (enum values by lower-case name,
+ranks and suits in card notation).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from president_engine.cards import NATURAL_RANKS, Rank, Suit
+from president_engine.errors import RulesError
+
+MAX_DECKS = 7  # a CardSet slot counts up to 15 copies: 7 decks of 2 jokers is 14
+
+
+class JokerAlone(Enum):
+    """What a play made only of wild cards stands for."""
+
+    HIGH = "high"
+    LOW = "low"
+    DECLARED = "declared"
+
+
+class Beat(Enum):
+    EQUAL_OR_HIGHER = "equal_or_higher"
+    STRICTLY_HIGHER = "strictly_higher"
+
+
+class TrickEnd(Enum):
+    ALL_PASS = "all_pass"
+    ONE_ORBIT = "one_orbit"
+
+
+class RevolutionTrigger(Enum):
+    FOUR_OF_A_KIND = "four_of_a_kind"
+    FOUR_SINGLES = "four_singles"
+
+
+class RevolutionEffect(Enum):
+    RANKS = "ranks"
+    RANKS_AND_DIRECTION = "ranks_and_direction"
+
+
+class FirstLead(Enum):
+    SEAT0 = "seat0"
+    THREE_OF_CLUBS = "three_of_clubs"
+
+
+class NextLead(Enum):
+    PRESIDENT = "president"
+    SCUM = "scum"
+
+
+class Seating(Enum):
+    FIXED = "fixed"
+    BY_RANK = "by_rank"
+
+
+STANDARD_ORDER: tuple[Rank, ...] = (
+    Rank.THREE, Rank.FOUR, Rank.FIVE, Rank.SIX, Rank.SEVEN, Rank.EIGHT, Rank.NINE,
+    Rank.TEN, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.ACE, Rank.TWO,
+)
+
+
+def places_descending(players: int) -> tuple[int, ...]:
+    """N points for first place down to 1 for last (cardverse, norwegian)."""
+    return tuple(range(players, 0, -1))
+
+
+def two_and_one(players: int) -> tuple[int, ...]:
+    """President 2, Vice-President 1, everybody else 0 (italian)."""
+    return (2, 1) + (0,) * (players - 2)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rules:
+    """The static rules of a match (OpenSpiel's "Game"): options only, no state."""
+
+    players: int = 4
+    decks: int = 1
+    jokers: int = 0
+    rank_order: tuple[Rank, ...] = STANDARD_ORDER
+    joker_wild: bool = True
+    joker_alone: JokerAlone = JokerAlone.HIGH
+    wild_lead_rank: Rank = Rank.SIX
+    wild_ranks: frozenset[Rank] = frozenset()
+    beat: Beat = Beat.EQUAL_OR_HIGHER
+    suit_order: tuple[Suit, ...] | None = None
+    trick_end: TrickEnd = TrickEnd.ALL_PASS
+    pass_is_final: bool = False
+    revolution: bool = False
+    revolution_triggers: frozenset[RevolutionTrigger] = frozenset({RevolutionTrigger.FOUR_OF_A_KIND})
+    revolution_effect: RevolutionEffect = RevolutionEffect.RANKS
+    equal_skip: bool = False
+    exchange: bool = False
+    exchange_requests: bool = False
+    first_lead: FirstLead = FirstLead.SEAT0
+    next_lead: NextLead = NextLead.PRESIDENT
+    seating: Seating = Seating.FIXED
+    points: tuple[int, ...] = field(default=())
+    deals: int | None = None
+    target_score: int | None = None
+
+    def __post_init__(self) -> None:
+        if not self.points:
+            object.__setattr__(self, "points", places_descending(self.players))
+        if self.deals is None and self.target_score is None:
+            object.__setattr__(self, "deals", 1)
+        _validate(self)
+
+    @classmethod
+    def preset(cls, name: str, **overrides: Any) -> Rules:
+        """A preset with overrides (values as Python objects or their JSON forms)."""
+        try:
+            base, scoring = PRESETS[name]
+        except KeyError:
+            raise RulesError("preset", f"unknown preset {name!r} (known: {', '.join(PRESETS)})") from None
+        options = dict(base)
+        options.update(_coerce_all(overrides))
+        if "points" not in overrides:
+            players = options.get("players", 4)
+            if not isinstance(players, int) or players < 3:
+                raise RulesError("players", "at least 3 players")
+            options["points"] = scoring(players)
+        return cls(**options)
+
+    def replace(self, **overrides: Any) -> Rules:
+        """These rules with some options changed (validated again)."""
+        return dataclasses.replace(self, **_coerce_all(overrides))
+
+    @property
+    def deck_size(self) -> int:
+        return self.decks * (52 + self.jokers)
+
+    @property
+    def is_wild_possible(self) -> bool:
+        return bool(self.wild_ranks) or (self.jokers > 0 and self.joker_wild)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: every option, explicitly."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            out[f.name] = _to_json(getattr(self, f.name))
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Rules:
+        return cls(**_coerce_all(data))
+
+
+def _to_json(value: Any) -> Any:
+    if isinstance(value, (Rank, Suit)):
+        return str(value)
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, frozenset):
+        return sorted(_to_json(v) for v in value)
+    if isinstance(value, tuple):
+        return [_to_json(v) for v in value]
+    return value
+
+
+_ENUM_FIELDS: dict[str, type[Enum]] = {
+    "joker_alone": JokerAlone, "beat": Beat, "trick_end": TrickEnd,
+    "revolution_effect": RevolutionEffect, "first_lead": FirstLead,
+    "next_lead": NextLead, "seating": Seating,
+}
+_INT_FIELDS = ("players", "decks", "jokers")
+_OPTIONAL_INT_FIELDS = ("deals", "target_score")
+_BOOL_FIELDS = ("joker_wild", "pass_is_final", "revolution", "equal_skip", "exchange", "exchange_requests")
+OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Rules))
+
+
+def _coerce_all(options: Mapping[str, Any]) -> dict[str, Any]:
+    out = {}
+    for name, value in options.items():
+        if name not in OPTION_NAMES:
+            raise RulesError(name, f"unknown option (known: {', '.join(OPTION_NAMES)})")
+        out[name] = _coerce(name, value)
+    return out
+
+
+def _coerce(name: str, value: Any) -> Any:
+    """One option from its Python or JSON form, or a RulesError naming it."""
+    try:
+        if name in _ENUM_FIELDS:
+            enum = _ENUM_FIELDS[name]
+            return value if isinstance(value, enum) else enum(str(value).lower())
+        if name in _INT_FIELDS:
+            return _as_int(value)
+        if name in _OPTIONAL_INT_FIELDS:
+            return None if value is None else _as_int(value)
+        if name in _BOOL_FIELDS:
+            if not isinstance(value, bool):
+                raise ValueError("expected true or false")
+            return value
+        if name == "rank_order":
+            return tuple(_as_rank(v) for v in _as_list(value))
+        if name == "wild_lead_rank":
+            return _as_rank(value)
+        if name == "wild_ranks":
+            return frozenset(_as_rank(v) for v in _as_list(value))
+        if name == "suit_order":
+            return None if value is None else tuple(
+                v if isinstance(v, Suit) else Suit.parse(str(v)) for v in _as_list(value))
+        if name == "revolution_triggers":
+            return frozenset(
+                v if isinstance(v, RevolutionTrigger) else RevolutionTrigger(str(v).lower())
+                for v in _as_list(value))
+        if name == "points":
+            return tuple(_as_int(v) for v in _as_list(value))
+    except (ValueError, TypeError) as exc:
+        raise RulesError(name, f"bad value {value!r}: {exc}") from None
+    raise RulesError(name, "unknown option")
+
+
+def _as_int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError("expected a whole number")
+    return value
+
+
+def _as_rank(value: Any) -> Rank:
+    if isinstance(value, Rank):
+        return value
+    return Rank.parse(str(value))
+
+
+def _as_list(value: Any) -> list[Any]:
+    if isinstance(value, str):
+        return value.replace(",", " ").split()
+    return list(value)
+
+
+def _validate(r: Rules) -> None:
+    if r.players < 3:
+        raise RulesError("players", "at least 3 players")
+    if not 1 <= r.decks <= MAX_DECKS:
+        raise RulesError("decks", f"between 1 and {MAX_DECKS}")
+    if not 0 <= r.jokers <= 2:
+        raise RulesError("jokers", "0, 1 or 2 per deck")
+    if r.players > r.deck_size:
+        raise RulesError("players", f"{r.players} players but the deck has only {r.deck_size} cards")
+    if sorted(r.rank_order) != sorted(NATURAL_RANKS):
+        raise RulesError("rank_order", "must list each of the 13 ranks 2..A exactly once")
+    if r.wild_lead_rank is Rank.JOKER:
+        raise RulesError("wild_lead_rank", "must be one of the 13 ranks")
+    if Rank.JOKER in r.wild_ranks:
+        raise RulesError("wild_ranks", "jokers are made wild by joker_wild, not wild_ranks")
+    if len(r.wild_ranks) >= 13:
+        raise RulesError("wild_ranks", "at least one rank must stay natural")
+    if r.wild_ranks and r.joker_alone is not JokerAlone.DECLARED:
+        raise RulesError("wild_ranks", "needs joker_alone = declared (with high or low only jokers are wild)")
+    if r.joker_alone is JokerAlone.DECLARED and not r.joker_wild and r.jokers > 0:
+        raise RulesError("joker_alone", "declared needs joker_wild when the deck has jokers")
+    if r.suit_order is not None:
+        if sorted(r.suit_order) != sorted(Suit):
+            raise RulesError("suit_order", "must list the four suits once each, low to high")
+        if r.decks > 1:
+            raise RulesError("suit_order", "cannot rank identical cards: needs a single deck")
+    if not r.revolution_triggers and r.revolution:
+        raise RulesError("revolution_triggers", "a revolution needs at least one trigger")
+    if r.exchange_requests and not r.exchange:
+        raise RulesError("exchange_requests", "needs exchange")
+    if r.exchange and r.deck_size < 2 * r.players:
+        raise RulesError("exchange", "needs every player to be dealt at least 2 cards")
+    if len(r.points) != r.players:
+        raise RulesError("points", f"needs one value per place ({r.players}), got {len(r.points)}")
+    if any(p < 0 for p in r.points):
+        raise RulesError("points", "points are whole numbers >= 0")
+    if r.deals is not None and r.deals < 1:
+        raise RulesError("deals", "at least 1")
+    if r.target_score is not None:
+        if r.target_score < 1:
+            raise RulesError("target_score", "at least 1")
+        if max(r.points) == 0:
+            raise RulesError("points", "with a target_score at least one place must score")
+
+
+PRESETS: dict[str, tuple[dict[str, Any], Any]] = {
+    "italian": (dict(
+        players=5, joker_alone=JokerAlone.HIGH, beat=Beat.EQUAL_OR_HIGHER,
+        trick_end=TrickEnd.ALL_PASS, pass_is_final=False, revolution=False,
+        revolution_triggers=frozenset(RevolutionTrigger),
+        revolution_effect=RevolutionEffect.RANKS_AND_DIRECTION,
+        exchange=False, first_lead=FirstLead.SEAT0, next_lead=NextLead.PRESIDENT,
+        seating=Seating.BY_RANK,
+    ), two_and_one),
+    "norwegian": (dict(
+        players=4, joker_alone=JokerAlone.DECLARED, wild_ranks=frozenset({Rank.SIX}),
+        beat=Beat.EQUAL_OR_HIGHER, trick_end=TrickEnd.ONE_ORBIT, revolution=False,
+        exchange=True, exchange_requests=True, first_lead=FirstLead.THREE_OF_CLUBS,
+        next_lead=NextLead.SCUM, seating=Seating.FIXED,
+    ), places_descending),
+    "cardverse": (dict(
+        players=4, joker_alone=JokerAlone.HIGH, beat=Beat.STRICTLY_HIGHER,
+        trick_end=TrickEnd.ALL_PASS, pass_is_final=True, revolution=True,
+        revolution_triggers=frozenset({RevolutionTrigger.FOUR_OF_A_KIND}),
+        revolution_effect=RevolutionEffect.RANKS, exchange=True,
+        first_lead=FirstLead.SEAT0, next_lead=NextLead.SCUM, seating=Seating.FIXED,
+    ), places_descending),
+}
+"""Each preset: its options, and how its points depend on the number of players."""

@@ -1,0 +1,163 @@
+"""Per-rules lookup tables and the cache of `Play` objects (internal).
+
+Built once per `Rules` (rules are frozen and hashable) so that the legal-move
+loop only shifts, masks and indexes.  Plays are interned: the same cards
+standing for the same rank are always the same `Play` object, which lets
+`Match.apply` recognise a listed legal action by identity.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from itertools import combinations
+
+from president_engine.actions import Play
+from president_engine.cards import (
+    JOKER_SLOT, SLOT_BITS, SLOT_MAX, CardSet, Rank, Suit, rank_bucket_mask,
+)
+from president_engine.events import Passed
+from president_engine.rules import JokerAlone, Rules
+
+JOKER_SHIFT = JOKER_SLOT * SLOT_BITS
+JOKER_MASK = SLOT_MAX << JOKER_SHIFT
+JOKER_ONE = 1 << JOKER_SHIFT
+TRIBUTE_SUITS = (Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS)  # best first, for ties
+
+
+class Tables:
+    """Everything about a rule set that the hot path would otherwise recompute."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.n = rules.players
+        wild = rules.wild_ranks
+        self.has_jokers = rules.jokers > 0
+        self.jokers_wild = self.has_jokers and rules.joker_wild
+        self.declared = rules.joker_alone is JokerAlone.DECLARED
+        self.suit_order: tuple[int, ...] | None = None
+        if rules.suit_order is not None:
+            power = [0] * 4
+            for position, suit in enumerate(rules.suit_order):
+                power[suit] = position
+            self.suit_order = tuple(power)
+        # strength[rev][rank value]: position in the current order; jokers fixed.
+        joker_strength = -1 if rules.joker_alone is JokerAlone.LOW else 13
+        self.strength: tuple[list[int], list[int]] = ([0] * 16, [0] * 16)
+        for position, rank in enumerate(rules.rank_order):
+            self.strength[0][rank] = position
+            self.strength[1][rank] = 12 - position
+        self.strength[0][Rank.JOKER] = self.strength[1][Rank.JOKER] = joker_strength
+        self.natural_ranks: tuple[tuple[Rank, ...], tuple[Rank, ...]] = (
+            tuple(r for r in rules.rank_order if r not in wild),
+            tuple(r for r in reversed(rules.rank_order) if r not in wild),
+        )
+        self.rank_masks: tuple[list[int], list[int]] = (
+            [rank_bucket_mask(r) for r in rules.rank_order],
+            [rank_bucket_mask(r) for r in reversed(rules.rank_order)],
+        )
+        self.bucket_mask = [0] * 16
+        """Bits of each rank's cards, indexed by rank value (the joker slot for JOKER)."""
+        for rank in Rank:
+            self.bucket_mask[rank] = rank_bucket_mask(rank)
+        self.wild_rank_mask = 0
+        for r in wild:
+            self.wild_rank_mask |= rank_bucket_mask(r)
+        self.wild_mask = self.wild_rank_mask | (JOKER_MASK if self.jokers_wild else 0)
+        self.special_mask = self.wild_rank_mask | (JOKER_MASK if self.has_jokers else 0)
+        # The bucket index fast path needs every rank natural, no suits and no jokers.
+        self.simple = not wild and self.suit_order is None and not self.has_jokers
+        self.deck = CardSet.from_bits(
+            sum(rules.decks << (slot * SLOT_BITS) for slot in range(52))
+            + ((rules.jokers * rules.decks) << JOKER_SHIFT))
+        self.tribute_slots = self._tribute_slots()
+        # Pass events carry no cards: share one per player.
+        self.passed = tuple(Passed(p, False) for p in range(self.n))
+        self.skipped = tuple(Passed(p, True) for p in range(self.n))
+        self._canon: dict[int, tuple[Play, ...]] = {}
+        self._plays: dict[tuple[int, Rank], Play] = {}
+
+    def play(self, bits: int, rank: Rank) -> Play:
+        """The interned Play for these cards standing for `rank`."""
+        key = (bits, rank)
+        found = self._plays.get(key)
+        if found is None:
+            found = self._plays[key] = Play(CardSet.from_bits(bits), rank)
+        return found
+
+    def canonical(self, bucket: int) -> tuple[Play, ...]:
+        """Plays of 1..n cards of one natural rank, lowest suits first, for a hand's rank bucket."""
+        found = self._canon.get(bucket)
+        if found is None:
+            units = unit_bits(bucket)
+            rank = rank_of_bucket(bucket)
+            plays = []
+            total = 0
+            for unit in units:
+                total += unit
+                plays.append(self.play(total, rank))
+            found = self._canon[bucket] = tuple(plays)
+        return found
+
+    def top_suit(self, bits: int) -> int:
+        """Power of the highest natural suit in a play under suit_order, -1 with none."""
+        assert self.suit_order is not None
+        best = -1
+        natural = bits & ~self.special_mask
+        slot = 0
+        while natural:
+            if natural & SLOT_MAX:
+                best = max(best, self.suit_order[slot % 4])
+            natural >>= SLOT_BITS
+            slot += 1
+        return best
+
+    def _tribute_slots(self) -> tuple[int, ...]:
+        """Card slots from best to worst for tributes (RULES 1.4 "Best")."""
+        rules = self.rules
+        by_rank = [r for r in reversed(rules.rank_order)]  # normal order, top first
+        wild_first = [r for r in by_rank if r in rules.wild_ranks]
+        natural = [r for r in by_rank if r not in rules.wild_ranks]
+        slots = [(r - 2) * 4 + s for r in wild_first + natural for s in TRIBUTE_SUITS]
+        jokers_best = rules.joker_wild or rules.joker_alone is JokerAlone.HIGH
+        return tuple([JOKER_SLOT] + slots if jokers_best else slots + [JOKER_SLOT])
+
+
+def unit_bits(bucket: int) -> list[int]:
+    """One single-card bits value per card in `bucket`, lowest slot first (copies repeated)."""
+    units = []
+    shift = 0
+    rest = bucket
+    while rest:
+        count = rest & SLOT_MAX
+        units.extend([1 << shift] * count)
+        rest >>= SLOT_BITS
+        shift += SLOT_BITS
+    return units
+
+
+def rank_of_bucket(bits: int) -> Rank:
+    low = (bits & -bits).bit_length() - 1
+    slot = low // SLOT_BITS
+    return Rank.JOKER if slot == JOKER_SLOT else Rank(slot // 4 + 2)
+
+
+def subsets_by_size(bucket: int, every_suit: bool) -> dict[int, list[int]]:
+    """Sub-multisets of a bucket by size: canonical lowest suits, or every distinct one."""
+    units = unit_bits(bucket)
+    out: dict[int, list[int]] = {}
+    if not every_suit:
+        total = 0
+        for size, unit in enumerate(units, 1):
+            total += unit
+            out[size] = [total]
+        return out
+    for size in range(1, len(units) + 1):
+        seen = sorted({sum(combo) for combo in combinations(units, size)})
+        out[size] = seen
+    return out
+
+
+@lru_cache(maxsize=64)
+def tables_for(rules: Rules) -> Tables:
+    return Tables(rules)
+
