@@ -11,23 +11,66 @@ Pure Python, no dependencies.  Start with `Rules.preset` and `Match`::
 from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request, parse_action
 from president_engine.cards import JOKER, Card, CardSet, Rank, Suit
 from president_engine.errors import (
-    CardParseError, DealError, IllegalActionError, IllegalReason, RecordError, RulesError,
+    CardParseError,
+    DealError,
+    IllegalActionError,
+    IllegalReason,
+    RecordError,
+    RulesError,
 )
 from president_engine.events import Event, visible_to
 from president_engine.match import Match
-from president_engine.phase import Phase
 from president_engine.observation import Observation
+from president_engine.phase import Phase
 from president_engine.record import MatchRecord
 from president_engine.roles import Role
 from president_engine.rules import (
-    PRESETS, Beat, FirstLead, JokerAlone, NextLead, RevolutionEffect, RevolutionTrigger, Rules,
-    Seating, TrickEnd,
+    PRESETS,
+    Beat,
+    FirstLead,
+    JokerAlone,
+    NextLead,
+    RevolutionEffect,
+    RevolutionTrigger,
+    Rules,
+    Seating,
+    TrickEnd,
 )
 
 __all__ = [
-    "PASS", "PRESETS", "Action", "Beat", "Card", "CardParseError", "CardSet", "DealError", "Event",
-    "FirstLead", "GiveBack", "IllegalActionError", "IllegalReason", "JOKER", "JokerAlone", "Match",
-    "MatchRecord", "NextLead", "Observation", "Pass", "Phase", "Play", "Rank", "RecordError",
-    "Request", "RevolutionEffect", "RevolutionTrigger", "Role", "Rules", "RulesError", "Seating",
-    "Suit", "TrickEnd", "parse_action", "visible_to",
+    "JOKER",
+    "PASS",
+    "PRESETS",
+    "Action",
+    "Beat",
+    "Card",
+    "CardParseError",
+    "CardSet",
+    "DealError",
+    "Event",
+    "FirstLead",
+    "GiveBack",
+    "IllegalActionError",
+    "IllegalReason",
+    "JokerAlone",
+    "Match",
+    "MatchRecord",
+    "NextLead",
+    "Observation",
+    "Pass",
+    "Phase",
+    "Play",
+    "Rank",
+    "RecordError",
+    "Request",
+    "RevolutionEffect",
+    "RevolutionTrigger",
+    "Role",
+    "Rules",
+    "RulesError",
+    "Seating",
+    "Suit",
+    "TrickEnd",
+    "parse_action",
+    "visible_to",
 ]

@@ -8,7 +8,7 @@ when a play of wild cards only stands for a declared rank); ``give 4C 9D``;
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from president_engine.cards import CardSet, Rank
 from president_engine.errors import CardParseError
@@ -71,7 +71,7 @@ class Request:
         return f"request {self.cards}".rstrip()
 
 
-Action = Union[Play, Pass, GiveBack, Request]
+Action = Play | Pass | GiveBack | Request
 
 
 def parse_action(text: str) -> Action:

@@ -9,7 +9,6 @@ players of that pair only; everybody else sees that cards moved and how many).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Union
 
 from president_engine.actions import Play
 from president_engine.cards import CardSet
@@ -108,8 +107,8 @@ class MatchEnded:
     last_places: tuple[int, ...]
 
 
-Event = Union[DealStarted, HandDealt, CardsRequested, CardsGiven, PlayStarted, Played, Passed,
-              RevolutionHappened, TrickWon, WentOut, DealEnded, MatchEnded]
+Event = (DealStarted | HandDealt | CardsRequested | CardsGiven | PlayStarted | Played | Passed
+         | RevolutionHappened | TrickWon | WentOut | DealEnded | MatchEnded)
 
 
 def visible_to(event: Event, player: int | None) -> Event | None:

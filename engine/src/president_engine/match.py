@@ -23,19 +23,45 @@ from itertools import chain, combinations, combinations_with_replacement
 
 from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request
 from president_engine.cards import (
-    JOKER_SLOT, SLOT_BITS, SLOT_COUNT, SLOT_MAX, CardSet, Rank, bits_contains, bits_size, rank_bucket_mask,
+    JOKER_SLOT,
+    SLOT_BITS,
+    SLOT_COUNT,
+    SLOT_MAX,
+    CardSet,
+    Rank,
+    bits_contains,
+    bits_size,
+    rank_bucket_mask,
     slot_count,
 )
 from president_engine.errors import DealError, IllegalActionError, IllegalReason
 from president_engine.events import (
-    CardsGiven, CardsRequested, DealEnded, DealStarted, Event, HandDealt, MatchEnded, Passed,
-    Played, PlayStarted, RevolutionHappened, TrickWon, WentOut,
+    CardsGiven,
+    CardsRequested,
+    DealEnded,
+    DealStarted,
+    Event,
+    HandDealt,
+    MatchEnded,
+    Passed,
+    Played,
+    PlayStarted,
+    RevolutionHappened,
+    TrickWon,
+    WentOut,
 )
 from president_engine.observation import Observation, observe
 from president_engine.phase import Phase
 from president_engine.roles import Role, roles_by_place
 from president_engine.rules import (
-    Beat, FirstLead, NextLead, RevolutionEffect, RevolutionTrigger, Rules, Seating, TrickEnd,
+    Beat,
+    FirstLead,
+    NextLead,
+    RevolutionEffect,
+    RevolutionTrigger,
+    Rules,
+    Seating,
+    TrickEnd,
 )
 from president_engine.tables import JOKER_MASK, JOKER_ONE, Tables, subsets_by_size, tables_for, unit_bits
 
@@ -244,10 +270,7 @@ class Match:
             return tuple(chain.from_iterable(reversed(buckets) if self._rev else buckets))
         k = table.size
         start = self._table_strength + 1 if self._strict else self._table_strength
-        if self._rev:
-            above = buckets[12 - start::-1] if start <= 12 else []
-        else:
-            above = buckets[start:]
+        above = (buckets[12 - start::-1] if start <= 12 else []) if self._rev else buckets[start:]
         out: list[Action] = [plays[k - 1] for plays in above if len(plays) >= k]
         out.append(PASS)
         return tuple(out)

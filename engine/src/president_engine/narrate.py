@@ -5,8 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from president_engine.events import (
-    CardsGiven, CardsRequested, DealEnded, DealStarted, Event, HandDealt, MatchEnded, Passed, Played,
-    PlayStarted, RevolutionHappened, TrickWon, WentOut,
+    CardsGiven,
+    CardsRequested,
+    DealEnded,
+    DealStarted,
+    Event,
+    HandDealt,
+    MatchEnded,
+    Passed,
+    Played,
+    PlayStarted,
+    RevolutionHappened,
+    TrickWon,
+    WentOut,
 )
 from president_engine.roles import Role
 

@@ -7,7 +7,7 @@ player's card: exchange cards appear only for the two players of a pair.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 from president_engine.actions import Action, Play
 from president_engine.cards import CardSet
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from president_engine.cards import Rank
     from president_engine.match import Match
 
-TrickEntry = Union[Played, Passed]
+TrickEntry = Played | Passed
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,13 @@ from itertools import combinations
 
 from president_engine.actions import Play
 from president_engine.cards import (
-    JOKER_SLOT, SLOT_BITS, SLOT_MAX, CardSet, Rank, Suit, rank_bucket_mask,
+    JOKER_SLOT,
+    SLOT_BITS,
+    SLOT_MAX,
+    CardSet,
+    Rank,
+    Suit,
+    rank_bucket_mask,
 )
 from president_engine.events import Passed
 from president_engine.rules import JokerAlone, Rules
@@ -119,7 +125,7 @@ class Tables:
         natural = [r for r in by_rank if r not in rules.wild_ranks]
         slots = [(r - 2) * 4 + s for r in wild_first + natural for s in TRIBUTE_SUITS]
         jokers_best = rules.joker_wild or rules.joker_alone is JokerAlone.HIGH
-        return tuple([JOKER_SLOT] + slots if jokers_best else slots + [JOKER_SLOT])
+        return tuple([JOKER_SLOT, *slots] if jokers_best else [*slots, JOKER_SLOT])
 
 
 def unit_bits(bucket: int) -> list[int]:
