@@ -28,7 +28,46 @@ pytest: $(STAMP)
 	$(BIN)/pytest -q
 
 ## test: everything CI checks: lint, types, and every test.
-test: lint typecheck pytest
+test: lint typecheck buf-lint check-protos pytest
+
+## protos: regenerate the Python code of the president.v1 contract (committed, in the SDK).
+## check-protos: fail when the committed generated code is not what `make protos` writes.
+## buf-lint: the contract's style and comment rules (protos/buf.yaml).
+.PHONY: protos check-protos buf-lint
+PROTO_SRC := protos/president/v1/president.proto
+PROTO_OUT := sdk/src/president_sdk/proto
+PROTO_CHECK := build/check-protos
+
+# $(call gen-protos,DIR): generate president.v1 into DIR as the package
+# president_sdk.proto.president.v1. protoc writes the absolute import
+# `from president.v1 import president_pb2` (its path relative to protos/) into the
+# gRPC modules; sed makes it relative so the package works where it is installed.
+define gen-protos
+	rm -rf $(1)
+	mkdir -p $(1)/president/v1
+	$(PY) -m grpc_tools.protoc -I protos \
+	  --plugin=protoc-gen-mypy=$(BIN)/protoc-gen-mypy --plugin=protoc-gen-mypy_grpc=$(BIN)/protoc-gen-mypy_grpc \
+	  --python_out=$(1) --grpc_python_out=$(1) --mypy_out=$(1) --mypy_grpc_out=$(1) $(PROTO_SRC)
+	sed -i.orig 's/^from president\.v1 import president_pb2 /from . import president_pb2 /' \
+	  $(1)/president/v1/president_pb2_grpc.py $(1)/president/v1/president_pb2_grpc.pyi
+	rm $(1)/president/v1/*.orig
+	for d in $(1) $(1)/president $(1)/president/v1; do \
+	  echo '"""Generated from protos/ by `make protos`; do not edit."""' > $$d/__init__.py; done
+endef
+
+protos: $(STAMP)
+	$(call gen-protos,$(PROTO_OUT))
+
+check-protos: $(STAMP)
+	$(call gen-protos,$(PROTO_CHECK))
+	@diff -r -x __pycache__ $(PROTO_OUT) $(PROTO_CHECK) >/dev/null || { \
+	  diff -r -x __pycache__ $(PROTO_OUT) $(PROTO_CHECK) | head -20; \
+	  echo "error: $(PROTO_OUT) is out of date with $(PROTO_SRC): run 'make protos' and commit the result" >&2; \
+	  exit 1; }
+	rm -rf $(PROTO_CHECK)
+
+buf-lint: $(STAMP)
+	cd protos && ../$(BIN)/buf lint
 
 ## bench: throughput figures (medians of 5 runs); not a test.
 bench: bench-engine
