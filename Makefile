@@ -28,7 +28,7 @@ pytest: $(STAMP)
 	$(BIN)/pytest -q
 
 ## test: everything CI checks: lint, types, and every test.
-test: lint typecheck buf-lint check-protos pytest
+test: lint typecheck buf-lint check-protos check-api-docs buf-breaking pytest
 
 ## protos: regenerate the Python code of the president.v1 contract (committed, in the SDK).
 ## check-protos: fail when the committed generated code is not what `make protos` writes.
@@ -68,6 +68,42 @@ check-protos: $(STAMP)
 
 buf-lint: $(STAMP)
 	cd protos && ../$(BIN)/buf lint
+
+## api-docs: write docs/api.md (the API reference) from the comments in protos/.
+## check-api-docs: fail when the committed docs/api.md is not what `make api-docs` writes.
+## buf-breaking: fail when protos/ breaks the contract of the previous commit (skipped without one).
+## node-deps: install the Node example bot's packages (examples/node, from package-lock.json).
+.PHONY: api-docs check-api-docs buf-breaking node-deps
+API_DOCS := docs/api.md
+API_CHECK := build/check-api-docs
+
+# $(call gen-api-docs,FILE): the API reference, generated from the proto's comments, into FILE.
+define gen-api-docs
+	mkdir -p $(API_CHECK)
+	$(PY) -m grpc_tools.protoc -I protos --include_source_info \
+	  --descriptor_set_out=$(API_CHECK)/president.binpb $(PROTO_SRC)
+	$(PY) tools/gen_api_docs.py $(API_CHECK)/president.binpb $(1)
+endef
+
+api-docs: $(STAMP)
+	$(call gen-api-docs,$(API_DOCS))
+	rm -rf $(API_CHECK)
+
+check-api-docs: $(STAMP)
+	$(call gen-api-docs,$(API_CHECK)/api.md)
+	@diff -u $(API_DOCS) $(API_CHECK)/api.md >/dev/null || { \
+	  diff -u $(API_DOCS) $(API_CHECK)/api.md | head -20; \
+	  echo "error: $(API_DOCS) is out of date with $(PROTO_SRC): run 'make api-docs' and commit the result" >&2; \
+	  exit 1; }
+	rm -rf $(API_CHECK)
+
+buf-breaking: $(STAMP)
+	tools/buf_breaking.sh $(BIN)/buf
+
+node-deps: examples/node/node_modules/.package-lock.json
+
+examples/node/node_modules/.package-lock.json: examples/node/package-lock.json
+	cd examples/node && npm ci --no-audit --no-fund
 
 ## bench: throughput figures (medians of 5 runs); not a test.
 bench: bench-engine
