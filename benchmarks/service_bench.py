@@ -1,0 +1,207 @@
+"""Load test of the game server (run by `make bench`; a measurement, not a test).
+
+Starts `python -m president_service serve` as a subprocess on a fresh
+database, and from this process drives K concurrent 4-seat matches over
+loopback, every seat a Play stream that answers each prompt with the first
+legal action.  Reports, as the median of several runs:
+
+- moves/s: accepted actions per second of wall time;
+- p50/p99 move round trip: Act sent -> ActionAccepted received;
+- server CPU per move (user + system time of the server process);
+- server memory per live match (RSS growth once K matches are created and
+  every seat is connected, divided by K);
+- a raw gRPC bidirectional ping-pong round trip (a bytes echo server in
+  another subprocess), so the move round trip can be read as a ratio.
+
+    python benchmarks/service_bench.py [--matches 1 200] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import grpc
+from president_sdk.proto.president.v1 import president_pb2 as pb
+from president_sdk.proto.president.v1 import president_pb2_grpc as pb_grpc
+
+ADMIN = "bench-admin"
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _TICK
+
+
+def _rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+def _spawn(args: list[str], ready: str, log: Path) -> subprocess.Popen[bytes]:
+    with log.open("w") as out:
+        process = subprocess.Popen([sys.executable, *args], stdout=out, stderr=subprocess.STDOUT,
+                                   env=dict(os.environ, PRESIDENT_ADMIN_TOKEN=ADMIN))
+    deadline = time.monotonic() + 30
+    while ready not in log.read_text():
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(log.read_text())
+        time.sleep(0.02)
+    return process
+
+
+# ---------------------------------------------------------------------------- raw ping-pong
+
+
+async def _echo_server(port: int) -> None:
+    async def echo(requests: AsyncIterator[bytes], context: object) -> AsyncIterator[bytes]:
+        async for request in requests:
+            yield request
+
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(
+        "bench.Echo", {"Echo": grpc.stream_stream_rpc_method_handler(echo)})])
+    server.add_insecure_port(f"127.0.0.1:{port}")
+    await server.start()
+    print("echo ready", flush=True)
+    await server.wait_for_termination()
+
+
+async def _ping_pong(port: int, rounds: int = 2000) -> float:
+    """Median round trip of one small message on a bidirectional stream, in ms."""
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        call = channel.stream_stream("/bench.Echo/Echo")()
+        times = []
+        payload = b"x" * 64
+        for _ in range(rounds):
+            start = time.perf_counter()
+            await call.write(payload)
+            await call.read()
+            times.append(time.perf_counter() - start)
+        await call.done_writing()
+        return statistics.median(times[100:]) * 1000
+
+
+# ---------------------------------------------------------------------------- matches
+
+
+async def _seat(stub: pb_grpc.PresidentServiceStub, token: str, connected: asyncio.Event,
+                go: asyncio.Event, round_trips: list[float]) -> int:
+    outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
+    await outbox.put(pb.PlayRequest(hello=pb.Hello()))
+
+    async def requests() -> AsyncIterator[pb.PlayRequest]:
+        while (item := await outbox.get()) is not None:
+            yield item
+
+    call = stub.Play(requests(), metadata=(("authorization", f"Bearer {token}"),))
+    sent: dict[int, float] = {}
+    moves = 0
+    async for message in call:  # type: ignore[attr-defined]
+        kind = message.WhichOneof("kind")
+        if kind == "snapshot":
+            connected.set()
+            await go.wait()
+        elif kind == "prompt":
+            sent[message.prompt.turn_id] = time.perf_counter()
+            await outbox.put(pb.PlayRequest(act=pb.Act(turn_id=message.prompt.turn_id,
+                                                       action=message.prompt.legal_actions[0])))
+        elif kind == "action_accepted":
+            round_trips.append(time.perf_counter() - sent.pop(message.action_accepted.turn_id))
+            moves += 1
+        elif kind == "match_over":
+            break
+    await outbox.put(None)
+    return moves
+
+
+async def _drive(port: int, server_pid: int, matches: int) -> dict[str, float]:
+    options = [("grpc.max_receive_message_length", 16 * 1024 * 1024)]
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=options) as channel:
+        stub = pb_grpc.PresidentServiceStub(channel)
+        rss_before = _rss_kb(server_pid)
+        created = []
+        for i in range(matches):
+            created.append(await stub.CreateMatch(pb.CreateMatchRequest(
+                preset="cardverse", seed=i, rules=pb.Rules(deals=1),
+                clock=pb.ClockSettings(move_time_limit_ms=0)), metadata=(("authorization", f"Bearer {ADMIN}"),)))
+        go = asyncio.Event()
+        round_trips: list[float] = []
+        flags = [asyncio.Event() for _ in range(matches * 4)]
+        tasks = [asyncio.ensure_future(_seat(stub, seat.token, flags[4 * m + s], go, round_trips))
+                 for m, response in enumerate(created) for s, seat in enumerate(response.seats)]
+        await asyncio.gather(*(flag.wait() for flag in flags))
+        await asyncio.sleep(0.5)
+        rss_live = _rss_kb(server_pid)
+        cpu_before = _cpu_s(server_pid)
+        start = time.perf_counter()
+        go.set()
+        moves = sum(await asyncio.gather(*tasks))
+        wall = time.perf_counter() - start
+        cpu = _cpu_s(server_pid) - cpu_before
+    round_trips.sort()
+    return {
+        "moves/s": moves / wall,
+        "p50 ms": round_trips[len(round_trips) // 2] * 1000,
+        "p99 ms": round_trips[int(len(round_trips) * 0.99)] * 1000,
+        "cpu us/move": cpu / moves * 1e6,
+        "KB/match": (rss_live - rss_before) / matches,
+    }
+
+
+def _run(matches: int, workdir: Path) -> tuple[dict[str, float], float]:
+    port, echo_port = _port(), _port()
+    server = _spawn(["-m", "president_service", "serve", "--port", str(port), "--db", str(workdir / f"{port}.db"),
+                     "--max-matches", str(max(matches, 10))], "serving on", workdir / f"{port}.log")
+    echo = _spawn([__file__, "--echo", str(echo_port)], "echo ready", workdir / f"{echo_port}.log")
+    try:
+        figures = asyncio.run(_drive(port, server.pid, matches))
+        ping = asyncio.run(_ping_pong(echo_port))
+    finally:
+        for process in (server, echo):
+            process.terminate()
+            process.wait(10)
+    return figures, ping
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, nargs="+", default=[1, 200])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--echo", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.echo:
+        asyncio.run(_echo_server(args.echo))
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        for matches in args.matches:
+            runs = [_run(matches, Path(tmp)) for _ in range(args.runs)]
+            keys = list(runs[0][0])
+            med = {k: statistics.median(r[0][k] for r in runs) for k in keys}
+            ping = statistics.median(r[1] for r in runs)
+            print(f"{matches:4d} concurrent match(es), median of {args.runs}: "
+                  + ", ".join(f"{k} {v:.1f}" for k, v in med.items())
+                  + f", raw ping-pong {ping * 1000:.0f} us (move p50 = {med['p50 ms'] / ping:.1f}x)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

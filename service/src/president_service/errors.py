@@ -1,0 +1,75 @@
+"""Refusals on the wire: one `Reason` per way a request can fail, each with its gRPC code.
+
+Every refusal is raised as `ServiceError` anywhere in the service and turned
+into a gRPC status carrying google.rpc.ErrorInfo (domain ``president.v1``) at
+the edge, so a client can branch on `reason` instead of parsing messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import Enum
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc.error_details_pb2 import ErrorInfo
+from google.rpc.status_pb2 import Status
+from grpc_status import rpc_status
+from president_engine import IllegalActionError
+from president_sdk.wire import ERROR_DOMAIN
+
+
+class Reason(Enum):
+    """Stable reason names (ErrorInfo.reason, the proto's ErrorReason without prefix) and their status codes.
+
+    SHUTTING_DOWN and STORAGE are the server's own: it is stopping, or the
+    database refused a write (the request changed nothing; retry later).
+    """
+
+    MISSING_TOKEN = ("MISSING_TOKEN", grpc.StatusCode.UNAUTHENTICATED)
+    BAD_TOKEN = ("BAD_TOKEN", grpc.StatusCode.UNAUTHENTICATED)
+    NOT_ADMIN = ("NOT_ADMIN", grpc.StatusCode.PERMISSION_DENIED)
+    UNKNOWN_MATCH = ("UNKNOWN_MATCH", grpc.StatusCode.NOT_FOUND)
+    MALFORMED = ("MALFORMED", grpc.StatusCode.INVALID_ARGUMENT)
+    BAD_OPTION = ("BAD_OPTION", grpc.StatusCode.INVALID_ARGUMENT)
+    BAD_HANDS = ("BAD_HANDS", grpc.StatusCode.INVALID_ARGUMENT)
+    BAD_SEQ = ("BAD_SEQ", grpc.StatusCode.OUT_OF_RANGE)
+    NOT_YOUR_TURN = ("NOT_YOUR_TURN", grpc.StatusCode.FAILED_PRECONDITION)
+    ILLEGAL_ACTION = ("ILLEGAL_ACTION", grpc.StatusCode.FAILED_PRECONDITION)
+    STALE_TURN = ("STALE_TURN", grpc.StatusCode.FAILED_PRECONDITION)
+    DUPLICATE_ACTION = ("DUPLICATE_ACTION", grpc.StatusCode.ALREADY_EXISTS)
+    MATCH_OVER = ("MATCH_OVER", grpc.StatusCode.FAILED_PRECONDITION)
+    MATCH_NOT_OVER = ("MATCH_NOT_OVER", grpc.StatusCode.FAILED_PRECONDITION)
+    SEATS_NOT_OPEN = ("SEATS_NOT_OPEN", grpc.StatusCode.FAILED_PRECONDITION)
+    NO_FREE_SEAT = ("NO_FREE_SEAT", grpc.StatusCode.FAILED_PRECONDITION)
+    SEAT_TAKEN = ("SEAT_TAKEN", grpc.StatusCode.FAILED_PRECONDITION)
+    TOO_MANY_MATCHES = ("TOO_MANY_MATCHES", grpc.StatusCode.RESOURCE_EXHAUSTED)
+    TOO_MANY_STREAMS = ("TOO_MANY_STREAMS", grpc.StatusCode.RESOURCE_EXHAUSTED)
+    SHUTTING_DOWN = ("SHUTTING_DOWN", grpc.StatusCode.UNAVAILABLE)
+    STORAGE = ("STORAGE", grpc.StatusCode.UNAVAILABLE)
+
+    @property
+    def code(self) -> grpc.StatusCode:
+        return self.value[1]
+
+
+class ServiceError(Exception):
+    """A refused request; nothing was changed by it."""
+
+    def __init__(self, reason: Reason, message: str, metadata: Mapping[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+        self.metadata = dict(metadata or {})
+
+    @classmethod
+    def illegal(cls, exc: IllegalActionError) -> ServiceError:
+        """An engine refusal; the engine's IllegalReason and message travel in the metadata."""
+        return cls(Reason.ILLEGAL_ACTION, str(exc), {"illegal_reason": exc.reason.value, "message": str(exc)})
+
+    def to_status(self) -> grpc.Status:
+        info = ErrorInfo(reason=self.reason.name, domain=ERROR_DOMAIN, metadata=self.metadata)
+        detail = any_pb2.Any()
+        detail.Pack(info)
+        code: int = self.reason.code.value[0]
+        return rpc_status.to_status(Status(code=code, message=self.message, details=[detail]))

@@ -1,0 +1,88 @@
+"""The proto messages built from the server's own state: log entries, prompts, results, summaries.
+
+Engine values are converted by president_sdk.wire; this module adds what only
+the service has (strikes, take-overs, clocks, seat claims).
+"""
+
+from __future__ import annotations
+
+from google.protobuf.timestamp_pb2 import Timestamp
+from president_engine.events import MatchEnded
+from president_sdk import wire
+from president_sdk.proto.president.v1 import president_pb2 as pb
+
+from president_service.clock import ClockSettings
+from president_service.runner import MatchRunner, Turn
+from president_service.store import FinishedSummary
+from president_service.strike import LogEvent, Strike, TakenOver
+
+
+def event_message(event: LogEvent, seq: int) -> pb.Event:
+    """A log entry already redacted for its receiver (strike.visible)."""
+    if isinstance(event, Strike):
+        return wire.strike_event(seq, event.player, event.strikes, event.action)
+    if isinstance(event, TakenOver):
+        return wire.takeover_event(seq, event.player)
+    return wire.event_to_proto(event, seq)
+
+
+def timestamp(unix: float) -> Timestamp:
+    stamp = Timestamp()
+    stamp.FromNanoseconds(int(unix * 1e9))
+    return stamp
+
+
+def prompt_message(turn: Turn) -> pb.Prompt:
+    deadline = None if turn.deadline_unix is None else timestamp(turn.deadline_unix)
+    return wire.prompt_to_proto(turn.turn_id, turn.observation, deadline=deadline, time_bank_remaining_ms=turn.bank_ms)
+
+
+def clock_message(clock: ClockSettings) -> pb.ClockSettings:
+    return pb.ClockSettings(move_time_limit_ms=clock.move_ms, time_bank_ms=clock.bank_ms,
+                            strikes_before_takeover=clock.max_strikes)
+
+
+def result(runner: MatchRunner) -> MatchEnded | None:
+    """The MatchEnded event of a finished match (always its last log entry)."""
+    last = runner.log[-1]
+    return last if isinstance(last, MatchEnded) else None
+
+
+def match_summary(runner: MatchRunner) -> pb.MatchSummary:
+    match = runner.match
+    ended = result(runner)
+    status = (pb.MATCH_STATUS_OVER if ended is not None
+              else pb.MATCH_STATUS_RUNNING if all(runner.claimed) else pb.MATCH_STATUS_WAITING)
+    sizes = match.hand_sizes()
+    return pb.MatchSummary(
+        match_id=runner.match_id,
+        status=status,
+        preset=runner.preset,
+        rules=wire.rules_to_proto(match.rules),
+        players=[pb.PlayerSummary(
+            player=p, name=runner.names[p], seat=match.seat_of(p), role=wire.role_to_proto(match.roles[p]),
+            score=match.scores[p], hand_size=sizes[p], claimed=runner.claimed[p],
+            taken_over=runner.taken_over(p)) for p in range(match.rules.players)],
+        deal=match.deal,
+        phase=wire.phase_to_proto(match.phase),
+        to_act=match.to_act,
+        last_seq=runner.last_seq,
+        created_at=timestamp(runner.created_at),
+        result=None if ended is None else wire.match_result_to_proto(ended),
+    )
+
+
+def finished_summary(done: FinishedSummary) -> pb.MatchSummary:
+    """A finished match not in memory: what its stored result says (no per-deal detail)."""
+    totals = done.result["totals"]
+    return pb.MatchSummary(
+        match_id=done.match_id,
+        status=pb.MATCH_STATUS_OVER,
+        preset=done.preset,
+        rules=wire.rules_to_proto(done.rules),
+        players=[pb.PlayerSummary(player=p, name=name, score=totals[p], claimed=True)
+                 for p, name in enumerate(done.names)],
+        phase=pb.PHASE_OVER,
+        created_at=timestamp(done.created_at),
+        result=pb.MatchResult(winner=done.result["winner"], totals=totals, last_places=done.result["last_places"]),
+    )

@@ -1,0 +1,280 @@
+"""`PresidentServicer`: the president.v1 RPCs on top of the registry and the match runners.
+
+Every refusal is a `ServiceError`, sent as a gRPC status with ErrorInfo; on
+the Play stream a refused Act is answered by ActionRejected and the stream
+stays open.  Streams never copy the log: they walk it with a cursor, redact
+each entry for their receiver as they send it, and sleep on a wake-up event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable
+from typing import NoReturn, TypeVar
+
+import grpc
+from president_engine import Action, RulesError
+from president_sdk import wire
+from president_sdk.proto.president.v1 import president_pb2 as pb
+from president_sdk.proto.president.v1 import president_pb2_grpc as pb_grpc
+
+from president_service.auth import AdminKey
+from president_service.clock import ClockSettings
+from president_service.errors import Reason, ServiceError
+from president_service.messages import (
+    clock_message,
+    event_message,
+    finished_summary,
+    match_summary,
+    prompt_message,
+    result,
+)
+from president_service.registry import Registry
+from president_service.runner import MatchRunner
+from president_service.strike import visible
+
+_T = TypeVar("_T")
+_LIST_LIMIT = 200
+"""Finished matches ListMatches shows at most (newest first)."""
+
+Context = grpc.aio.ServicerContext[object, object]
+
+
+async def _abort(context: Context, exc: ServiceError) -> NoReturn:
+    # abort_with_status exists on grpc.aio contexts; the grpcio type stubs do not list it yet.
+    await context.abort_with_status(exc.to_status())  # type: ignore[attr-defined]
+    raise AssertionError("abort_with_status returns only by raising")
+
+
+async def _guard(context: Context, work: Awaitable[_T]) -> _T:
+    """Run a unary call's work; a ServiceError becomes its status."""
+    try:
+        return await work
+    except ServiceError as exc:
+        await _abort(context, exc)
+
+
+def _rejected(turn_id: int, exc: ServiceError) -> pb.PlayResponse:
+    return pb.PlayResponse(action_rejected=pb.ActionRejected(
+        turn_id=turn_id, reason=exc.reason.name, illegal_reason=exc.metadata.get("illegal_reason", ""),
+        message=exc.message))
+
+
+def _action(msg: pb.Action) -> Action:
+    try:
+        return wire.action_from_proto(msg)
+    except wire.WireError as exc:
+        raise ServiceError(Reason.MALFORMED, str(exc)) from None
+
+
+def _match_over(runner: MatchRunner) -> pb.MatchOver:
+    ended = result(runner)
+    assert ended is not None
+    return pb.MatchOver(result=wire.match_result_to_proto(ended))
+
+
+class PresidentServicer(pb_grpc.PresidentServiceServicer):
+    def __init__(self, registry: Registry, admin: AdminKey, default_clock: ClockSettings) -> None:
+        self._registry = registry
+        self._admin = admin
+        self._default_clock = default_clock
+        self.draining = False
+        """Set when the server stops: new calls are refused, running ones finish."""
+
+    def _open(self) -> None:
+        if self.draining:
+            raise ServiceError(Reason.SHUTTING_DOWN, "the server is shutting down; reconnect to its successor")
+
+    # ------------------------------------------------------------------ creating and joining
+
+    async def CreateMatch(self, request: pb.CreateMatchRequest, context: Context) -> pb.CreateMatchResponse:  # noqa: N802
+        return await _guard(context, self._create(request, context))
+
+    async def _create(self, request: pb.CreateMatchRequest, context: Context) -> pb.CreateMatchResponse:
+        self._open()
+        self._admin.check(context.invocation_metadata())
+        try:
+            rules = wire.rules_from_request(request.preset, request.rules)
+        except RulesError as exc:
+            raise ServiceError(Reason.BAD_OPTION, str(exc), {"option": exc.option}) from None
+        try:
+            hands = [[wire.cards_from_proto(h.cards, f"deals[{d}].hands[{i}]") for i, h in enumerate(deal.hands)]
+                     for d, deal in enumerate(request.deals)]
+        except wire.WireError as exc:
+            raise ServiceError(Reason.MALFORMED, str(exc)) from None
+        clock = self._default_clock
+        if request.HasField("clock"):
+            c = request.clock
+            clock = ClockSettings(move_ms=c.move_time_limit_ms, bank_ms=c.time_bank_ms,
+                                  max_strikes=c.strikes_before_takeover)
+        runner, tokens = await self._registry.create(
+            preset=request.preset, rules=rules, seed=request.seed if request.HasField("seed") else None,
+            hands=hands, clock=clock, names=list(request.seat_names), open_seats=request.open_seats)
+        return pb.CreateMatchResponse(
+            match_id=runner.match_id, rules=wire.rules_to_proto(rules),
+            seats=[pb.SeatToken(player=p, token=t) for p, t in enumerate(tokens)])
+
+    async def JoinMatch(self, request: pb.JoinMatchRequest, context: Context) -> pb.JoinMatchResponse:  # noqa: N802
+        async def join() -> pb.JoinMatchResponse:
+            self._open()
+            player, token = await self._registry.join(
+                request.match_id, request.player if request.HasField("player") else None, request.name)
+            return pb.JoinMatchResponse(match_id=request.match_id, seat=pb.SeatToken(player=player, token=token))
+        return await _guard(context, join())
+
+    # ------------------------------------------------------------------ playing without a stream
+
+    async def SubmitAction(self, request: pb.SubmitActionRequest, context: Context) -> pb.SubmitActionResponse:  # noqa: N802
+        async def submit() -> pb.SubmitActionResponse:
+            self._open()
+            runner, player = await self._registry.seat(context.invocation_metadata())
+            if not request.turn_id:
+                raise ServiceError(Reason.MALFORMED, "turn_id is required (from the prompt)")
+            runner.connected(player)
+            await runner.submit(player, request.turn_id, _action(request.action))
+            return pb.SubmitActionResponse(turn_id=request.turn_id)
+        return await _guard(context, submit())
+
+    async def GetTurn(self, request: pb.GetTurnRequest, context: Context) -> pb.GetTurnResponse:  # noqa: N802
+        async def get() -> pb.GetTurnResponse:
+            self._open()
+            runner, player = await self._registry.seat(context.invocation_metadata())
+            runner.connected(player)
+            turn = runner.turn_for(player)
+            summary = match_summary(runner)
+            return pb.GetTurnResponse(prompt=None if turn is None else prompt_message(turn), status=summary.status,
+                                      result=summary.result if summary.HasField("result") else None)
+        return await _guard(context, get())
+
+    # ------------------------------------------------------------------ the Play stream
+
+    async def Play(self, request_iterator: AsyncIterator[pb.PlayRequest],  # noqa: N802
+                   context: Context) -> AsyncIterator[pb.PlayResponse]:
+        try:
+            self._open()
+            runner, player = await self._registry.seat(context.invocation_metadata())
+            first = await anext(aiter(request_iterator), None)
+            if first is None or first.WhichOneof("kind") != "hello":
+                raise ServiceError(Reason.MALFORMED, "the first message on the Play stream must be Hello")
+            cursor = first.hello.last_seq
+            if cursor > runner.last_seq:
+                raise ServiceError(Reason.BAD_SEQ, f"last_seq {cursor} is beyond the last event {runner.last_seq}")
+            wake = runner.attach(player)
+        except ServiceError as exc:
+            await _abort(context, exc)
+        replies: list[pb.PlayResponse] = []
+        reader = asyncio.get_running_loop().create_task(
+            self._read_acts(request_iterator, runner, player, replies, wake))
+        try:
+            yield pb.PlayResponse(welcome=pb.Welcome(
+                match_id=runner.match_id, player=player, names=runner.names,
+                rules=wire.rules_to_proto(runner.match.rules), clock=clock_message(runner.clock.settings)))
+            snapshot_sent = False
+            prompted: tuple[int, bool] = (0, True)
+            while True:
+                wake.clear()
+                log = runner.log
+                while cursor < len(log):
+                    cursor += 1
+                    shown = visible(log[cursor - 1], player)
+                    if shown is not None:
+                        yield pb.PlayResponse(event=event_message(shown, cursor))
+                if not snapshot_sent:
+                    snapshot_sent = True
+                    yield pb.PlayResponse(snapshot=pb.Snapshot(
+                        observation=wire.observation_to_proto(runner.match.observation(player)), last_seq=cursor))
+                    continue  # events may have come while the snapshot was sent
+                while replies:
+                    yield replies.pop(0)
+                if runner.is_over and cursor == len(log):
+                    yield pb.PlayResponse(match_over=_match_over(runner))
+                    return
+                turn = runner.turn_for(player)
+                if turn is not None and (turn.turn_id, turn.deadline_unix is None) != prompted:
+                    prompted = (turn.turn_id, turn.deadline_unix is None)  # again once the clock starts
+                    yield pb.PlayResponse(prompt=prompt_message(turn))
+                    continue
+                await wake.wait()
+        finally:
+            reader.cancel()
+            runner.detach(player, wake)
+
+    async def _read_acts(self, requests: AsyncIterator[pb.PlayRequest], runner: MatchRunner, player: int,
+                         replies: list[pb.PlayResponse], wake: asyncio.Event) -> None:
+        """Apply each Act as it arrives; queue its answer for the stream's writer."""
+        async for request in requests:
+            turn_id = request.act.turn_id
+            try:
+                if request.WhichOneof("kind") != "act":
+                    raise ServiceError(Reason.MALFORMED, "Hello comes once, first; then only Act")
+                if not turn_id:
+                    raise ServiceError(Reason.MALFORMED, "turn_id is required (from the prompt)")
+                await runner.submit(player, turn_id, _action(request.act.action))
+                replies.append(pb.PlayResponse(action_accepted=pb.ActionAccepted(turn_id=turn_id)))
+            except ServiceError as exc:
+                replies.append(_rejected(turn_id, exc))
+            wake.set()
+
+    # ------------------------------------------------------------------ watching and looking up
+
+    async def Spectate(self, request: pb.SpectateRequest, context: Context) -> AsyncIterator[pb.SpectateResponse]:  # noqa: N802
+        try:
+            self._open()
+            runner = await self._registry.get(request.match_id)
+            if request.from_seq > runner.last_seq + 1:
+                raise ServiceError(Reason.BAD_SEQ,
+                                   f"from_seq {request.from_seq} is beyond the last event {runner.last_seq}")
+            wake = runner.attach(None)
+        except ServiceError as exc:
+            await _abort(context, exc)
+        delay = request.delay_ms / 1000
+        loop = asyncio.get_running_loop()
+        try:
+            cursor = max(0, request.from_seq - 1)
+            if request.from_seq == 0 and not delay:
+                # A delayed spectator gets no snapshot (it would show the present): the events from the start.
+                cursor = runner.last_seq
+                yield pb.SpectateResponse(snapshot=pb.Snapshot(
+                    observation=wire.public_observation_to_proto(runner.match.observation(0)), last_seq=cursor))
+            while True:
+                wake.clear()
+                log = runner.log
+                while cursor < len(log):
+                    due = runner.times[cursor] + delay
+                    if due > loop.time():
+                        await asyncio.sleep(due - loop.time())
+                    cursor += 1
+                    shown = visible(log[cursor - 1], None)
+                    if shown is not None:
+                        yield pb.SpectateResponse(event=event_message(shown, cursor))
+                if runner.is_over and cursor == len(log):
+                    yield pb.SpectateResponse(match_over=_match_over(runner))
+                    return
+                await wake.wait()
+        finally:
+            runner.detach(None, wake)
+
+    async def GetMatch(self, request: pb.GetMatchRequest, context: Context) -> pb.GetMatchResponse:  # noqa: N802
+        async def get() -> pb.GetMatchResponse:
+            return pb.GetMatchResponse(match=match_summary(await self._registry.get(request.match_id)))
+        return await _guard(context, get())
+
+    async def ListMatches(self, request: pb.ListMatchesRequest, context: Context) -> pb.ListMatchesResponse:  # noqa: N802
+        async def listing() -> pb.ListMatchesResponse:
+            wanted = request.status
+            out = [match_summary(r) for r in sorted(self._registry.live.values(), key=lambda r: -r.created_at)]
+            if wanted in (pb.MATCH_STATUS_UNSPECIFIED, pb.MATCH_STATUS_OVER):
+                out += [finished_summary(done) for done in await self._registry.finished(_LIST_LIMIT)]
+            out = [m for m in out if wanted in (pb.MATCH_STATUS_UNSPECIFIED, m.status)]
+            out.sort(key=lambda m: -m.created_at.ToNanoseconds())
+            return pb.ListMatchesResponse(matches=out)
+        return await _guard(context, listing())
+
+    async def GetReplay(self, request: pb.GetReplayRequest, context: Context) -> pb.GetReplayResponse:  # noqa: N802
+        async def replay() -> pb.GetReplayResponse:
+            runner = await self._registry.get(request.match_id)
+            record = runner.record()
+            ended = result(runner)
+            assert ended is not None
+            return pb.GetReplayResponse(replay=wire.replay_to_proto(record, names=runner.names, result=ended))
+        return await _guard(context, replay())
