@@ -110,6 +110,10 @@ class Rules:
     target_score: int | None = None
 
     def __post_init__(self) -> None:
+        # Accept the JSON forms here too (as preset/from_dict do): a stray string would
+        # otherwise pass validation and silently never match its enum member.
+        for f in dataclasses.fields(self):
+            object.__setattr__(self, f.name, _coerce(f.name, getattr(self, f.name)))
         if not self.points:
             object.__setattr__(self, "points", places_descending(self.players))
         if self.deals is None and self.target_score is None:

@@ -1,0 +1,58 @@
+"""Helpers shared by the engine tests: explicit deals, playing a script, reading the log."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from president_engine import CardSet, IllegalActionError, IllegalReason, Match, Rules, parse_action
+from president_engine.events import Event
+from president_engine.narrate import describe
+
+
+def deal(*hands: str) -> list[CardSet]:
+    """One deal's hands by seat, from card notation."""
+    return [CardSet(h) for h in hands]
+
+
+def match(rules: Rules | None = None, *deals: list[CardSet], seed: int = 0, **options: Any) -> Match:
+    """A match of `rules` (or plain `Rules(**options)`) with explicit hands for the first deals."""
+    if rules is None:
+        rules = Rules(**options)
+    return Match(rules, seed=seed, hands=list(deals) or None)
+
+
+def run(m: Match, *actions: str) -> Match:
+    """Apply actions in text form (``"3C 3D"``, ``"pass"``, ``"give 4C"``, ``"request AS"``)."""
+    for text in actions:
+        m.apply(parse_action(text))
+    return m
+
+
+def reason(m: Match, text: str, player: int | None = None) -> IllegalReason:
+    """The reason `check` refuses an action; fails if it is accepted."""
+    try:
+        m.check(parse_action(text), player)
+    except IllegalActionError as exc:
+        return exc.reason
+    raise AssertionError(f"{text!r} was accepted")
+
+
+def texts(actions: Iterable[object]) -> list[str]:
+    return [str(a) for a in actions]
+
+
+def of_type(m: Match, kind: type) -> list[Any]:
+    return [e for e in m.events if isinstance(e, kind)]
+
+
+def narration(events: Iterable[Event], players: int) -> list[str]:
+    names = [f"P{p}" for p in range(players)]
+    return [line for line in (describe(e, names) for e in events) if line is not None]
+
+
+def state(m: Match) -> tuple[object, ...]:
+    """Everything observable about a match, for comparing two of them."""
+    return (m.phase, m.to_act, m.deal, tuple(m.events), tuple(m.scores), tuple(m.roles), m.seats,
+            tuple(m.hand(p) for p in range(m.rules.players)), m.table, m.reversed, m.direction,
+            m.legal_actions(), m.winner, m.is_over)
