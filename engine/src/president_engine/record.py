@@ -13,7 +13,7 @@ from typing import Any
 from president_engine.actions import Action, action_from_json, action_to_json
 from president_engine.cards import CardSet
 from president_engine.errors import CardParseError, IllegalActionError, RecordError, RulesError
-from president_engine.match import Match, shuffled_deal
+from president_engine.match import Match
 from president_engine.rules import Rules
 
 FORMAT = "president-match/1"
@@ -60,16 +60,17 @@ class MatchRecord:
 
     def replay(self) -> Match:
         """The match this record describes, every action checked; raises ReplayError."""
-        match = Match(self.rules, seed=self.seed, hands=[d.hands for d in self.deals])
+        explicit = [d.hands for d in self.deals if not d.shuffled]
+        if any(d.shuffled for d in self.deals[:len(explicit)]):
+            raise RecordError("explicit hands must come before shuffled deals")
+        match = Match(self.rules, seed=self.seed, hands=explicit or None)
         for number, deal in enumerate(self.deals, 1):
             if match.deal != number:
                 raise RecordError(f"deal {number}: the record has more deals than the match played")
             if match.seats != deal.seats:
                 raise RecordError(f"deal {number}: seats {deal.seats} but the rules seat {match.seats}")
-            if deal.shuffled:
-                start = 0 if number == 1 else (match.seats.index(match.last_places[-1]) + 1) % self.rules.players
-                if tuple(shuffled_deal(self.rules, self.seed, number, start)) != deal.hands:
-                    raise RecordError(f"deal {number}: the hands are not the ones seed {self.seed} deals")
+            if match.deal_hands[-1] != deal.hands:
+                raise RecordError(f"deal {number}: the hands are not the ones seed {self.seed} deals")
             for index, (player, action) in enumerate(deal.actions):
                 try:
                     match.check(action, player)

@@ -1,0 +1,65 @@
+"""Match records: JSON round trip, replay to the same state, and the checks replay makes."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from president_engine import CardSet, Match, MatchRecord, RecordError, Rules
+from president_engine.record import ReplayError
+
+
+def _played(rules: Rules, seed: int, hands: list[list[CardSet]] | None = None) -> Match:
+    match = Match(rules, seed=seed, hands=hands)
+    rng = random.Random(seed)
+    while not match.is_over:
+        match.apply(rng.choice(match.legal_actions()))
+    return match
+
+
+def test_a_replayed_record_is_the_same_record() -> None:
+    match = _played(Rules.preset("norwegian", deals=3), seed=4)
+    record = MatchRecord.from_match(match)
+    replayed = MatchRecord.loads(record.dumps()).replay()
+    assert replayed.events == match.events
+    assert MatchRecord.from_match(replayed) == record
+    assert all(deal.shuffled for deal in record.deals)
+
+
+def test_explicit_hands_stay_explicit_after_replay() -> None:
+    hands = [[CardSet("3C 4C 5C"), CardSet("3D 4D 5D"), CardSet("3H 4H 5H"), CardSet("3S 4S 5S")]]
+    match = _played(Rules.preset("cardverse", deals=2), seed=9, hands=hands)
+    record = MatchRecord.from_match(match)
+    assert [d.shuffled for d in record.deals] == [False, True]
+    assert MatchRecord.from_match(record.replay()) == record
+
+
+def test_replay_refuses_hands_the_seed_does_not_deal() -> None:
+    data = MatchRecord.from_match(_played(Rules.preset("cardverse"), seed=2)).to_json()
+    hands = data["deals"][0]["hands"]
+    hands[0], hands[1] = hands[1], hands[0]
+    with pytest.raises(RecordError, match="seed 2"):
+        MatchRecord.from_json(data).replay()
+
+
+def test_replay_names_the_first_illegal_action() -> None:
+    data = MatchRecord.from_match(_played(Rules.preset("cardverse"), seed=3)).to_json()
+    first = data["deals"][0]["actions"][0]
+    first["player"] = (first["player"] + 1) % 4
+    with pytest.raises(ReplayError) as caught:
+        MatchRecord.from_json(data).replay()
+    assert caught.value.index == 0 and caught.value.cause.reason.value == "NOT_YOUR_TURN"
+
+
+@pytest.mark.parametrize("text", ["{}", "[]", '{"format": "president-match/1"}', "not json"])
+def test_malformed_records_are_refused(text: str) -> None:
+    with pytest.raises(RecordError):
+        MatchRecord.loads(text)
+
+
+def test_bad_rules_in_a_record_name_the_option() -> None:
+    data = MatchRecord.from_match(_played(Rules.preset("cardverse"), seed=1)).to_json()
+    data["rules"]["beat"] = "sideways"
+    with pytest.raises(RecordError, match="beat"):
+        MatchRecord.loads(json.dumps(data))
