@@ -130,12 +130,15 @@ class Tables:
 
 def unit_bits(bucket: int) -> list[int]:
     """One single-card bits value per card in `bucket`, lowest slot first (copies repeated)."""
-    units = []
-    shift = 0
-    rest = bucket
+    units: list[int] = []
+    if not bucket:
+        return units
+    shift = ((bucket & -bucket).bit_length() - 1) // SLOT_BITS * SLOT_BITS
+    rest = bucket >> shift
     while rest:
         count = rest & SLOT_MAX
-        units.extend([1 << shift] * count)
+        if count:
+            units.extend([1 << shift] * count)
         rest >>= SLOT_BITS
         shift += SLOT_BITS
     return units
@@ -147,6 +150,7 @@ def rank_of_bucket(bits: int) -> Rank:
     return Rank.JOKER if slot == JOKER_SLOT else Rank(slot // 4 + 2)
 
 
+@lru_cache(maxsize=1 << 14)
 def subsets_by_size(bucket: int, every_suit: bool) -> dict[int, list[int]]:
     """Sub-multisets of a bucket by size: canonical lowest suits, or every distinct one."""
     units = unit_bits(bucket)
