@@ -1,0 +1,69 @@
+"""Asking a bot for an action without letting its faults stop the match.
+
+A bot that raises, takes longer than the deadline, or answers with an illegal
+action gets a clear error in its own log (``bot.log``), and the match goes on
+with a safe legal action (`legal.safe_action`).
+"""
+
+from __future__ import annotations
+
+import threading
+import traceback
+from dataclasses import dataclass
+
+from president_engine import Action, Observation
+
+from president_sdk.bot import Bot
+from president_sdk.legal import resolve, safe_action
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Decision:
+    action: Action
+    """The action to submit: the bot's own, or the fallback."""
+    fault: str | None = None
+    """What went wrong with the bot's answer; None when it was used."""
+
+
+def decide(bot: Bot, obs: Observation, *, timeout: float | None = None) -> Decision:
+    """The bot's legal answer, or a safe fallback with the fault logged to the bot's log."""
+    if timeout is None:
+        try:
+            answer: object = bot.decide(obs)
+        except Exception as exc:
+            return _fallback(bot, obs, f"raised {type(exc).__name__}: {exc}", traceback.format_exc())
+    else:
+        box: dict[str, object] = {}
+
+        def work() -> None:
+            try:
+                box["answer"] = bot.decide(obs)
+            except Exception as exc:  # reported below, in the caller's thread
+                box["error"] = exc
+                box["trace"] = traceback.format_exc()
+
+        worker = threading.Thread(target=work, name=f"bot-{bot.name}", daemon=True)
+        worker.start()
+        worker.join(timeout)
+        if worker.is_alive():
+            return _fallback(bot, obs, f"did not answer within {timeout:g} s", None)
+        if "error" in box:
+            error = box["error"]
+            return _fallback(bot, obs, f"raised {type(error).__name__}: {error}", str(box["trace"]))
+        answer = box.get("answer")
+    action = resolve(obs, answer)
+    if action is None:
+        shown = ", ".join(str(a) for a in obs.legal_actions[:8])
+        more = " ..." if len(obs.legal_actions) > 8 else ""
+        fault: str = f"returned an illegal action {answer!s} (legal now: {shown}{more})"
+        return _fallback(bot, obs, fault, None)
+    return Decision(action=action)
+
+
+def _fallback(bot: Bot, obs: Observation, fault: str, trace: str | None) -> Decision:
+    action = safe_action(obs)
+    message = f"{bot.name} (player {obs.player}, deal {obs.deal}) {fault}; playing {action} instead"
+    if trace:
+        message += "\n" + trace.rstrip()
+    bot.log.error(message)
+    return Decision(action=action, fault=fault)

@@ -1,0 +1,103 @@
+"""Play bots against each other in-process, through the engine, with no network.
+
+Each bot gets exactly what a server would send it: `Match.observation` for
+its own player, and the events `visible_to` it.  Use it to test bot logic and
+to measure strength (benchmarks/bots_bench.py)::
+
+    from president_sdk import builtin_bot, play_local
+    from president_engine import Rules
+    result = play_local([MyBot(), builtin_bot("easy"), builtin_bot("normal"), builtin_bot("hard")],
+                        Rules.preset("cardverse"), seed=1)
+    print(result.places, result.scores)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from president_engine import CardSet, IllegalActionError, Match, Rules, visible_to
+from president_engine.events import DealEnded
+
+from president_sdk.bot import Bot
+from president_sdk.guard import decide
+from president_sdk.legal import resolve
+
+
+class BotError(RuntimeError):
+    """Strict local play: a bot raised or answered with an illegal action."""
+
+    def __init__(self, bot: Bot, player: int, message: str) -> None:
+        super().__init__(f"{bot.name} (player {player}) {message}")
+        self.bot = bot
+        self.player = player
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LocalResult:
+    match: Match
+    """The finished match (events, record via `MatchRecord.from_match`)."""
+    places: tuple[tuple[int, ...], ...]
+    """Finishing order of each deal, players first to last."""
+    scores: tuple[int, ...]
+    winner: int
+    faults: int
+    """Answers replaced by a fallback (always 0 in strict play)."""
+
+
+def play_local(bots: Sequence[Bot], rules: Rules, seed: int = 0, *,
+               hands: Sequence[Sequence[CardSet]] | None = None, strict: bool = True) -> LocalResult:
+    """Play one match of `bots` (bot i is player i) and return the result.
+
+    strict: a bot that raises or answers illegally stops the match with
+    `BotError` (for tests); otherwise it is logged and a safe action is
+    played, as the network runner does.
+    """
+    if len(bots) != rules.players:
+        raise ValueError(f"{len(bots)} bots for a {rules.players}-player match")
+    match = Match(rules, seed=seed, hands=hands)
+    for index, seated in enumerate(bots):
+        seated.seat(index, rules)
+    listening = [(p, b) for p, b in enumerate(bots) if _listens(b)]
+    seen = 0
+    faults = 0
+    while True:
+        events = match.events
+        for event in events[seen:]:
+            for listener, listening_bot in listening:
+                shown = visible_to(event, listener)
+                if shown is not None:
+                    listening_bot.notify(shown)
+        seen = len(events)
+        if match.is_over:
+            break
+        player = match.to_act
+        assert player is not None
+        bot = bots[player]
+        obs = match.observation(player)
+        if strict:
+            try:
+                answer = bot.decide(obs)
+            except Exception as exc:
+                raise BotError(bot, player, f"raised {type(exc).__name__}: {exc}") from exc
+            action = resolve(obs, answer)
+            if action is None:
+                raise BotError(bot, player, f"answered {answer!s}, which is not legal now (deal {obs.deal})")
+        else:
+            decision = decide(bot, obs)
+            action = decision.action
+            faults += decision.fault is not None
+        try:
+            match.apply(action)
+        except IllegalActionError as exc:  # resolve() accepted what the engine refuses: a bug to report
+            raise BotError(bot, player, f"answered {action}, refused by the engine: {exc}") from exc
+    places = tuple(e.places for e in match.events if isinstance(e, DealEnded))
+    assert match.winner is not None
+    return LocalResult(match=match, places=places, scores=tuple(match.scores), winner=match.winner, faults=faults)
+
+
+def _listens(bot: Bot) -> bool:
+    """Skip building events for bots that ignore them (keeps local play fast)."""
+    kind = type(bot)
+    return (kind.on_event is not Bot.on_event or kind.on_deal_end is not Bot.on_deal_end
+            or kind.on_match_end is not Bot.on_match_end or kind.notify is not Bot.notify)
