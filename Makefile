@@ -6,20 +6,20 @@ PY := $(BIN)/python
 STAMP := $(VENV)/.installed
 PYPROJECTS := $(wildcard engine/pyproject.toml sdk/pyproject.toml service/pyproject.toml)
 
-.PHONY: all venv test lint typecheck pytest bench bench-engine run clean
+.PHONY: all venv test lint typecheck pytest bench bench-engine bench-bots bench-service bench-ladder run clean
 
 all: test
 
 $(STAMP): $(PYPROJECTS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e 'engine[test]' $(if $(wildcard sdk/pyproject.toml),-e 'sdk[test]') $(if $(wildcard service/pyproject.toml),-e 'service[test]')
+	$(PY) -m pip install --quiet -e 'engine[test]' $(if $(wildcard sdk/pyproject.toml),-e 'sdk[test]') $(if $(wildcard service/pyproject.toml),-e 'service[test,ray]')
 	touch $@
 
 venv: $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check engine/src tests benchmarks
+	$(BIN)/ruff check engine/src sdk/src service/src tests benchmarks tools
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -106,14 +106,24 @@ examples/node/node_modules/.package-lock.json: examples/node/package-lock.json
 	cd examples/node && npm ci --no-audit --no-fund
 
 ## bench: throughput figures (medians of 5 runs); not a test.
-bench: bench-engine
+bench: bench-engine bench-bots bench-service bench-ladder
 
 bench-engine: $(STAMP)
 	$(PY) benchmarks/engine_bench.py
 
-## run: the main job.
+bench-bots: $(STAMP)
+	$(PY) benchmarks/bots_bench.py
+
+bench-service: $(STAMP)
+	$(PY) benchmarks/service_bench.py
+
+bench-ladder: $(STAMP)
+	$(PY) benchmarks/ladder_formats.py
+
+## run: the main job: a server on localhost, a live match of built-in bots, then a seat for your bot.
 run: $(STAMP)
-	$(PY) -m president_engine demo --preset cardverse --players 4 --deals 3
+	mkdir -p run && rm -f run/president.db run/president.db-wal run/president.db-shm
+	$(BIN)/president demo --db run/president.db
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -115,6 +115,8 @@ def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, seat: _Sea
             yield item
 
     outbox.put(pb.PlayRequest(hello=pb.Hello(last_seq=seat.last_seq)))
+    sent_here: set[int] = set()
+    """Turns answered on this connection: the server may prompt again (e.g. when its clock starts)."""
     responses = stub.Play(requests(), metadata=(("authorization", f"Bearer {token}"),))
     try:
         for msg in responses:
@@ -133,7 +135,9 @@ def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, seat: _Sea
             elif kind == "event":
                 _event(bot, seat, msg.event)
             elif kind == "prompt":
-                outbox.put(_answer(bot, seat, msg.prompt, move_timeout))
+                if msg.prompt.turn_id not in sent_here:
+                    sent_here.add(msg.prompt.turn_id)
+                    outbox.put(_answer(bot, seat, msg.prompt, move_timeout))
             elif kind == "action_rejected":
                 retry = _rejected(bot, seat, msg.action_rejected)
                 if retry is not None:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from president_service.clock import ClockSettings
+from president_service.demo import add_demo_parser, demo_command
 from president_service.ladder.cli import add_ladder_parser, ladder_command
 from president_service.limits import Limits
 from president_service.server import ServerConfig, start
@@ -48,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="seconds a match waits for all seats before its clock starts anyway")
     serve.add_argument("--shutdown-grace", type=float, default=5.0, help="seconds running calls get at shutdown")
     add_ladder_parser(commands)
+    add_demo_parser(commands)
     return parser
 
 
@@ -74,6 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "ladder":
         return ladder_command(args)
+    if args.command == "demo":
+        return demo_command(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     admin_token = args.admin_token or os.environ.get(ADMIN_TOKEN_ENV, "")
     if not admin_token:
