@@ -10,6 +10,7 @@ actions, never another player's card.
 from __future__ import annotations
 
 import logging
+from abc import ABC, abstractmethod
 from typing import Any
 
 from president_engine import Action, Event, Observation, Phase, Rules
@@ -18,7 +19,7 @@ from president_engine.events import DealEnded, MatchEnded
 from president_sdk.legal import best_request
 
 
-class Bot:
+class Bot(ABC):
     """A player.  Subclass it and implement `play`; the constructor needs no arguments.
 
     The driver (local play or the network runner) fills in `player`, `rules`
@@ -45,6 +46,7 @@ class Bot:
 
     # ------------------------------------------------------------------ the one method
 
+    @abstractmethod
     def play(self, obs: Observation) -> Action:
         """Choose a play or ``PASS`` for this turn of the trick (must implement).
 
@@ -52,7 +54,6 @@ class Bot:
         ``obs.hand`` that the rules allow (``Play(CardSet("6H 6S"), Rank.KING)``
         declares a rank for a play of wild cards only).
         """
-        raise NotImplementedError(f"{type(self).__name__} must implement play(self, obs)")
 
     # ------------------------------------------------------------------ optional hooks
 
@@ -70,13 +71,13 @@ class Bot:
         """
         return best_request(obs)
 
-    def on_event(self, event: Event) -> None:
+    def on_event(self, event: Event) -> None:  # noqa: B027 (an optional hook, empty by design)
         """Called for every event this player may see, as it happens (default: nothing)."""
 
-    def on_deal_end(self, result: DealEnded) -> None:
+    def on_deal_end(self, result: DealEnded) -> None:  # noqa: B027
         """Called when a deal ends, with places and points (default: nothing)."""
 
-    def on_match_end(self, result: MatchEnded) -> None:
+    def on_match_end(self, result: MatchEnded) -> None:  # noqa: B027
         """Called once when the match ends (default: nothing)."""
 
     # ------------------------------------------------------------------ used by the drivers

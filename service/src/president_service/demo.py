@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import secrets
 import signal
 import socket
 import threading
 import time
-from collections.abc import Sequence
+from typing import cast
 
 import grpc
 from president_engine import Action, Observation
@@ -32,7 +33,7 @@ from president_sdk.proto.president.v1 import president_pb2_grpc as pb_grpc
 from president_sdk.runner import RunnerError, run
 
 from president_service.clock import ClockSettings
-from president_service.server import RunningServer, ServerConfig, start
+from president_service.server import ServerConfig, start
 
 DEMO_LEVELS = ("hard", "normal", "easy", "random")
 GUEST_LEVELS = ("hard", "normal", "easy")
@@ -50,10 +51,8 @@ def add_demo_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
 
 
 def demo_command(args: argparse.Namespace) -> int:
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_demo(args))
-    except KeyboardInterrupt:
-        pass
     return 0
 
 
@@ -98,7 +97,7 @@ async def _demo(args: argparse.Namespace) -> None:
         await server.stop(1.0)
 
 
-async def _open_match(stub: pb_grpc.PresidentServiceStub, auth: Sequence[tuple[str, str]], address: str,
+async def _open_match(stub: pb_grpc.PresidentServiceAsyncStub, auth: tuple[tuple[str, str], ...], address: str,
                       args: argparse.Namespace, stop: asyncio.Event) -> None:
     names = ["you", *GUEST_LEVELS]
     created = await stub.CreateMatch(pb.CreateMatchRequest(
@@ -141,30 +140,30 @@ def _paced(bot: Bot, pace: float) -> Bot:
         time.sleep(pace)
         return base.play(self, obs)
 
-    return type(base.__name__, (base,), {"play": play})()
+    return cast(Bot, type(base.__name__, (base,), {"play": play})())
 
 
-async def _watch(stub: pb_grpc.PresidentServiceStub, match_id: str, names: list[str], stop: asyncio.Event) -> None:
+async def _watch(stub: pb_grpc.PresidentServiceAsyncStub, match_id: str, names: list[str],
+                 stop: asyncio.Event) -> None:
     """Print the match as a spectator sees it until it is over (or Ctrl-C)."""
     stream = stub.Spectate(pb.SpectateRequest(match_id=match_id, from_seq=1))
-    stopper = asyncio.create_task(stop.wait())
-    try:
-        while True:
-            reading = asyncio.ensure_future(stream.read())
-            done, _ = await asyncio.wait({reading, stopper}, return_when=asyncio.FIRST_COMPLETED)
-            if stopper in done:
-                reading.cancel()
-                stream.cancel()
+
+    async def show() -> None:
+        async for message in stream:
+            kind = message.WhichOneof("kind")
+            if kind == "match_over":
                 return
-            message = reading.result()
-            if message is grpc.aio.EOF or message.WhichOneof("kind") == "match_over":
-                return
-            if message.WhichOneof("kind") == "event":
+            if kind == "event":
                 line = _line(message.event, names)
                 if line:
                     print(line, flush=True)
-    finally:
-        stopper.cancel()
+
+    showing = asyncio.create_task(show())
+    stopping = asyncio.create_task(stop.wait())
+    await asyncio.wait({showing, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    for task in (showing, stopping):
+        task.cancel()
+    stream.cancel()
 
 
 def _line(msg: pb.Event, names: list[str]) -> str | None:
