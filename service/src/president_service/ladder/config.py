@@ -1,0 +1,206 @@
+"""`LadderConfig`: what a ladder.toml says — the bots, the rules, the format, the size, the seed.
+
+Paths in the file are relative to the file.  The fingerprint covers every
+setting that changes which matches are played or how, so a database is only
+ever resumed by the ladder that started it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from president_engine import Rules, RulesError
+from president_sdk.bots import BUILTIN_BOTS
+
+PLACEHOLDERS = ("server", "token", "match", "player", "name")
+"""What a bot command may contain in braces, e.g. ``--server {server} --token {token}``."""
+
+
+class ConfigError(ValueError):
+    """The ladder file is wrong: names the key and what is wrong with it."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"{key}: {message}")
+        self.key = key
+
+
+class Format(Enum):
+    """How the deals are used: every deal once, or every deal once per rotation of the seats."""
+
+    PLAIN = "plain"
+    DUPLICATE = "duplicate"
+
+
+@dataclass(frozen=True, kw_only=True)
+class BotSpec:
+    """One entrant: a built-in level, or a command run once per seat (placeholders filled in)."""
+
+    name: str
+    builtin: str | None = None
+    command: tuple[str, ...] = ()
+
+    def argv(self, *, server: str, token: str, match: str, player: int) -> list[str]:
+        """The command line for one seat, placeholders replaced."""
+        values = {"server": server, "token": token, "match": match, "player": str(player), "name": self.name}
+        return [part.format(**values) for part in self.command]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClockSpec:
+    """The time control of every match; 0 means no limit (see ClockSettings in the contract)."""
+
+    move_ms: int = 10_000
+    bank_ms: int = 60_000
+    strikes: int = 3
+
+
+@dataclass(frozen=True, kw_only=True)
+class LadderConfig:
+    """A whole ladder, as read from TOML (`load`)."""
+
+    name: str
+    format: Format
+    players: int
+    matches: int
+    seed: int
+    preset: str
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    """Rule options changed from the preset (never ``players``: that is `players`)."""
+    bots: tuple[BotSpec, ...]
+    db: Path
+    parallel: int = 2
+    retries: int = 2
+    """Further attempts of a match that failed (a bot crashed, the server went away)."""
+    match_timeout_s: float = 300.0
+    clock: ClockSpec = field(default_factory=ClockSpec)
+
+    @property
+    def rules(self) -> Rules:
+        """The effective rules of every match."""
+        return Rules.preset(self.preset, players=self.players, **self.overrides)
+
+    def bot(self, name: str) -> BotSpec:
+        return next(b for b in self.bots if b.name == name)
+
+    def fingerprint(self) -> str:
+        """A hash of everything that decides the matches (not db, parallelism or retries)."""
+        data = {
+            "format": self.format.value, "players": self.players, "matches": self.matches, "seed": self.seed,
+            "rules": self.rules.to_dict(), "clock": [self.clock.move_ms, self.clock.bank_ms, self.clock.strikes],
+            "bots": [[b.name, b.builtin, list(b.command)] for b in self.bots],
+        }
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+def load(path: Path) -> LadderConfig:
+    """Read and check a ladder file; raises ConfigError naming the key at fault."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(str(path), str(exc)) from None
+    return parse(data, base=path.parent, default_name=path.stem)
+
+
+def parse(data: Mapping[str, Any], *, base: Path, default_name: str = "ladder") -> LadderConfig:
+    """Build a config from the TOML document `data` (paths relative to `base`)."""
+    known = {"name", "format", "players", "matches", "seed", "db", "parallel", "retries", "match_timeout",
+             "rules", "clock", "bots"}
+    _no_unknown("", data, known)
+    try:
+        fmt = Format(_get(data, "format", str, "duplicate"))
+    except ValueError:
+        raise ConfigError("format", "must be 'duplicate' or 'plain'") from None
+    players = _get(data, "players", int, 4)
+    rules_table = dict(_get(data, "rules", dict, {}))
+    preset = rules_table.pop("preset", "cardverse")
+    if not isinstance(preset, str):
+        raise ConfigError("rules.preset", "must be a string")
+    if "players" in rules_table:
+        raise ConfigError("rules.players", "set the number of players with the top-level key 'players'")
+    clock_table = _get(data, "clock", dict, {})
+    _no_unknown("clock", clock_table, {"move_ms", "bank_ms", "strikes"})
+    clock = ClockSpec(**{k: _get(clock_table, k, int, getattr(ClockSpec(), k), prefix="clock.")
+                         for k in ("move_ms", "bank_ms", "strikes")})
+    config = LadderConfig(
+        name=_get(data, "name", str, default_name),
+        format=fmt,
+        players=players,
+        matches=_get(data, "matches", int, 0),
+        seed=_get(data, "seed", int, 0),
+        preset=preset,
+        overrides=rules_table,
+        bots=tuple(_bot(i, b) for i, b in enumerate(_get(data, "bots", list, []))),
+        db=base / _get(data, "db", str, "ladder.db"),
+        parallel=_get(data, "parallel", int, 2),
+        retries=_get(data, "retries", int, 2),
+        match_timeout_s=float(_get(data, "match_timeout", (int, float), 300)),
+        clock=clock,
+    )
+    _check(config)
+    return config
+
+
+def _check(config: LadderConfig) -> None:
+    try:
+        config.rules  # noqa: B018 - validates preset and options
+    except RulesError as exc:
+        raise ConfigError(f"rules.{exc.option}" if exc.option != "preset" else "rules.preset", str(exc)) from None
+    if config.matches < 1:
+        raise ConfigError("matches", "must be at least 1")
+    if config.parallel < 1 or config.retries < 0 or config.match_timeout_s <= 0:
+        raise ConfigError("parallel", "parallel >= 1, retries >= 0 and match_timeout > 0")
+    if not 0 <= config.seed < 2**63:
+        raise ConfigError("seed", "must be between 0 and 2**63 - 1")
+    names = [b.name for b in config.bots]
+    if len(set(names)) != len(names):
+        raise ConfigError("bots", "bot names must be unique")
+    if len(names) < config.players:
+        raise ConfigError("bots", f"{len(names)} bots cannot fill a {config.players}-player table")
+
+
+def _bot(index: int, table: Any) -> BotSpec:
+    key = f"bots[{index}]"
+    if not isinstance(table, dict):
+        raise ConfigError(key, "must be a table with name and builtin or command")
+    _no_unknown(key, table, {"name", "builtin", "command"})
+    builtin = table.get("builtin")
+    command = table.get("command")
+    if (builtin is None) == (command is None):
+        raise ConfigError(key, "give exactly one of 'builtin' and 'command'")
+    if builtin is not None:
+        if builtin not in BUILTIN_BOTS:
+            raise ConfigError(f"{key}.builtin", f"unknown level {builtin!r} (known: {', '.join(BUILTIN_BOTS)})")
+        return BotSpec(name=str(table.get("name", builtin)), builtin=builtin)
+    argv = shlex.split(command) if isinstance(command, str) else command
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+        raise ConfigError(f"{key}.command", "must be a string or a non-empty list of strings")
+    if "name" not in table:
+        raise ConfigError(f"{key}.name", "a command bot needs a name")
+    for part in argv:
+        try:
+            part.format(**dict.fromkeys(PLACEHOLDERS, ""))
+        except (KeyError, IndexError, ValueError):
+            raise ConfigError(f"{key}.command", f"{part!r}: placeholders are {', '.join(PLACEHOLDERS)}") from None
+    return BotSpec(name=str(table["name"]), command=tuple(argv))
+
+
+def _get(table: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default: Any, prefix: str = "") -> Any:
+    value = table.get(key, default)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise ConfigError(prefix + key, f"has the wrong type ({type(value).__name__})")
+    return value
+
+
+def _no_unknown(where: str, table: Mapping[str, Any], known: set[str]) -> None:
+    unknown = sorted(set(table) - known)
+    if unknown:
+        key = f"{where}.{unknown[0]}" if where else unknown[0]
+        raise ConfigError(key, f"unknown key (known: {', '.join(sorted(known))})")
