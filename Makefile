@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
 STAMP := $(VENV)/.installed
-PYPROJECTS := $(wildcard engine/pyproject.toml sdk/pyproject.toml service/pyproject.toml)
+PYPROJECTS := engine/pyproject.toml sdk/pyproject.toml service/pyproject.toml
 
 .PHONY: all venv test lint typecheck pytest bench bench-engine bench-bots bench-service bench-ladder run clean
 
@@ -13,7 +13,7 @@ all: test
 $(STAMP): $(PYPROJECTS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e 'engine[test]' $(if $(wildcard sdk/pyproject.toml),-e 'sdk[test]') $(if $(wildcard service/pyproject.toml),-e 'service[test,ray]')
+	$(PY) -m pip install --quiet -e 'engine[test]' -e 'sdk[test]' -e 'service[test,ray]'
 	touch $@
 
 venv: $(STAMP)
