@@ -47,7 +47,10 @@ def describe(event: Event, names: Sequence[str]) -> str | None:
         return "   ** revolution! the rank order is " + ("reversed" if event.reversed else "back to normal") + (
             "; play goes counter-clockwise" if event.direction < 0 else "")
     if isinstance(event, TrickWon):
-        return f"   -- trick to {names[event.winner]}"
+        line = f"   -- trick to {names[event.winner]}"
+        if event.next_leader is not None and event.next_leader != event.winner:
+            line += f" (out of cards); {names[event.next_leader]} leads"
+        return line
     if isinstance(event, WentOut):
         return f"   ** {names[event.player]} is out, place {event.place}"
     if isinstance(event, DealEnded):

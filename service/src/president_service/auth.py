@@ -18,8 +18,8 @@ _SCHEME = "bearer "
 
 
 def new_token() -> str:
-    """A fresh 256-bit secret, URL-safe text."""
-    return secrets.token_urlsafe(32)
+    """A fresh 256-bit secret as hex: safe in URLs, shells and command lines (never starts with '-')."""
+    return secrets.token_hex(32)
 
 
 def token_hash(token: str) -> bytes:

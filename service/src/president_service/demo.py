@@ -67,7 +67,7 @@ def _free_port(preferred: int) -> int:
 
 
 async def _demo(args: argparse.Namespace) -> None:
-    admin = secrets.token_urlsafe(16)
+    admin = secrets.token_hex(16)
     port = _free_port(args.port)
     server = await start(ServerConfig(db=args.db, admin_token=admin, port=port,
                                       clock=ClockSettings(move_ms=0, bank_ms=0, max_strikes=0)))
@@ -99,7 +99,7 @@ async def _demo(args: argparse.Namespace) -> None:
 
 async def _open_match(stub: pb_grpc.PresidentServiceAsyncStub, auth: tuple[tuple[str, str], ...], address: str,
                       args: argparse.Namespace, stop: asyncio.Event) -> None:
-    names = ["you", *GUEST_LEVELS]
+    names = ["guest", *GUEST_LEVELS]
     created = await stub.CreateMatch(pb.CreateMatchRequest(
         preset=args.preset, rules=pb.Rules(deals=args.deals), seat_names=names,
         clock=pb.ClockSettings()), metadata=auth)
