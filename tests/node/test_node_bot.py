@@ -3,13 +3,12 @@
 The point is the contract: a bot in another language, built from the .proto
 alone, plays a seat from the first prompt to MatchOver, through exchanges,
 Norwegian requests and a dropped connection, and every action it sent is in
-the replay. The other seats are minimal Python clients on the generated stubs
-that play the first legal action.
+the replay. The other seats are the SDK's built-in bots (easy, normal, random)
+playing over gRPC with the SDK's runner.
 """
 
 from __future__ import annotations
 
-import queue
 import re
 import shutil
 import subprocess
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from president_sdk import builtin_bot, run
 from president_sdk.proto.president.v1 import president_pb2 as pb
 from president_sdk.proto.president.v1 import president_pb2_grpc as pb_grpc
 
@@ -31,6 +31,7 @@ NODE = shutil.which("node")
 ADMIN = "node-test-admin"
 DEALS = 3  # presets play one deal; three make the exchange (and Norwegian requests) happen
 NODE_PLAYER = 0
+OPPONENTS = ("easy", "normal", "random")
 
 pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed: the Node example bot needs Node 18+")
 
@@ -124,41 +125,21 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 # ---------------------------------------------------------------------------- players
 
 
-class FirstLegalPlayer(threading.Thread):
-    """A seat on the generated Python stubs that always plays the first legal action."""
+class BuiltinSeat(threading.Thread):
+    """A seat played by one of the SDK's built-in bots over the SDK's gRPC runner."""
 
-    def __init__(self, address: str, token: str) -> None:
+    def __init__(self, level: str, address: str, token: str) -> None:
         super().__init__(daemon=True)
-        self.address = address
-        self.token = token
+        self.level, self.address, self.token = level, address, token
         self.error: BaseException | None = None
         self.over = False
 
     def run(self) -> None:
-        outbox: queue.Queue[pb.PlayRequest | None] = queue.Queue()
-        outbox.put(pb.PlayRequest(hello=pb.Hello(last_seq=0)))
-
-        def requests() -> Iterator[pb.PlayRequest]:
-            while (item := outbox.get()) is not None:
-                yield item
-
         try:
-            with grpc.insecure_channel(self.address) as channel:
-                stub = pb_grpc.PresidentServiceStub(channel)
-                for response in stub.Play(requests(), metadata=auth(self.token)):
-                    kind = response.WhichOneof("kind")
-                    if kind == "prompt":
-                        act = pb.Act(turn_id=response.prompt.turn_id, action=response.prompt.legal_actions[0])
-                        outbox.put(pb.PlayRequest(act=act))
-                    elif kind == "action_rejected":
-                        raise AssertionError(f"first legal action rejected: {response.action_rejected}")
-                    elif kind == "match_over":
-                        self.over = True
-                        break
+            run(builtin_bot(self.level), self.address, self.token)
+            self.over = True
         except BaseException as exc:  # reported by the test
             self.error = exc
-        finally:
-            outbox.put(None)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -178,14 +159,15 @@ class Outcome:
 
 
 def play_match(server: Server, node_bot: Path, preset: str, *, seed: int, extra: tuple[str, ...] = ()) -> Outcome:
-    """One full match: the Node bot at NODE_PLAYER, FirstLegalPlayer at the other seats."""
+    """One full match: the Node bot at NODE_PLAYER, built-in bots at the other seats."""
     created = server.stub.CreateMatch(
         pb.CreateMatchRequest(preset=preset, rules=pb.Rules(deals=DEALS), seed=seed,
                               clock=pb.ClockSettings(move_time_limit_ms=0), seat_names=["node"]),
         metadata=auth(ADMIN), timeout=30,
     )
     tokens = {seat.player: seat.token for seat in created.seats}
-    others = [FirstLegalPlayer(server.address, token) for player, token in tokens.items() if player != NODE_PLAYER]
+    seats = [p for p in sorted(tokens) if p != NODE_PLAYER]
+    others = [BuiltinSeat(OPPONENTS[i % len(OPPONENTS)], server.address, tokens[p]) for i, p in enumerate(seats)]
     for other in others:
         other.start()
     node = subprocess.run(
