@@ -22,6 +22,10 @@ class ClaimError(ValueError):
     """A claim that cannot be read or names an unknown bot."""
 
 
+MIN_UNITS = 5
+"""Fewest shared units (boards or matches) a claim is judged on: two identical ones give a zero-width interval."""
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Claim:
     """`better` finishes ahead of `worse`."""
@@ -39,7 +43,8 @@ class Verdict:
 
     @property
     def holds(self) -> bool:
-        return self.difference.low > 0
+        """The interval lies above zero, over enough units that a zero spread is not luck."""
+        return self.difference.n >= MIN_UNITS and self.difference.low > 0
 
 
 def parse_claim(text: str, names: Iterable[str]) -> Claim:
