@@ -80,3 +80,13 @@ def test_tls_when_a_certificate_and_key_are_given(tmp_path: Path) -> None:
                     await pb_grpc.PresidentServiceStub(plain).ListMatches(pb.ListMatchesRequest(), timeout=3)
 
     asyncio.run(scenario())
+
+
+def test_the_servicer_implements_every_rpc_of_the_contract() -> None:
+    """The generated base class answers UNIMPLEMENTED ('Method not implemented!'); none of it may be reached."""
+    from president_service.servicer import PresidentServicer
+
+    rpcs = pb.DESCRIPTOR.services_by_name["PresidentService"].methods_by_name
+    assert len(rpcs) == 9
+    for name in rpcs:
+        assert getattr(PresidentServicer, name) is not getattr(pb_grpc.PresidentServiceServicer, name), name
