@@ -26,7 +26,7 @@ from itertools import pairwise, permutations
 from typing import Any
 
 from president_engine import Rules
-from president_sdk.bots import BUILTIN_BOTS, RandomBot, builtin_bot
+from president_sdk.bots import BUILTIN_BOTS, builtin_bot
 from president_sdk.local import play_local
 
 LEVELS = tuple(BUILTIN_BOTS)
@@ -53,7 +53,7 @@ def run_preset(preset: str, overrides: dict[str, Any], deals: int, per_match: in
     by_level: dict[str, list[float]] = {level: [] for level in LEVELS}
     for index in range(matches):
         names = [LEVELS[i] for i in seatings[index % len(seatings)]]
-        bots = [RandomBot(seed=index) if name == "random" else builtin_bot(name) for name in names]
+        bots = [builtin_bot(name, seed=index) for name in names]
         result = play_local(bots, rules, seed=index)
         totals = dict.fromkeys(LEVELS, 0)
         for places in result.places:

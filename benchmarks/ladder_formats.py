@@ -4,17 +4,22 @@ The four built-in levels (random < easy < normal < hard, known from
 benchmarks/bots_bench.py) play 4-player ladders made by the ladder's own
 schedule and played in-process through the engine (the statistics, not the
 server, are measured here).  For each format a pool of boards is played once
-(a board: one table, four rotations so every bot sits in every seat; in
-duplicate the four rotations share one deal, in plain each has its own).
-Then, for each ladder size N (matches) on a grid, `--reps` ladders are drawn
-from the pool (N/4 distinct boards, without replacement) and ranked two
-ways: by mean place (the statistic behind the CI gate) and by the OpenSkill
-ordinal (the ladder's table).  A ladder is correct when the ranking is
-exactly hard, normal, easy, random.  N95 is the smallest N that is correct
-in at least 95% of the ladders (interpolated on log N between grid points).
+(a board: one table in each of its seatings, `--seatings`; in duplicate the
+seatings share one deal and one seed for the random bot's draws, in plain
+each match has its own).  Then, for each ladder size N (matches) on a grid
+of whole boards, `--reps` ladders are drawn from the pool (N / board size
+distinct boards, without replacement) and ranked two ways: by mean place
+(the statistic behind the CI gate) and by the OpenSkill ordinal (the
+ladder's table).  A ladder is correct when the ranking is exactly hard,
+normal, easy, random.  N95 is the smallest N that is correct in at least 95%
+of the ladders (interpolated on log N between grid points).
 
-    .venv/bin/python benchmarks/ladder_formats.py                 # ~4 min on 2 cores
-    .venv/bin/python benchmarks/ladder_formats.py --boards 500 --reps 100   # quicker, coarser
+    .venv/bin/python benchmarks/ladder_formats.py                      # 3 runs, ~10 min on 2 cores
+    .venv/bin/python benchmarks/ladder_formats.py --seatings rotations # the smaller boards, for comparison
+    .venv/bin/python benchmarks/ladder_formats.py --runs 1 --matches 12000 --reps 100   # quicker, coarser
+
+One pool's N95 moves by tens of percent with the luck of the pool, so the
+figures to quote are the medians over `--runs` fresh pools.
 
 The bar: duplicate needs clearly fewer matches than plain (aim: 3x fewer).
 Exit status 1 when duplicate does not need fewer.  Drawing from a finite pool
@@ -27,35 +32,40 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from os import devnull
 from pathlib import Path
 
-from president_service.ladder.config import BotSpec, Format, LadderConfig
+from president_service.ladder.config import BotSpec, Format, LadderConfig, Seatings
 from president_service.ladder.inprocess import InProcess
 from president_service.ladder.outcome import Outcome
 from president_service.ladder.ratings import rate
-from president_service.ladder.schedule import schedule
+from president_service.ladder.schedule import board_size, schedule
 
 LEVELS = ("random", "easy", "normal", "hard")
 TRUTH = ("hard", "normal", "easy", "random")
 """Best first."""
-GRID = (8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096)
+GRID_BOARDS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 128, 160, 192, 256, 384, 512, 768,
+               1024)
+"""Ladder sizes, in boards."""
 Board = list[Outcome]
 
 
-def ladder_config(fmt: Format, boards: int, seed: int, preset: str, deals: int) -> LadderConfig:
-    return LadderConfig(name=f"bench-{fmt.value}", format=fmt, players=4, matches=4 * boards, seed=seed,
-                        preset=preset, overrides={"deals": deals},
-                        bots=tuple(BotSpec(name=level, builtin=level) for level in LEVELS), db=Path(devnull))
+def ladder_config(fmt: Format, seatings: Seatings, boards: int, seed: int, preset: str, deals: int) -> LadderConfig:
+    config = LadderConfig(name=f"bench-{fmt.value}", format=fmt, players=4, seatings=seatings, matches=1, seed=seed,
+                          preset=preset, overrides={"deals": deals},
+                          bots=tuple(BotSpec(name=level, builtin=level) for level in LEVELS), db=Path(devnull))
+    return replace(config, matches=boards * board_size(config))
 
 
-def play_pool(fmt: Format, boards: int, seed: int, preset: str, deals: int) -> list[Board]:
+def play_pool(fmt: Format, seatings: Seatings, boards: int, seed: int, preset: str, deals: int) -> list[Board]:
     """Play `boards` boards of `fmt` in-process; returns them grouped by board."""
-    config = ladder_config(fmt, boards, seed, preset, deals)
+    config = ladder_config(fmt, seatings, boards, seed, preset, deals)
     play = InProcess(rules=config.rules, levels={level: level for level in LEVELS})
     grouped: list[Board] = [[] for _ in range(boards)]
     for spec in schedule(config):
@@ -77,14 +87,14 @@ def by_ordinal(boards: Sequence[Board]) -> tuple[str, ...]:
     return tuple(r.name for r in rate(LEVELS, [o for board in boards for o in board]))
 
 
+FORMATS = (Format.PLAIN, Format.DUPLICATE)
 RANKERS: dict[str, Callable[[Sequence[Board]], tuple[str, ...]]] = {
     "mean place": by_mean_place, "openskill ordinal": by_ordinal}
 
 
-def success_rate(pool: list[Board], matches: int, reps: int, rank: Callable[[Sequence[Board]], tuple[str, ...]],
+def success_rate(pool: list[Board], boards: int, reps: int, rank: Callable[[Sequence[Board]], tuple[str, ...]],
                  rng: random.Random) -> float:
-    k = matches // 4
-    return sum(rank(rng.sample(pool, k)) == TRUTH for _ in range(reps)) / reps
+    return sum(rank(rng.sample(pool, boards)) == TRUTH for _ in range(reps)) / reps
 
 
 def n95(curve: list[tuple[int, float]]) -> float | None:
@@ -101,11 +111,12 @@ def n95(curve: list[tuple[int, float]]) -> float | None:
 def curve_for(pool: list[Board], reps: int, rank: Callable[[Sequence[Board]], tuple[str, ...]],
               seed: int, max_share: float) -> list[tuple[int, float]]:
     rng = random.Random(seed)
+    size = len(pool[0])
     curve: list[tuple[int, float]] = []
-    for matches in GRID:
-        if matches // 4 > max_share * len(pool):
+    for boards in GRID_BOARDS:
+        if boards > max_share * len(pool):
             break
-        curve.append((matches, success_rate(pool, matches, reps, rank, rng)))
+        curve.append((boards * size, success_rate(pool, boards, reps, rank, rng)))
         if len(curve) >= 2 and curve[-1][1] >= 0.95 and curve[-2][1] >= 0.95:
             break
     return curve
@@ -113,8 +124,12 @@ def curve_for(pool: list[Board], reps: int, rank: Callable[[Sequence[Board]], tu
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--boards", type=int, default=4000, help="boards per format in the pool (default 4000)")
+    parser.add_argument("--matches", type=int, default=48_000,
+                        help="matches per format in each pool, rounded to whole boards (default 48000)")
+    parser.add_argument("--seatings", choices=[s.value for s in Seatings], default=Seatings.ALL.value,
+                        help="the seatings of a board (default all: 24 matches a board)")
     parser.add_argument("--reps", type=int, default=200, help="ladders drawn per size (default 200)")
+    parser.add_argument("--runs", type=int, default=3, help="fresh pools (seeds seed, seed+1, ...); medians reported")
     parser.add_argument("--preset", default="cardverse")
     parser.add_argument("--deals", type=int, default=1, help="deals per match (default 1)")
     parser.add_argument("--seed", type=int, default=1)
@@ -122,27 +137,45 @@ def main(argv: list[str] | None = None) -> int:
                         help="largest share of the pool one ladder may draw (default 0.25)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    formats = (Format.PLAIN, Format.DUPLICATE)
-    with ProcessPoolExecutor(max_workers=2) as workers:
-        futures = [workers.submit(play_pool, fmt, args.boards, args.seed, args.preset, args.deals) for fmt in formats]
-        pools = dict(zip(formats, [f.result() for f in futures], strict=True))
-    played = time.perf_counter() - started
-    print(f"{args.preset}, 4 players, {args.deals} deal(s) a match; pool: {args.boards} boards"
-          f" ({4 * args.boards} matches) per format, played in {played:.0f} s; {args.reps} ladders per size\n")
-    results: dict[tuple[str, Format], float | None] = {}
-    for name, rank in RANKERS.items():
-        print(f"ranked by {name}: share of ladders ordering hard > normal > easy > random")
-        for fmt in formats:
-            curve = curve_for(pools[fmt], args.reps, rank, args.seed, args.max_share)
-            results[name, fmt] = n95(curve)
-            cells = "  ".join(f"{n}:{r:.2f}" for n, r in curve)
-            print(f"  {fmt.value:>9}  {cells}")
-        plain, dup = results[name, Format.PLAIN], results[name, Format.DUPLICATE]
-        ratio = f"{plain / dup:.1f}x fewer" if plain and dup else "n/a"
-        print(f"  N95: plain {_text(plain)}, duplicate {_text(dup)}: duplicate needs {ratio}\n")
+    seatings = Seatings(args.seatings)
+    size = board_size(ladder_config(Format.DUPLICATE, seatings, 1, args.seed, args.preset, args.deals))
+    boards = max(1, args.matches // size)
+    print(f"{args.preset}, 4 players, {args.deals} deal(s) a match, seatings {seatings.value} ({size} matches a board);"
+          f" {args.runs} run(s), each a pool of {boards} boards ({boards * size} matches) per format;"
+          f" {args.reps} ladders per size")
+    results: dict[tuple[str, Format], list[float | None]] = {(name, fmt): [] for name in RANKERS for fmt in FORMATS}
+    for run in range(args.runs):
+        seed = args.seed + run
+        print(f"\nrun {run + 1} (seed {seed})")
+        with ProcessPoolExecutor(max_workers=2) as workers:
+            futures = [workers.submit(play_pool, fmt, seatings, boards, seed, args.preset, args.deals)
+                       for fmt in FORMATS]
+            pools = dict(zip(FORMATS, [f.result() for f in futures], strict=True))
+        for name, rank in RANKERS.items():
+            print(f"  ranked by {name}: share of ladders ordering hard > normal > easy > random")
+            for fmt in FORMATS:
+                curve = curve_for(pools[fmt], args.reps, rank, seed, args.max_share)
+                results[name, fmt].append(n95(curve))
+                print(f"    {fmt.value:>9}  " + "  ".join(f"{n}:{r:.2f}" for n, r in curve))
+            print(f"    N95: {_ratio(results[name, Format.PLAIN][-1], results[name, Format.DUPLICATE][-1])}")
+    print(f"\nmedians over {args.runs} run(s):")
+    medians = {key: _median(values) for key, values in results.items()}
+    for name in RANKERS:
+        print(f"  ranked by {name}: N95 {_ratio(medians[name, Format.PLAIN], medians[name, Format.DUPLICATE])}")
     print(f"total {time.perf_counter() - started:.0f} s")
-    dup, plain = results["mean place", Format.DUPLICATE], results["mean place", Format.PLAIN]  # the gate's statistic
+    dup, plain = medians["mean place", Format.DUPLICATE], medians["mean place", Format.PLAIN]  # the gate's statistic
     return 0 if dup is not None and (plain is None or dup < plain) else 1
+
+
+def _median(values: list[float | None]) -> float | None:
+    """The median, counting 'not reached' (None) as larger than any figure."""
+    middle = statistics.median(math.inf if v is None else v for v in values)
+    return None if math.isinf(middle) else middle
+
+
+def _ratio(plain: float | None, dup: float | None) -> str:
+    ratio = f"{plain / dup:.1f}x fewer" if plain and dup else "n/a"
+    return f"plain {_text(plain)}, duplicate {_text(dup)}: duplicate needs {ratio}"
 
 
 def _text(value: float | None) -> str:

@@ -1,7 +1,8 @@
 """A bot command for the ladder tests, written against the raw contract as a bot in any language would be.
 
 Plays the first legal action through GetTurn/SubmitAction until the match is
-over.  ``--crash-file F``: exit with status 1 at once if F exists (and delete
+over.  ``--seed`` must be a number (the ladder's ``{seed}``; unused: this bot
+draws nothing).  ``--crash-file F``: exit with status 1 at once if F exists (and delete
 it), so a test can make exactly one attempt fail.
 """
 
@@ -21,6 +22,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", required=True)
     parser.add_argument("--token", required=True)
+    parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--crash-file")
     args = parser.parse_args()
     if args.crash_file and os.path.exists(args.crash_file):

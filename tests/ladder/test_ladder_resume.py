@@ -77,7 +77,7 @@ sys.path.insert(0, {here!r})
 from ladder_support import builtin_config, in_process
 from president_service.ladder.driver import run_ladder
 from pathlib import Path
-config = builtin_config(Path({tmp!r}), matches=40, parallel=1)
+config = builtin_config(Path({tmp!r}), matches=48, parallel=1)
 play = in_process(config)
 def slow(spec):
     time.sleep(0.1)
@@ -89,15 +89,15 @@ run_ladder(config, slow)
 def test_killed_process_resumes_without_double_counting(tmp_path: Path) -> None:
     script = _KILLED_RUN.format(here=str(Path(__file__).parent), tmp=str(tmp_path))
     proc = subprocess.Popen([sys.executable, "-c", script])
-    config = builtin_config(tmp_path, matches=40, parallel=1)
+    config = builtin_config(tmp_path, matches=48, parallel=1)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and (not config.db.exists() or len(counted(config)) < 5):
         time.sleep(0.05)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     before = counted(config)
-    assert 5 <= len(before) < 40
+    assert 5 <= len(before) < 48
     resumed = Recorder(config)
     run_ladder(config, resumed)
     assert not set(resumed.played) & set(before)
-    assert sorted(counted(config)) == list(range(40))
+    assert sorted(counted(config)) == list(range(48))

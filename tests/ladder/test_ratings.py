@@ -16,7 +16,7 @@ def test_consistent_winner_rates_highest_and_arrival_order_does_not_matter() -> 
         rest = ["x", "y", "z"]
         rng.shuffle(rest)
         order = ("w", *rest) if index % 4 else (rest[0], "w", *rest[1:])
-        outcomes.append(Outcome(index=index, board=index, rotation=0, bots=bots,
+        outcomes.append(Outcome(index=index, board=index, seating=0, bots=bots,
                                 places=(tuple(bots.index(n) for n in order),), scores=(0, 0, 0, 0)))
     ratings = rate(bots, outcomes)
     assert ratings[0].name == "w" and ratings[0].deals == 60

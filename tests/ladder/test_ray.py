@@ -30,7 +30,7 @@ class FailsFirstTry:
 
 
 def test_ladder_on_local_ray(tmp_path: Path) -> None:
-    config = builtin_config(tmp_path, matches=8, parallel=2, retries=1)
+    config = builtin_config(tmp_path, matches=8, parallel=2, retries=1, seatings="rotations")
     try:
         summary = run_ladder(config, FailsFirstTry(in_process(config), tmp_path / "failed-once"), ray="local")
     finally:

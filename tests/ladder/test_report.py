@@ -13,7 +13,7 @@ from president_service.ladder.report import json_text, junit, markdown, terminal
 
 
 def test_reports(tmp_path: Path) -> None:
-    config = builtin_config(tmp_path, matches=40)
+    config = builtin_config(tmp_path, matches=40, seatings="rotations")
     names = [b.name for b in config.bots]
     claims = [parse_claim("hard > random", names), parse_claim("random > hard", names)]
     summary = run_ladder(config, in_process(config), claims=claims)

@@ -30,7 +30,7 @@ class Flaky:
 
 
 def test_retried_match_counts_once(tmp_path: Path) -> None:
-    config = builtin_config(tmp_path, matches=8, retries=2)
+    config = builtin_config(tmp_path, matches=8, retries=2, seatings="rotations")
     flaky = Flaky(config, index=3, failures=2)
     summary = run_ladder(config, flaky)
     assert summary.complete and summary.counted == 8 and flaky.tries == 3
@@ -43,7 +43,7 @@ def test_retried_match_counts_once(tmp_path: Path) -> None:
 
 
 def test_match_failing_every_attempt_is_reported_then_resumed(tmp_path: Path) -> None:
-    config = builtin_config(tmp_path, matches=8, retries=1)
+    config = builtin_config(tmp_path, matches=8, retries=1, seatings="rotations")
     flaky = Flaky(config, index=5, failures=3)
     summary = run_ladder(config, flaky)
     assert not summary.complete and summary.counted == 7 and flaky.tries == 2

@@ -12,7 +12,7 @@ from president_service.ladder.stats import ahead_share, mean_interval, paired_di
 
 def outcome(index: int, order: tuple[str, ...], *, players: int = 3) -> Outcome:
     bots = tuple(sorted(order))
-    return Outcome(index=index, board=index // players, rotation=index % players, bots=bots,
+    return Outcome(index=index, board=index // players, seating=index % players, bots=bots,
                    places=(tuple(bots.index(name) for name in order),), scores=(0,) * players)
 
 

@@ -1,7 +1,9 @@
 """The built-in bots, by level: ``random`` < ``easy`` < ``normal`` < ``hard``.
 
 Each is an ordinary `Bot` written against the SDK and sees only its own
-observation.  ``builtin_bot("hard")`` makes a fresh one.
+observation.  ``builtin_bot("hard")`` makes a fresh one.  Only ``random``
+draws random numbers; ``builtin_bot("random", seed=s)`` draws the same ones
+for the same s (a duplicate ladder seeds every seating of a board alike).
 """
 
 from __future__ import annotations
@@ -14,22 +16,22 @@ from president_sdk.bots.hard import HardBot
 from president_sdk.bots.normal import NormalBot
 from president_sdk.bots.random import RandomBot
 
-BUILTIN_BOTS: dict[str, Callable[[], Bot]] = {
+BUILTIN_BOTS: dict[str, Callable[[int | None], Bot]] = {
     "random": RandomBot,
-    "easy": EasyBot,
-    "normal": NormalBot,
-    "hard": HardBot,
+    "easy": lambda _seed: EasyBot(),
+    "normal": lambda _seed: NormalBot(),
+    "hard": lambda _seed: HardBot(),
 }
-"""Built-in levels, weakest first."""
+"""Built-in levels, weakest first: each makes a bot from a seed (None: fresh entropy); only random uses it."""
 
 
-def builtin_bot(name: str) -> Bot:
-    """A new built-in bot of level `name` (random, easy, normal, hard)."""
+def builtin_bot(name: str, *, seed: int | None = None) -> Bot:
+    """A new built-in bot of level `name` (random, easy, normal, hard); `seed` fixes random's draws."""
     try:
         factory = BUILTIN_BOTS[name.lower()]
     except KeyError:
         raise ValueError(f"no built-in bot {name!r} (known: {', '.join(BUILTIN_BOTS)})") from None
-    return factory()
+    return factory(seed)
 
 
 __all__ = ["BUILTIN_BOTS", "EasyBot", "HardBot", "NormalBot", "RandomBot", "builtin_bot"]

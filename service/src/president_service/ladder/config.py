@@ -20,8 +20,12 @@ from typing import Any
 from president_engine import Rules, RulesError
 from president_sdk.bots import BUILTIN_BOTS
 
-PLACEHOLDERS = ("server", "token", "match", "player", "name")
-"""What a bot command may contain in braces, e.g. ``--server {server} --token {token}``."""
+PLACEHOLDERS = ("server", "token", "match", "player", "name", "seed")
+"""What a bot command may contain in braces, e.g. ``--server {server} --token {token}``.
+
+``{seed}`` is the match's bot seed: the same for every seating of a
+duplicate board, so a bot that draws random numbers can draw the same ones
+each time the board is played (common random numbers)."""
 
 
 class ConfigError(ValueError):
@@ -33,10 +37,31 @@ class ConfigError(ValueError):
 
 
 class Format(Enum):
-    """How the deals are used: every deal once, or every deal once per rotation of the seats."""
+    """How the deals are used: every deal once, or every deal once per seating of the board."""
 
     PLAIN = "plain"
     DUPLICATE = "duplicate"
+
+
+class Seatings(Enum):
+    """Which seatings of a table make a board.
+
+    ALL: every ordering of the table's bots over the seats (players! matches;
+    the default up to 4 players).  Two seatings that differ only by swapping
+    two bots then both exist, and with the same cards and the same bot seed
+    they play identically until those two bots choose differently, so the
+    comparison of two close bots measures their decisions, not the table.
+    ROTATIONS: the table's order rotated (players matches; the default above
+    4 players, where players! matches a board is too many).  Either way every
+    bot sits in every seat, with every hand in duplicate.
+    """
+
+    ALL = "all"
+    ROTATIONS = "rotations"
+
+    @classmethod
+    def default(cls, players: int) -> Seatings:
+        return cls.ALL if players <= 4 else cls.ROTATIONS
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,9 +72,10 @@ class BotSpec:
     builtin: str | None = None
     command: tuple[str, ...] = ()
 
-    def argv(self, *, server: str, token: str, match: str, player: int) -> list[str]:
+    def argv(self, *, server: str, token: str, match: str, player: int, seed: int) -> list[str]:
         """The command line for one seat, placeholders replaced."""
-        values = {"server": server, "token": token, "match": match, "player": str(player), "name": self.name}
+        values = {"server": server, "token": token, "match": match, "player": str(player), "name": self.name,
+                  "seed": str(seed)}
         return [part.format(**values) for part in self.command]
 
 
@@ -69,6 +95,7 @@ class LadderConfig:
     name: str
     format: Format
     players: int
+    seatings: Seatings
     matches: int
     seed: int
     preset: str
@@ -93,7 +120,8 @@ class LadderConfig:
     def fingerprint(self) -> str:
         """A hash of everything that decides the matches (not db, parallelism or retries)."""
         data = {
-            "format": self.format.value, "players": self.players, "matches": self.matches, "seed": self.seed,
+            "format": self.format.value, "players": self.players, "seatings": self.seatings.value,
+            "matches": self.matches, "seed": self.seed,
             "rules": self.rules.to_dict(), "clock": [self.clock.move_ms, self.clock.bank_ms, self.clock.strikes],
             "bots": [[b.name, b.builtin, list(b.command)] for b in self.bots],
         }
@@ -111,14 +139,18 @@ def load(path: Path) -> LadderConfig:
 
 def parse(data: Mapping[str, Any], *, base: Path, default_name: str = "ladder") -> LadderConfig:
     """Build a config from the TOML document `data` (paths relative to `base`)."""
-    known = {"name", "format", "players", "matches", "seed", "db", "parallel", "retries", "match_timeout",
-             "rules", "clock", "bots"}
+    known = {"name", "format", "players", "seatings", "matches", "seed", "db", "parallel", "retries",
+             "match_timeout", "rules", "clock", "bots"}
     _no_unknown("", data, known)
     try:
         fmt = Format(_get(data, "format", str, "duplicate"))
     except ValueError:
         raise ConfigError("format", "must be 'duplicate' or 'plain'") from None
     players = _get(data, "players", int, 4)
+    try:
+        seatings = Seatings(_get(data, "seatings", str, Seatings.default(players).value))
+    except ValueError:
+        raise ConfigError("seatings", "must be 'all' or 'rotations'") from None
     rules_table = dict(_get(data, "rules", dict, {}))
     preset = rules_table.pop("preset", "cardverse")
     if not isinstance(preset, str):
@@ -133,6 +165,7 @@ def parse(data: Mapping[str, Any], *, base: Path, default_name: str = "ladder") 
         name=_get(data, "name", str, default_name),
         format=fmt,
         players=players,
+        seatings=seatings,
         matches=_get(data, "matches", int, 0),
         seed=_get(data, "seed", int, 0),
         preset=preset,

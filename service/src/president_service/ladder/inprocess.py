@@ -27,7 +27,7 @@ class InProcess:
 
     def __call__(self, spec: MatchSpec) -> Outcome:
         hands = [[CardSet(hand) for hand in deal] for deal in spec.hands] or None
-        result = play_local([builtin_bot(self.levels[name]) for name in spec.bots], self.rules, seed=spec.seed,
-                            hands=hands)
-        return Outcome(index=spec.index, board=spec.board, rotation=spec.rotation, bots=spec.bots,
+        bots = [builtin_bot(self.levels[name], seed=spec.seed) for name in spec.bots]
+        result = play_local(bots, self.rules, seed=spec.seed, hands=hands)
+        return Outcome(index=spec.index, board=spec.board, seating=spec.seating, bots=spec.bots,
                        places=result.places, scores=result.scores)

@@ -12,7 +12,7 @@ class Outcome:
 
     index: int
     board: int
-    rotation: int
+    seating: int
     bots: tuple[str, ...]
     """Bot name by player."""
     places: tuple[tuple[int, ...], ...]
@@ -33,9 +33,9 @@ class Outcome:
         return json.dumps({"places": self.places, "scores": self.scores, "taken_over": self.taken_over})
 
     @classmethod
-    def from_row(cls, *, index: int, board: int, rotation: int, bots: str, result: str, match_id: str,
+    def from_row(cls, *, index: int, board: int, seating: int, bots: str, result: str, match_id: str,
                  seconds: float, attempts: int) -> Outcome:
         data = json.loads(result)
-        return cls(index=index, board=board, rotation=rotation, bots=tuple(json.loads(bots)),
+        return cls(index=index, board=board, seating=seating, bots=tuple(json.loads(bots)),
                    places=tuple(tuple(d) for d in data["places"]), scores=tuple(data["scores"]),
                    match_id=match_id, seconds=seconds, attempts=attempts, taken_over=tuple(data["taken_over"]))

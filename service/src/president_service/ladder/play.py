@@ -91,14 +91,14 @@ class _ProcessSeat:
 class _BuiltinSeat:
     """A built-in level, played over the network from a thread of this process."""
 
-    def __init__(self, level: str, server: str, token: str) -> None:
+    def __init__(self, level: str, seed: int, server: str, token: str) -> None:
         self._error: str | None = None
-        self._thread = threading.Thread(target=self._play, args=(level, server, token), daemon=True)
+        self._thread = threading.Thread(target=self._play, args=(level, seed, server, token), daemon=True)
         self._thread.start()
 
-    def _play(self, level: str, server: str, token: str) -> None:
+    def _play(self, level: str, seed: int, server: str, token: str) -> None:
         try:
-            run_seat(builtin_bot(level), server=server, token=token)
+            run_seat(builtin_bot(level, seed=seed), server=server, token=token)
         except Exception as exc:  # reported as the attempt's failure
             self._error = f"built-in {level}: {type(exc).__name__}: {exc}"
 
@@ -127,10 +127,11 @@ def play_match(spec: MatchSpec, table: Table) -> Outcome:
             for seat_token in created.seats:
                 bot = table.bots[spec.bots[seat_token.player]]
                 if bot.builtin is not None:
-                    seats.append(_BuiltinSeat(bot.builtin, table.server, seat_token.token))
+                    seats.append(_BuiltinSeat(bot.builtin, spec.seed, table.server, seat_token.token))
                 else:
                     seats.append(_ProcessSeat(bot.argv(server=table.server, token=seat_token.token,
-                                                       match=created.match_id, player=seat_token.player)))
+                                                       match=created.match_id, player=seat_token.player,
+                                                       seed=spec.seed)))
             _wait(seats, started + table.timeout_s, created.match_id, stub)
             summary = stub.GetMatch(pb.GetMatchRequest(match_id=created.match_id), timeout=30).match
             if summary.status != pb.MATCH_STATUS_OVER:
@@ -143,7 +144,7 @@ def play_match(spec: MatchSpec, table: Table) -> Outcome:
                 seat.stop()
     match = replay_from_proto(replay).replay()
     places = tuple(e.places for e in match.events if isinstance(e, DealEnded))
-    return Outcome(index=spec.index, board=spec.board, rotation=spec.rotation, bots=spec.bots, places=places,
+    return Outcome(index=spec.index, board=spec.board, seating=spec.seating, bots=spec.bots, places=places,
                    scores=tuple(match.scores), match_id=created.match_id, seconds=time.monotonic() - started,
                    taken_over=tuple(p.player for p in summary.players if p.taken_over))
 

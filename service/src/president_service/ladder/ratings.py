@@ -5,6 +5,11 @@ applied in schedule order (match index, then deal), never in the order
 matches happened to finish, so a ladder run in parallel, on Ray or resumed
 gives the same ratings as one run in sequence.  The ordinal mu - 3 sigma is
 the conservative rating that orders the table.
+
+The model's dynamics factor tau is 0: it adds uncertainty before every game
+to follow players whose skill drifts, but a ladder's bots are fixed programs,
+so it would only keep the ratings chasing the latest deals instead of
+settling (benchmarks/ladder_formats.py measures the ordering).
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ class Rating:
 
 def rate(names: Sequence[str], outcomes: Iterable[Outcome]) -> list[Rating]:
     """Ratings of `names` from `outcomes`, best ordinal first."""
-    model = PlackettLuce()
+    model = PlackettLuce(tau=0.0)
     current = {name: model.rating(name=name) for name in names}
     deals = dict.fromkeys(names, 0)
     for outcome in sorted(outcomes, key=lambda o: o.index):

@@ -16,7 +16,9 @@ STATISTIC = ("paired place difference per {unit}: place(B) - place(A) over the {
 
 
 def _num(value: float) -> str:
-    return "n/a" if math.isnan(value) else "inf" if math.isinf(value) else f"{value:.2f}"
+    if math.isinf(value):
+        return "-inf" if value < 0 else "inf"
+    return "n/a" if math.isnan(value) else f"{value:.2f}"
 
 
 def _ci(interval: Interval) -> str:

@@ -1,7 +1,7 @@
 """Confidence intervals for places, and the paired comparison behind the CI gate.
 
 The *unit* of every interval is what makes results independent enough to
-count: a board (all its rotations) in duplicate format, a match in plain
+count: a board (all its seatings) in duplicate format, a match in plain
 format.  A bot's score in a unit is its mean finishing place there (1 =
 first) over every deal it played.  Two bots are compared on the units both
 played in: d = place(B) - place(A), so d > 0 means A finished ahead.  In
@@ -61,7 +61,7 @@ def mean_interval(values: Sequence[float]) -> Interval:
     return Interval(mean=mean, low=mean - half, high=mean + half, n=n)
 
 
-def units(outcomes: Iterable[Outcome], fmt: Format, players: int) -> Units:
+def units(outcomes: Iterable[Outcome], fmt: Format, board_size: int) -> Units:
     """Each unit's mean place per bot; in duplicate only complete boards count (in board order)."""
     groups: dict[int, list[Outcome]] = defaultdict(list)
     for outcome in outcomes:
@@ -69,7 +69,7 @@ def units(outcomes: Iterable[Outcome], fmt: Format, players: int) -> Units:
     out: Units = []
     for key in sorted(groups):
         group = groups[key]
-        if fmt is Format.DUPLICATE and len(group) < players:
+        if fmt is Format.DUPLICATE and len(group) < board_size:
             continue
         places: dict[str, list[int]] = defaultdict(list)
         for outcome in group:

@@ -19,7 +19,7 @@ from president_service.ladder.outcome import Outcome
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS matches (
-    idx INTEGER PRIMARY KEY, board INTEGER NOT NULL, rotation INTEGER NOT NULL, bots TEXT NOT NULL,
+    idx INTEGER PRIMARY KEY, board INTEGER NOT NULL, seating INTEGER NOT NULL, bots TEXT NOT NULL,
     result TEXT NOT NULL, match_id TEXT NOT NULL, seconds REAL NOT NULL, attempts INTEGER NOT NULL,
     finished_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS failures (
@@ -52,7 +52,7 @@ class LadderStore:
         try:
             self._db.execute(
                 "INSERT INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (outcome.index, outcome.board, outcome.rotation, json.dumps(outcome.bots), outcome.to_json(),
+                (outcome.index, outcome.board, outcome.seating, json.dumps(outcome.bots), outcome.to_json(),
                  outcome.match_id, outcome.seconds, outcome.attempts, time.time()))
         except sqlite3.IntegrityError:
             return False
@@ -74,8 +74,8 @@ class LadderStore:
     def outcomes(self) -> list[Outcome]:
         """Every counted match, in schedule order."""
         rows = self._db.execute(
-            "SELECT idx, board, rotation, bots, result, match_id, seconds, attempts FROM matches ORDER BY idx")
-        return [Outcome.from_row(index=r[0], board=r[1], rotation=r[2], bots=r[3], result=r[4], match_id=r[5],
+            "SELECT idx, board, seating, bots, result, match_id, seconds, attempts FROM matches ORDER BY idx")
+        return [Outcome.from_row(index=r[0], board=r[1], seating=r[2], bots=r[3], result=r[4], match_id=r[5],
                                  seconds=r[6], attempts=r[7]) for r in rows]
 
     def close(self) -> None:

@@ -10,6 +10,7 @@ from president_service.ladder.config import Format, LadderConfig
 from president_service.ladder.gate import Claim, Verdict, judge
 from president_service.ladder.outcome import Outcome
 from president_service.ladder.ratings import Rating, rate
+from president_service.ladder.schedule import board_size
 from president_service.ladder.stats import Interval, ahead_share, mean_place, paired_difference, units
 
 
@@ -69,7 +70,7 @@ def summarize(config: LadderConfig, outcomes: Sequence[Outcome], scheduled: int,
               failed: Sequence[tuple[int, str]] = ()) -> Summary:
     """The ratings, places, head-to-head table and claim verdicts of a ladder's counted matches."""
     names = [b.name for b in config.bots]
-    table = units(outcomes, config.format, config.players)
+    table = units(outcomes, config.format, board_size(config))
     standings = tuple(Standing(rating=r, place=mean_place(table, r.name)) for r in rate(names, outcomes))
     pairs = []
     for a, b in permutations(names, 2):
