@@ -40,3 +40,12 @@ def test_no_server_is_a_clear_error(capsys: pytest.CaptureFixture[str], monkeypa
     monkeypatch.delenv("PRESIDENT_TOKEN", raising=False)
     assert main(["builtin:easy", "--server", "127.0.0.1:1", "-q"]) == 1
     assert "no seat token" in capsys.readouterr().err
+
+
+def test_seed_makes_local_play_with_random_bots_repeat(capsys: pytest.CaptureFixture[str]) -> None:
+    def local(seed: str) -> str:
+        assert main(["builtin:random", "--local", "--opponents", "random,random,random", "--seed", seed]) == 0
+        return capsys.readouterr().out
+
+    assert local("5") == local("5")
+    assert local("5") != local("6")

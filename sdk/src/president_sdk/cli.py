@@ -38,11 +38,11 @@ class BotLoadError(ValueError):
     """BOT does not name a bot that can be loaded."""
 
 
-def load_bot(spec: str) -> Bot:
-    """A new bot from ``FILE.py[:Class]``, ``module[:Class]`` or ``builtin:LEVEL``."""
+def load_bot(spec: str, *, seed: int | None = None) -> Bot:
+    """A new bot from ``FILE.py[:Class]``, ``module[:Class]`` or ``builtin:LEVEL`` (`seed`: a built-in's draws)."""
     if spec.startswith("builtin:"):
         try:
-            return builtin_bot(spec.removeprefix("builtin:"))
+            return builtin_bot(spec.removeprefix("builtin:"), seed=seed)
         except ValueError as exc:
             raise BotLoadError(str(exc)) from None
     where, _, name = spec.partition(":")
@@ -89,7 +89,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="--local: built-in levels of the other seats (default hard,normal,easy)")
     parser.add_argument("--preset", default="cardverse", choices=sorted(PRESETS), help="--local: the rules")
     parser.add_argument("--deals", type=int, default=3, help="--local: deals in the match (default 3)")
-    parser.add_argument("--seed", type=int, default=0, help="--local: shuffle seed")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seeds builtin:random's draws (a ladder command can pass {seed});"
+                             " with --local also the shuffle (default 0)")
     parser.add_argument("-q", "--quiet", action="store_true", help="only errors and the result")
     return parser
 
@@ -99,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
                         format="%(levelname)s %(name)s: %(message)s")
     try:
-        bot = load_bot(args.bot)
+        bot = load_bot(args.bot, seed=args.seed)
     except BotLoadError as exc:
         print(f"president-bot: {exc}", file=sys.stderr)
         return 2
@@ -123,14 +125,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _local(bot: Bot, args: argparse.Namespace) -> int:
     levels = [name.strip() for name in args.opponents.split(",") if name.strip()]
     try:
-        opponents = [builtin_bot(name) for name in levels]
+        opponents = [builtin_bot(name, seed=args.seed) for name in levels]
         rules = Rules.preset(args.preset, players=len(levels) + 1, deals=args.deals)
     except (ValueError, RulesError) as exc:
         print(f"president-bot: {exc}", file=sys.stderr)
         return 2
     names = [bot.name] + [f"{level}{i}" for i, level in enumerate(levels, 1)]
     try:
-        result = play_local([bot, *opponents], rules, seed=args.seed, strict=False)
+        result = play_local([bot, *opponents], rules, seed=args.seed or 0, strict=False)
     except BotError as exc:
         print(f"president-bot: {exc}", file=sys.stderr)
         return 1
