@@ -128,15 +128,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 class BuiltinSeat(threading.Thread):
     """A seat played by one of the SDK's built-in bots over the SDK's gRPC runner."""
 
-    def __init__(self, level: str, address: str, token: str) -> None:
+    def __init__(self, level: str, seed: int, address: str, token: str) -> None:
         super().__init__(daemon=True)
-        self.level, self.address, self.token = level, address, token
+        self.level, self.seed, self.address, self.token = level, seed, address, token
         self.error: BaseException | None = None
         self.over = False
 
     def run(self) -> None:
         try:
-            run(builtin_bot(self.level), self.address, self.token)
+            run(builtin_bot(self.level, seed=self.seed), self.address, self.token)
             self.over = True
         except BaseException as exc:  # reported by the test
             self.error = exc
@@ -167,7 +167,7 @@ def play_match(server: Server, node_bot: Path, preset: str, *, seed: int, extra:
     )
     tokens = {seat.player: seat.token for seat in created.seats}
     seats = [p for p in sorted(tokens) if p != NODE_PLAYER]
-    others = [BuiltinSeat(OPPONENTS[i % len(OPPONENTS)], server.address, tokens[p]) for i, p in enumerate(seats)]
+    others = [BuiltinSeat(OPPONENTS[i % len(OPPONENTS)], seed, server.address, tokens[p]) for i, p in enumerate(seats)]
     for other in others:
         other.start()
     node = subprocess.run(
@@ -199,7 +199,8 @@ def assert_every_node_action_accepted(outcome: Outcome) -> None:
 # ---------------------------------------------------------------------------- tests
 
 
-# Seeds under which the Node seat ends a deal as President or Vice-President, so that
+# Seeds (of the deal and of the random seat's draws: the match is the same every time)
+# under which the Node seat ends a deal as President or Vice-President, so that
 # it gives cards back (and, in Norwegian, names the cards it wants) in a later deal.
 # Italian has no exchange.
 PRESETS = [
