@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request
-from president_engine.cards import CARDS, JOKER, Card, CardSet, Rank, Suit
+from president_engine.cards import CARDS, JOKER, SLOT_BITS, SLOT_MAX, Card, CardSet, Rank, Suit
 from president_engine.errors import CardParseError, RulesError
 from president_engine.events import (
     CardsGiven,
@@ -156,6 +156,21 @@ def card_from_proto(msg: pb.Card, field: str = "card") -> Card:
     return CARDS[(rank - 2) * 4 + suit]
 
 
+_CARD_MESSAGES: tuple[pb.Card, ...] = tuple(card_to_proto(card) for card in CARDS)
+"""One message per card slot, shared: only ever copied (a message constructor copies what it is given)."""
+
+
+def _card_messages(cards: CardSet) -> list[pb.Card]:
+    """The cards as shared messages, in the engine's order, read straight from the bits (the hot path)."""
+    out: list[pb.Card] = []
+    bits = cards.bits
+    while bits:
+        shift = ((bits & -bits).bit_length() - 1) // SLOT_BITS * SLOT_BITS
+        out += [_CARD_MESSAGES[shift // SLOT_BITS]] * ((bits >> shift) & SLOT_MAX)
+        bits &= ~(SLOT_MAX << shift)
+    return out
+
+
 def cards_to_proto(cards: CardSet) -> list[pb.Card]:
     """The cards in the engine's order (ascending, jokers last)."""
     return [card_to_proto(card) for card in cards]
@@ -173,7 +188,7 @@ def cards_from_proto(msgs: Iterable[pb.Card], field: str = "cards") -> CardSet:
 # ---------------------------------------------------------------------------
 
 def play_to_proto(play: Play) -> pb.PlayAction:
-    return pb.PlayAction(cards=cards_to_proto(play.cards),
+    return pb.PlayAction(cards=_card_messages(play.cards),
                          rank=pb.RANK_UNSPECIFIED if play.rank is None else _RANK.to_proto(play.rank))
 
 
@@ -188,8 +203,8 @@ def action_to_proto(action: Action) -> pb.Action:
     if isinstance(action, Pass):
         return pb.Action(pass_turn=pb.PassAction())
     if isinstance(action, GiveBack):
-        return pb.Action(give_back=pb.GiveBackAction(cards=cards_to_proto(action.cards)))
-    return pb.Action(request=pb.RequestAction(cards=cards_to_proto(action.cards)))
+        return pb.Action(give_back=pb.GiveBackAction(cards=_card_messages(action.cards)))
+    return pb.Action(request=pb.RequestAction(cards=_card_messages(action.cards)))
 
 
 def action_from_proto(msg: pb.Action, field: str = "action") -> Action:
@@ -317,7 +332,7 @@ def match_result_from_proto(msg: pb.MatchResult) -> MatchEnded:
 def cards_given_to_proto(event: CardsGiven) -> pb.CardsGiven:
     return pb.CardsGiven(
         giver=event.giver, receiver=event.receiver, count=event.count, tribute=event.tribute,
-        cards=None if event.cards is None else pb.Hand(cards=cards_to_proto(event.cards)))
+        cards=None if event.cards is None else pb.Hand(cards=_card_messages(event.cards)))
 
 
 def cards_given_from_proto(msg: pb.CardsGiven) -> CardsGiven:
@@ -348,10 +363,10 @@ def event_to_proto(event: Event, seq: int) -> pb.Event:
             deal=event.deal, seats=event.seats, dealer=event.dealer, hand_sizes=event.hand_sizes,
             roles=[_ROLE.to_proto(r) for r in event.roles]))
     if isinstance(event, HandDealt):
-        return pb.Event(seq=seq, hand_dealt=pb.HandDealt(player=event.player, cards=cards_to_proto(event.cards)))
+        return pb.Event(seq=seq, hand_dealt=pb.HandDealt(player=event.player, cards=_card_messages(event.cards)))
     if isinstance(event, CardsRequested):
         return pb.Event(seq=seq, cards_requested=pb.CardsRequested(
-            receiver=event.receiver, giver=event.giver, cards=cards_to_proto(event.cards)))
+            receiver=event.receiver, giver=event.giver, cards=_card_messages(event.cards)))
     if isinstance(event, CardsGiven):
         return pb.Event(seq=seq, cards_given=cards_given_to_proto(event))
     if isinstance(event, PlayStarted):
@@ -451,7 +466,7 @@ def observation_to_proto(obs: Observation) -> pb.Observation:
         deal=obs.deal,
         phase=_PHASE.to_proto(obs.phase),
         to_act=obs.to_act,
-        hand=cards_to_proto(obs.hand),
+        hand=_card_messages(obs.hand),
         hand_sizes=obs.hand_sizes,
         seats=obs.seats,
         roles=[_ROLE.to_proto(r) for r in obs.roles],
@@ -463,7 +478,7 @@ def observation_to_proto(obs: Observation) -> pb.Observation:
         table=None if obs.table is None else play_to_proto(obs.table),
         table_player=obs.table_player,
         trick=[_trick_entry_to_proto(e) for e in obs.trick],
-        played=cards_to_proto(obs.played),
+        played=_card_messages(obs.played),
         exchange=[cards_given_to_proto(e) for e in obs.exchange],
         owed=obs.owed,
     )
@@ -532,7 +547,7 @@ def replay_to_proto(record: MatchRecord, *, names: Sequence[str], result: MatchE
         seed=record.seed,
         deals=[pb.DealRecord(
             seats=deal.seats,
-            hands=[pb.Hand(cards=cards_to_proto(hand)) for hand in deal.hands],
+            hands=[pb.Hand(cards=_card_messages(hand)) for hand in deal.hands],
             shuffled=deal.shuffled,
             actions=[pb.RecordedAction(player=p, action=action_to_proto(a)) for p, a in deal.actions],
         ) for deal in record.deals],

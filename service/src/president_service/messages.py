@@ -6,6 +6,8 @@ the service has (strikes, take-overs, clocks, seat claims).
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from google.protobuf.timestamp_pb2 import Timestamp
 from president_engine.events import MatchEnded
 from president_sdk import wire
@@ -14,7 +16,11 @@ from president_sdk.proto.president.v1 import president_pb2 as pb
 from president_service.clock import ClockSettings
 from president_service.runner import MatchRunner, Turn
 from president_service.store import FinishedSummary
-from president_service.strike import LogEvent, Strike, TakenOver
+from president_service.strike import LogEvent, Strike, TakenOver, visible
+
+_M = TypeVar("_M")
+_SHARED = 4
+"""Latest log entries a match keeps encoded: what one move adds, for each of its streams to send."""
 
 
 def event_message(event: LogEvent, seq: int) -> pb.Event:
@@ -24,6 +30,47 @@ def event_message(event: LogEvent, seq: int) -> pb.Event:
     if isinstance(event, TakenOver):
         return wire.takeover_event(seq, event.player)
     return wire.event_to_proto(event, seq)
+
+
+class SharedEvents:
+    """A match's latest log entries, each encoded once and sent as the same message on every stream.
+
+    An entry is shared only with receivers for whom `visible` leaves it whole;
+    a redacted copy is built for its one receiver and never stored, so a
+    shared message never carries a card its receiver may not see.  Messages
+    are not changed once built, and only the latest few are kept.
+    """
+
+    def __init__(self) -> None:
+        self._seats: dict[int, pb.PlayResponse] = {}
+        self._spectators: dict[int, pb.SpectateResponse] = {}
+
+    def for_seat(self, entry: LogEvent, seq: int, player: int) -> pb.PlayResponse | None:
+        """Entry `seq` as `player` may see it; None if hidden."""
+        shown = visible(entry, player)
+        if shown is not entry:
+            return None if shown is None else pb.PlayResponse(event=event_message(shown, seq))
+        message = self._seats.get(seq)
+        if message is None:
+            message = self._seats[seq] = pb.PlayResponse(event=event_message(entry, seq))
+            _trim(self._seats)
+        return message
+
+    def for_spectator(self, entry: LogEvent, seq: int) -> pb.SpectateResponse | None:
+        """Entry `seq` as a spectator may see it; None if hidden."""
+        shown = visible(entry, None)
+        if shown is not entry:
+            return None if shown is None else pb.SpectateResponse(event=event_message(shown, seq))
+        message = self._spectators.get(seq)
+        if message is None:
+            message = self._spectators[seq] = pb.SpectateResponse(event=event_message(entry, seq))
+            _trim(self._spectators)
+        return message
+
+
+def _trim(messages: dict[int, _M]) -> None:
+    if len(messages) > _SHARED:
+        del messages[next(iter(messages))]  # the oldest: dicts keep insertion order
 
 
 def timestamp(unix: float) -> Timestamp:

@@ -40,7 +40,7 @@ class Registry:
         self._by_token: dict[bytes, tuple[MatchRunner, int]] = {}
         self._finished: OrderedDict[str, MatchRunner] = OrderedDict()
 
-    async def restore(self) -> int:
+    def restore(self) -> int:
         """Rebuild every unfinished match from the store; returns how many are live again."""
         for stored in self.store.unfinished():
             try:
@@ -49,7 +49,7 @@ class Registry:
                 log.exception("match %s cannot be rebuilt from its log; left as it is", stored.match_id)
                 continue
             if runner.is_over:
-                await runner.save_result()
+                runner.save_result()
             else:
                 self._go_live(runner)
         return len(self.live)
@@ -74,7 +74,7 @@ class Registry:
         while len(self._finished) > _FINISHED_CACHE:
             self._finished.popitem(last=False)
 
-    async def create(self, *, preset: str, rules: Rules, seed: int | None,
+    def create(self, *, preset: str, rules: Rules, seed: int | None,
                      hands: Sequence[Sequence[CardSet]], clock: ClockSettings,
                      names: Sequence[str], open_seats: bool) -> tuple[MatchRunner, list[str]]:
         """A new match, stored before it is announced; returns it and one token per player."""
@@ -106,7 +106,7 @@ class Registry:
             token_hashes=tuple(token_hash(t) for t in tokens),
             claimed=(not open_seats,) * players,
         )
-        await self.store.create(stored)
+        self.store.create(stored)
         runner = self._runner(stored)
         self._go_live(runner)
         return runner, tokens
@@ -135,7 +135,7 @@ class Registry:
             return await self.get(place[0]), place[1]
         runner, player = found
         if not runner.claimed[player]:
-            await self.store.mark_claimed(digest)
+            self.store.mark_claimed(digest)
             self._claimed(runner, player)
         return runner, player
 
@@ -156,12 +156,7 @@ class Registry:
         old, new = runner.token_hashes[player], token_hash(token)
         names = list(runner.names)
         names[player] = name or names[player]
-        runner.claimed[player] = True  # reserved while the claim is written, so two joins cannot both get it
-        try:
-            await self.store.claim(match_id, old, new, tuple(names))
-        except BaseException:
-            runner.claimed[player] = False
-            raise
+        self.store.claim(match_id, old, new, tuple(names))  # inline: no other join can come in between
         runner.names = names
         runner.token_hashes[player] = new
         del self._by_token[old]

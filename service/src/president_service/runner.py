@@ -1,14 +1,16 @@
 """`MatchRunner`: one match being played — the engine, its log, its clock and its open streams.
 
 Every change to a match goes through `submit` (a seat's action) or the clock
-(a timeout, a taken-over seat), one at a time under the runner's lock, always
-in this order: check, commit to the store, apply to the engine, append to the
-log, wake the streams.  So nothing is acknowledged or broadcast before it is
-durable, and a refused action changes nothing.  The same `_record` step
-rebuilds a match from its stored actions after a restart.
+(a timeout, a taken-over seat), always in this order: check, commit to the
+store, apply to the engine, append to the log, wake the streams.  The store
+commits inline, so each change runs start to end without yielding to the
+event loop: changes never interleave (no lock needed), nothing is
+acknowledged or broadcast before it is durable, and a refused action changes
+nothing.  The same `_record` step rebuilds a match from its stored actions
+after a restart.
 
 Streams get no copies: each keeps a cursor into the shared log (event objects
-are shared, redaction happens as an event is sent) and a wake-up event.
+are shared, redaction happens as an event is sent) and a `Wake`.
 """
 
 from __future__ import annotations
@@ -18,9 +20,8 @@ import logging
 import sqlite3
 import time
 from array import array
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from president_engine import (
     Action,
@@ -57,6 +58,37 @@ class Turn:
     bank_ms: int
 
 
+class Wake:
+    """A stream's wake-up call: set whenever the match log grows, cleared by the stream as it catches up.
+
+    Like asyncio.Event for its one waiter, without the deque and dict every
+    Event carries (a live match holds one per open stream).
+    """
+
+    __slots__ = ("_is_set", "_waiter")
+
+    def __init__(self) -> None:
+        self._is_set = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    def set(self) -> None:
+        self._is_set = True
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    def clear(self) -> None:
+        self._is_set = False
+
+    async def wait(self) -> None:
+        if self._is_set:
+            return
+        self._waiter = asyncio.get_running_loop().create_future()
+        try:
+            await self._waiter
+        finally:
+            self._waiter = None
+
+
 class MatchRunner:
     def __init__(self, stored: StoredMatch, store: Store, limits: Limits, start_grace_s: float,
                  on_over: Callable[[MatchRunner], None]) -> None:
@@ -82,16 +114,16 @@ class MatchRunner:
         self._limits = limits
         self._grace_s = start_grace_s
         self._on_over = on_over
-        self._lock = asyncio.Lock()
-        self._watchers: set[asyncio.Event] = set()
+        self._watchers: dict[Wake, int | None] = {}
+        """Each open stream's wake-up, with its player (None: a spectator)."""
         self._streams = [0] * stored.rules.players
         self._spectators = 0
         self._connected = [False] * stored.rules.players
         self.started = False
         """True once the clock runs: every seat claimed, and connected or the start grace passed."""
-        self._timer: asyncio.TimerHandle | None = None
+        self._timer: asyncio.Handle | None = None
+        """The server's next own move: at the deadline, or right away for a taken-over seat."""
         self._grace: asyncio.TimerHandle | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
         self._turn_started: float | None = None
         self._deadline = 0.0
         if not self.match.is_over and all(self.claimed):
@@ -115,15 +147,22 @@ class MatchRunner:
     def taken_over(self, player: int) -> bool:
         return self.clock.taken_over(player)
 
+    def turn_key(self, player: int) -> tuple[int, bool] | None:
+        """Cheaply, what `player`'s turn is now: (turn id, whether it has a deadline); None if not its turn."""
+        match = self.match
+        if match.is_over or match.to_act != player or self.clock.taken_over(player) or not all(self.claimed):
+            return None
+        # No deadline before the clock starts: a seat may act early, for free.
+        return self.turn_id, self.started and self._turn_started is not None and self.clock.enabled
+
     def turn_for(self, player: int) -> Turn | None:
         """The turn `player` must act on now, or None."""
-        match = self.match
-        if not all(self.claimed) or match.is_over or match.to_act != player or self.clock.taken_over(player):
+        key = self.turn_key(player)
+        if key is None:
             return None
-        deadline = None  # also before the clock starts: a seat may act early, for free
-        if self.started and self._turn_started is not None and self.clock.enabled:
-            deadline = time.time() + (self._deadline - self._loop.time())
-        return Turn(self.turn_id, match.observation(player), deadline, self.clock.banks[player])
+        turn_id, timed = key
+        deadline = time.time() + (self._deadline - self._loop.time()) if timed else None
+        return Turn(turn_id, self.match.observation(player), deadline, self.clock.banks[player])
 
     def record(self) -> MatchRecord:
         if not self.match.is_over:
@@ -132,8 +171,8 @@ class MatchRunner:
 
     # ------------------------------------------------------------------ seats and streams
 
-    def attach(self, player: int | None) -> asyncio.Event:
-        """Register a stream (player None: a spectator); returns the event set whenever the log grows."""
+    def attach(self, player: int | None) -> Wake:
+        """Register a stream (player None: a spectator); returns its wake-up, set whenever the log grows."""
         if player is None:
             if self._spectators >= self._limits.max_spectators:
                 raise ServiceError(Reason.TOO_MANY_STREAMS, f"this match has {self._spectators} spectators already")
@@ -144,12 +183,12 @@ class MatchRunner:
                                    f"player {player} has {self._streams[player]} open streams already")
             self._streams[player] += 1
             self.connected(player)
-        wake = asyncio.Event()
-        self._watchers.add(wake)
+        wake = Wake()
+        self._watchers[wake] = player
         return wake
 
-    def detach(self, player: int | None, wake: asyncio.Event) -> None:
-        self._watchers.discard(wake)
+    def detach(self, player: int | None, wake: Wake) -> None:
+        del self._watchers[wake]
         if player is None:
             self._spectators -= 1
         else:
@@ -181,27 +220,28 @@ class MatchRunner:
         for handle in (self._timer, self._grace):
             if handle is not None:
                 handle.cancel()
-        for task in list(self._tasks):
-            task.cancel()
         self._notify()
 
-    def _notify(self) -> None:
+    def _notify(self, first: int | None = None) -> None:
+        """Wake every stream; those of player `first` first, so an acknowledgement is not queued behind others."""
+        for wake, player in self._watchers.items():
+            if player is not None and player == first:
+                wake.set()
         for wake in self._watchers:
             wake.set()
 
     # ------------------------------------------------------------------ actions
 
-    async def submit(self, player: int, turn_id: int, action: Action) -> None:
+    def submit(self, player: int, turn_id: int, action: Action) -> None:
         """Apply `player`'s action for `turn_id` once it is committed; ServiceError if refused."""
-        async with self._lock:
-            self._check_turn(player, turn_id)
-            try:
-                resolved = self.match.check(action, player)
-            except IllegalActionError as exc:
-                raise ServiceError.illegal(exc) from None
-            started = self._turn_started
-            spent = 0 if started is None else int((self._loop.time() - started) * 1000)
-            await self._commit(player, resolved, Source.SEAT, spent)
+        self._check_turn(player, turn_id)
+        try:
+            resolved = self.match.check(action, player)
+        except IllegalActionError as exc:
+            raise ServiceError.illegal(exc) from None
+        started = self._turn_started
+        spent = 0 if started is None else int((self._loop.time() - started) * 1000)
+        self._commit(player, resolved, Source.SEAT, spent)
 
     def _check_turn(self, player: int, turn_id: int) -> None:
         current = self.turn_id
@@ -224,10 +264,10 @@ class MatchRunner:
         if not all(self.claimed):
             raise ServiceError(Reason.NOT_YOUR_TURN, "the match starts when every seat is claimed")
 
-    async def _commit(self, player: int, action: Action, source: Source, spent_ms: int) -> None:
+    def _commit(self, player: int, action: Action, source: Source, spent_ms: int) -> None:
         row = ActionRow(turn=self.turn_id, player=player, action=str(action), source=source, spent_ms=spent_ms)
         try:
-            await self._store.append(self.match_id, row)
+            self._store.append(self.match_id, row)
         except (sqlite3.Error, OSError) as exc:
             raise ServiceError(Reason.STORAGE, f"the action could not be saved: {exc}") from None
         if self._timer is not None:
@@ -235,9 +275,9 @@ class MatchRunner:
             self._timer = None
         self._record(row, action)
         if self.match.is_over:
-            await self.save_result()
+            self.save_result()
             self._on_over(self)
-        self._notify()
+        self._notify(player if source is Source.SEAT else None)
         self._next()
 
     def _record(self, row: ActionRow, action: Action) -> None:
@@ -268,13 +308,13 @@ class MatchRunner:
         self.log.append(event)
         self.times.append(self._loop.time())
 
-    async def save_result(self) -> None:
+    def save_result(self) -> None:
         """Store the result and record of the ended match (again after a crash between the two writes)."""
         match = self.match
         assert match.winner is not None
         result = {"winner": match.winner, "totals": list(match.scores), "last_places": list(match.last_places)}
         try:
-            await self._store.finish(self.match_id, result, MatchRecord.from_match(match).dumps())
+            self._store.finish(self.match_id, result, MatchRecord.from_match(match).dumps())
         except (sqlite3.Error, OSError):
             log.exception("match %s: the final record was not saved (it is rebuilt at the next start)",
                           self.match_id)
@@ -291,33 +331,27 @@ class MatchRunner:
         turn = self.turn_id
         if self.clock.taken_over(player):
             self._turn_started = None
-            self._spawn(lambda: self._act_for(turn, Source.AUTOPILOT))
+            # Soon, not now: the streams get to send this move before the next one is made.
+            self._timer = self._loop.call_soon(self._act_for, turn, Source.AUTOPILOT)
             return
         now = self._loop.time()
         self._turn_started = now
         if self.clock.enabled:
             self._deadline = now + self.clock.allowance_ms(player) / 1000
-            self._timer = self._loop.call_at(self._deadline, self._spawn,
-                                             lambda: self._act_for(turn, Source.TIMEOUT))
+            self._timer = self._loop.call_at(self._deadline, self._act_for, turn, Source.TIMEOUT)
 
-    def _spawn(self, make: Callable[[], Coroutine[Any, Any, None]]) -> None:
-        task = self._loop.create_task(make())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _act_for(self, turn: int, source: Source) -> None:
+    def _act_for(self, turn: int, source: Source) -> None:
         """The server's own move for the seat to act: after a timeout, or for a taken-over seat."""
-        async with self._lock:
-            if turn != self.turn_id or self.match.is_over:
-                return
-            player = self.match.to_act
-            assert player is not None
-            legal = self.match.legal_actions()
-            action = timeout_action(legal) if source is Source.TIMEOUT else easy_action(legal)
-            started = self._turn_started
-            spent = 0 if started is None else int((self._loop.time() - started) * 1000)
-            try:
-                await self._commit(player, action, source, spent)
-            except ServiceError:
-                log.exception("match %s: retrying the server's move for turn %d", self.match_id, turn)
-                self._timer = self._loop.call_later(_RETRY_S, self._spawn, lambda: self._act_for(turn, source))
+        if turn != self.turn_id or self.match.is_over:
+            return
+        player = self.match.to_act
+        assert player is not None
+        legal = self.match.legal_actions()
+        action = timeout_action(legal) if source is Source.TIMEOUT else easy_action(legal)
+        started = self._turn_started
+        spent = 0 if started is None else int((self._loop.time() - started) * 1000)
+        try:
+            self._commit(player, action, source, spent)
+        except ServiceError:
+            log.exception("match %s: retrying the server's move for turn %d", self.match_id, turn)
+            self._timer = self._loop.call_later(_RETRY_S, self._act_for, turn, source)

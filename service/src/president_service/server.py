@@ -66,7 +66,7 @@ async def start(config: ServerConfig) -> RunningServer:
     admin = AdminKey(config.admin_token)
     store = Store(config.db)
     registry = Registry(store, config.limits, start_grace_s=config.start_grace_s)
-    restored = await registry.restore()
+    restored = registry.restore()
     server = grpc.aio.server(options=[
         ("grpc.max_receive_message_length", config.limits.max_receive_bytes),
         ("grpc.so_reuseport", 0),

@@ -3,7 +3,10 @@
 Every refusal is a `ServiceError`, sent as a gRPC status with ErrorInfo; on
 the Play stream a refused Act is answered by ActionRejected and the stream
 stays open.  Streams never copy the log: they walk it with a cursor, redact
-each entry for their receiver as they send it, and sleep on a wake-up event.
+each entry for their receiver as they send it (a public entry is encoded once
+per match, `SharedEvents`), and sleep on a wake-up.  An Act's answer goes out
+before the events it caused, and its player's stream is woken first, so the
+acknowledgement does not wait behind the broadcast.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable
 from typing import NoReturn, TypeVar
+from weakref import WeakKeyDictionary
 
 import grpc
 from president_engine import Action, RulesError
@@ -22,16 +26,15 @@ from president_service.auth import AdminKey
 from president_service.clock import ClockSettings
 from president_service.errors import Reason, ServiceError
 from president_service.messages import (
+    SharedEvents,
     clock_message,
-    event_message,
     finished_summary,
     match_summary,
     prompt_message,
     result,
 )
 from president_service.registry import Registry
-from president_service.runner import MatchRunner
-from president_service.strike import visible
+from president_service.runner import MatchRunner, Wake
 
 _T = TypeVar("_T")
 _LIST_LIMIT = 200
@@ -78,6 +81,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         self._registry = registry
         self._admin = admin
         self._default_clock = default_clock
+        self._shared: WeakKeyDictionary[MatchRunner, SharedEvents] = WeakKeyDictionary()
         self.draining = False
         """Set when the server stops: new calls are refused, running ones finish."""
 
@@ -107,7 +111,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             c = request.clock
             clock = ClockSettings(move_ms=c.move_time_limit_ms, bank_ms=c.time_bank_ms,
                                   max_strikes=c.strikes_before_takeover)
-        runner, tokens = await self._registry.create(
+        runner, tokens = self._registry.create(
             preset=request.preset, rules=rules, seed=request.seed if request.HasField("seed") else None,
             hands=hands, clock=clock, names=list(request.seat_names), open_seats=request.open_seats)
         return pb.CreateMatchResponse(
@@ -131,7 +135,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             if not request.turn_id:
                 raise ServiceError(Reason.MALFORMED, "turn_id is required (from the prompt)")
             runner.connected(player)
-            await runner.submit(player, request.turn_id, _action(request.action))
+            runner.submit(player, request.turn_id, _action(request.action))
             return pb.SubmitActionResponse(turn_id=request.turn_id)
         return await _guard(context, submit())
 
@@ -148,6 +152,12 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
 
     # ------------------------------------------------------------------ the Play stream
 
+    def _shared_events(self, runner: MatchRunner) -> SharedEvents:
+        shared = self._shared.get(runner)
+        if shared is None:
+            shared = self._shared[runner] = SharedEvents()
+        return shared
+
     async def Play(self, request_iterator: AsyncIterator[pb.PlayRequest],  # noqa: N802
                    context: Context) -> AsyncIterator[pb.PlayResponse]:
         try:
@@ -162,6 +172,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             wake = runner.attach(player)
         except ServiceError as exc:
             await _abort(context, exc)
+        shared = self._shared_events(runner)
         replies: list[pb.PlayResponse] = []
         reader = asyncio.get_running_loop().create_task(
             self._read_acts(request_iterator, runner, player, replies, wake))
@@ -170,28 +181,29 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                 match_id=runner.match_id, player=player, names=runner.names,
                 rules=wire.rules_to_proto(runner.match.rules), clock=clock_message(runner.clock.settings)))
             snapshot_sent = False
-            prompted: tuple[int, bool] = (0, True)
+            prompted: tuple[int, bool] | None = None
             while True:
                 wake.clear()
+                while replies and snapshot_sent:
+                    yield replies.pop(0)
                 log = runner.log
                 while cursor < len(log):
                     cursor += 1
-                    shown = visible(log[cursor - 1], player)
-                    if shown is not None:
-                        yield pb.PlayResponse(event=event_message(shown, cursor))
+                    message = shared.for_seat(log[cursor - 1], cursor, player)
+                    if message is not None:
+                        yield message
                 if not snapshot_sent:
                     snapshot_sent = True
                     yield pb.PlayResponse(snapshot=pb.Snapshot(
                         observation=wire.observation_to_proto(runner.match.observation(player)), last_seq=cursor))
                     continue  # events may have come while the snapshot was sent
-                while replies:
-                    yield replies.pop(0)
                 if runner.is_over and cursor == len(log):
                     yield pb.PlayResponse(match_over=_match_over(runner))
                     return
-                turn = runner.turn_for(player)
-                if turn is not None and (turn.turn_id, turn.deadline_unix is None) != prompted:
-                    prompted = (turn.turn_id, turn.deadline_unix is None)  # again once the clock starts
+                due = runner.turn_key(player)
+                turn = None if due is None or due == prompted else runner.turn_for(player)
+                if turn is not None:
+                    prompted = due  # again once the clock starts: then the prompt has a deadline
                     yield pb.PlayResponse(prompt=prompt_message(turn))
                     continue
                 await wake.wait()
@@ -200,7 +212,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             runner.detach(player, wake)
 
     async def _read_acts(self, requests: AsyncIterator[pb.PlayRequest], runner: MatchRunner, player: int,
-                         replies: list[pb.PlayResponse], wake: asyncio.Event) -> None:
+                         replies: list[pb.PlayResponse], wake: Wake) -> None:
         """Apply each Act as it arrives; queue its answer for the stream's writer."""
         async for request in requests:
             turn_id = request.act.turn_id
@@ -209,7 +221,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                     raise ServiceError(Reason.MALFORMED, "Hello comes once, first; then only Act")
                 if not turn_id:
                     raise ServiceError(Reason.MALFORMED, "turn_id is required (from the prompt)")
-                await runner.submit(player, turn_id, _action(request.act.action))
+                runner.submit(player, turn_id, _action(request.act.action))
                 replies.append(pb.PlayResponse(action_accepted=pb.ActionAccepted(turn_id=turn_id)))
             except ServiceError as exc:
                 replies.append(_rejected(turn_id, exc))
@@ -229,6 +241,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             await _abort(context, exc)
         delay = request.delay_ms / 1000
         loop = asyncio.get_running_loop()
+        shared = self._shared_events(runner)
         try:
             cursor = max(0, request.from_seq - 1)
             if request.from_seq == 0 and not delay:
@@ -244,9 +257,9 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                     if due > loop.time():
                         await asyncio.sleep(due - loop.time())
                     cursor += 1
-                    shown = visible(log[cursor - 1], None)
-                    if shown is not None:
-                        yield pb.SpectateResponse(event=event_message(shown, cursor))
+                    message = shared.for_spectator(log[cursor - 1], cursor)
+                    if message is not None:
+                        yield message
                 if runner.is_over and cursor == len(log):
                     yield pb.SpectateResponse(match_over=_match_over(runner))
                     return

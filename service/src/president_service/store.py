@@ -4,18 +4,22 @@ A match is rebuilt after a crash by replaying its stored actions on a fresh
 engine `Match` (the rules, seed and any explicit hands are stored at
 creation), so the per-move write is one small INSERT.  WAL mode with
 synchronous=NORMAL: a committed move survives the process being killed (not
-necessarily a power cut).  sqlite3 blocks, so every statement runs on one
-dedicated thread; writes that arrive together share one transaction (group
-commit), which keeps the event loop free and the database thread cheap.
+necessarily a power cut).  Such a commit only appends to the WAL file (about
+15 us, no fsync), so writes run inline on the caller's thread: cheaper than a
+hop to another thread and back, and the write is durable when the call
+returns.  What can take milliseconds runs on one background thread with its
+own connection: reads (WAL readers see committed data only) and checkpoints
+(the writer's automatic checkpoint, which fsyncs, is off).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sqlite3
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any, TypeVar
@@ -58,6 +62,10 @@ CREATE TABLE IF NOT EXISTS actions (
 
 
 _T = TypeVar("_T")
+_CHECKPOINT_EVERY = 500
+"""Commits between two checkpoints (SQLite's automatic one comes after about 1000 pages)."""
+
+log = logging.getLogger(__name__)
 
 
 class Source(IntEnum):
@@ -117,14 +125,15 @@ class Store:
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA wal_autocheckpoint=0")
         self._db.executescript(_SCHEMA)
+        self._reader = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="president-db")
-        self._pending: list[tuple[list[Statement], asyncio.Future[None]]] = []
-        self._flusher: asyncio.Task[None] | None = None
+        self._commits = 0
 
-    # ------------------------------------------------------------------ writes (group-committed)
+    # ------------------------------------------------------------------ writes (inline, one transaction each)
 
-    async def create(self, stored: StoredMatch) -> None:
+    def create(self, stored: StoredMatch) -> None:
         hands = None if stored.hands is None else json.dumps([[str(h) for h in deal] for deal in stored.hands])
         statements: list[Statement] = [(
             "INSERT INTO matches (id, created_at, preset, rules, seed, hands, clock, names, open_seats) "
@@ -133,71 +142,52 @@ class Store:
              hands, json.dumps(stored.clock.to_dict()), json.dumps(stored.names), int(stored.open_seats)))]
         statements += [("INSERT INTO seats VALUES (?,?,?,?)", (h, stored.match_id, player, int(claimed)))
                        for player, (h, claimed) in enumerate(zip(stored.token_hashes, stored.claimed, strict=True))]
-        await self._write(statements)
+        self._write(statements)
 
-    async def append(self, match_id: str, row: ActionRow) -> None:
+    def append(self, match_id: str, row: ActionRow) -> None:
         """Durably add one applied action; returns once it is committed."""
-        await self._write([("INSERT INTO actions VALUES (?,?,?,?,?,?)",
-                            (match_id, row.turn, row.player, row.action, int(row.source), row.spent_ms))])
+        self._write([("INSERT INTO actions VALUES (?,?,?,?,?,?)",
+                      (match_id, row.turn, row.player, row.action, int(row.source), row.spent_ms))])
 
-    async def finish(self, match_id: str, result: dict[str, Any], record: str) -> None:
+    def finish(self, match_id: str, result: dict[str, Any], record: str) -> None:
         """Keep the result and full record of a match that has ended; it is then never restored."""
-        await self._write([("UPDATE matches SET result = ?, record = ? WHERE id = ?",
-                            (json.dumps(result), record, match_id))])
+        self._write([("UPDATE matches SET result = ?, record = ? WHERE id = ?",
+                      (json.dumps(result), record, match_id))])
 
-    async def claim(self, match_id: str, old_hash: bytes, new_hash: bytes, names: tuple[str, ...]) -> None:
+    def claim(self, match_id: str, old_hash: bytes, new_hash: bytes, names: tuple[str, ...]) -> None:
         """A seat claimed by JoinMatch: its new token replaces the one given at creation."""
-        await self._write([
+        self._write([
             ("UPDATE seats SET token_hash = ?, claimed = 1 WHERE token_hash = ?", (new_hash, old_hash)),
             ("UPDATE matches SET names = ? WHERE id = ?", (json.dumps(names), match_id)),
         ])
 
-    async def mark_claimed(self, token_hash: bytes) -> None:
+    def mark_claimed(self, token_hash: bytes) -> None:
         """An open seat claimed by using the token given at creation."""
-        await self._write([("UPDATE seats SET claimed = 1 WHERE token_hash = ?", (token_hash,))])
+        self._write([("UPDATE seats SET claimed = 1 WHERE token_hash = ?", (token_hash,))])
 
-    async def _write(self, statements: list[Statement]) -> None:
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._pending.append((statements, future))
-        if self._flusher is None:
-            self._flusher = asyncio.get_running_loop().create_task(self._flush())
-        await future
-
-    async def _flush(self) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            while self._pending:
-                batch, self._pending = self._pending, []
-                try:
-                    await loop.run_in_executor(self._thread, self._commit, [s for s, _ in batch])
-                except (sqlite3.Error, OSError) as exc:
-                    for _, future in batch:
-                        if not future.done():
-                            future.set_exception(exc)
-                    continue
-                for _, future in batch:
-                    if not future.done():
-                        future.set_result(None)
-        finally:
-            self._flusher = None
-
-    def _commit(self, batch: list[list[Statement]]) -> None:
+    def _write(self, statements: list[Statement]) -> None:
         db = self._db
         db.execute("BEGIN")
         try:
-            for statements in batch:
-                for sql, params in statements:
-                    db.execute(sql, params)
+            for sql, params in statements:
+                db.execute(sql, params)
         except BaseException:
             db.execute("ROLLBACK")
             raise
         db.execute("COMMIT")
+        self._commits += 1
+        if self._commits % _CHECKPOINT_EVERY == 0:
+            self._thread.submit(self._checkpoint).add_done_callback(_log_failure)
+
+    def _checkpoint(self) -> None:
+        """Copy the WAL into the database file, off the event loop; writers go on meanwhile."""
+        self._reader.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     # ------------------------------------------------------------------ reads
 
     def unfinished(self) -> list[StoredMatch]:
         """Every match without a final record, with its actions (read once, at start)."""
-        ids = [row[0] for row in self._db.execute(
+        ids = [row[0] for row in self._reader.execute(
             "SELECT id FROM matches WHERE record IS NULL ORDER BY created_at")]
         return [m for m in map(self._load, ids) if m is not None]
 
@@ -207,7 +197,8 @@ class Store:
     async def seat_of(self, token_hash: bytes) -> tuple[str, int] | None:
         """The match and player of a token hash, for matches no longer in memory."""
         def read() -> tuple[str, int] | None:
-            row = self._db.execute("SELECT match_id, player FROM seats WHERE token_hash = ?", (token_hash,)).fetchone()
+            row = self._reader.execute("SELECT match_id, player FROM seats WHERE token_hash = ?",
+                                       (token_hash,)).fetchone()
             return None if row is None else (row[0], row[1])
         return await self._read(read)
 
@@ -216,7 +207,7 @@ class Store:
         def read() -> list[FinishedSummary]:
             return [FinishedSummary(match_id=i, created_at=c, preset=p, rules=Rules.from_dict(json.loads(r)),
                                     names=tuple(json.loads(n)), result=json.loads(res))
-                    for i, c, p, r, n, res in self._db.execute(
+                    for i, c, p, r, n, res in self._reader.execute(
                         "SELECT id, created_at, preset, rules, names, result FROM matches "
                         "WHERE record IS NOT NULL ORDER BY created_at DESC LIMIT ?", (limit,))]
         return await self._read(read)
@@ -225,7 +216,7 @@ class Store:
         return await asyncio.get_running_loop().run_in_executor(self._thread, read)
 
     def _load(self, match_id: str) -> StoredMatch | None:
-        db = self._db
+        db = self._reader
         row = db.execute("SELECT created_at, preset, rules, seed, hands, clock, names, open_seats, record "
                          "FROM matches WHERE id = ?", (match_id,)).fetchone()
         if row is None:
@@ -256,4 +247,10 @@ class Store:
 
     def close(self) -> None:
         self._thread.shutdown(wait=True)
+        self._reader.close()
         self._db.close()
+
+
+def _log_failure(done: Future[None]) -> None:
+    if not done.cancelled() and done.exception() is not None:
+        log.error("WAL checkpoint failed (SQLite retries at the next one)", exc_info=done.exception())
