@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import shutil
 import subprocess
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -13,7 +15,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from president_sdk.proto.president.v1 import president_pb2 as pb
 from president_sdk.proto.president.v1 import president_pb2_grpc as pb_grpc
-from service_helpers import ADMIN, auth, client, create, refused, running
+from service_helpers import ADMIN, ServerProcess, auth, client, create, error_info, free_port, refused, running
 
 
 def test_health_and_reflection_name_the_service(tmp_path: Path) -> None:
@@ -90,3 +92,45 @@ def test_the_servicer_implements_every_rpc_of_the_contract() -> None:
     assert len(rpcs) == 9
     for name in rpcs:
         assert getattr(PresidentServicer, name) is not getattr(pb_grpc.PresidentServiceServicer, name), name
+
+
+def test_shutdown_ends_open_streams_with_shutting_down(tmp_path: Path) -> None:
+    """SIGTERM drains: every open stream ends with UNAVAILABLE/SHUTTING_DOWN at once, nothing is cut off."""
+    server = ServerProcess(tmp_path / "db.sqlite", free_port())
+
+    async def until_refused(call: Any) -> list[str]:
+        kinds = []
+        try:
+            while (message := await call.read()) is not grpc.aio.EOF:
+                kinds.append(message.WhichOneof("kind"))
+        except grpc.aio.AioRpcError as exc:
+            assert exc.code() == grpc.StatusCode.UNAVAILABLE, exc
+            assert error_info(exc).reason == "SHUTTING_DOWN"
+            return kinds
+        raise AssertionError(f"the stream ended without an error after {kinds}")
+
+    async def scenario() -> None:
+        async with client(server.port) as stub:
+            created = await create(stub)
+            held = asyncio.Event()
+
+            async def hello() -> AsyncIterator[pb.PlayRequest]:
+                yield pb.PlayRequest(hello=pb.Hello())
+                await held.wait()
+
+            play = stub.Play(hello(), metadata=auth(created.seats[1].token))
+            spectate = stub.Spectate(pb.SpectateRequest(match_id=created.match_id))
+            assert (await play.read()).WhichOneof("kind") == "welcome"
+            assert (await spectate.read()).WhichOneof("kind") == "snapshot"
+            server.process.terminate()
+            seat_kinds, _ = await asyncio.wait_for(asyncio.gather(until_refused(play), until_refused(spectate)), 5)
+            assert "snapshot" in seat_kinds
+            held.set()
+
+    try:
+        asyncio.run(scenario())
+        assert server.process.wait(10) == 0
+        assert "Traceback" not in server.output.read_text(), server.output.read_text()
+    finally:
+        if server.process.poll() is None:
+            server.kill()

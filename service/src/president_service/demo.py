@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import logging
 import secrets
 import signal
 import socket
@@ -94,7 +95,9 @@ async def _demo(args: argparse.Namespace) -> None:
                 return
             await _open_match(stub, auth, address, args, stop)
     finally:
+        logging.getLogger("president.runner").setLevel(logging.ERROR)  # our bots lose the server on purpose
         await server.stop(1.0)
+        print("president: stopped", flush=True)
 
 
 async def _open_match(stub: pb_grpc.PresidentServiceAsyncStub, auth: tuple[tuple[str, str], ...], address: str,

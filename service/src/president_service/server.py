@@ -55,10 +55,11 @@ class RunningServer:
     health: HealthServicer
 
     async def stop(self, grace_s: float = 5.0) -> None:
+        """Drain: refuse new calls, stop the clocks, end every stream with SHUTTING_DOWN, then stop."""
         self.servicer.draining = True
         await self.health.enter_graceful_shutdown()
+        self.registry.close()  # wakes every stream, which sees `draining` and ends itself
         await self.server.stop(grace_s)
-        self.registry.close()
         self.registry.store.close()
 
 

@@ -43,6 +43,10 @@ _LIST_LIMIT = 200
 Context = grpc.aio.ServicerContext[object, object]
 
 
+def _shutting_down() -> ServiceError:
+    return ServiceError(Reason.SHUTTING_DOWN, "the server is shutting down; reconnect to its successor")
+
+
 async def _abort(context: Context, exc: ServiceError) -> NoReturn:
     # abort_with_status exists on grpc.aio contexts; the grpcio type stubs do not list it yet.
     await context.abort_with_status(exc.to_status())  # type: ignore[attr-defined]
@@ -87,7 +91,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
 
     def _open(self) -> None:
         if self.draining:
-            raise ServiceError(Reason.SHUTTING_DOWN, "the server is shutting down; reconnect to its successor")
+            raise _shutting_down()
 
     # ------------------------------------------------------------------ creating and joining
 
@@ -206,6 +210,8 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                     prompted = due  # again once the clock starts: then the prompt has a deadline
                     yield pb.PlayResponse(prompt=prompt_message(turn))
                     continue
+                if self.draining:
+                    await _abort(context, _shutting_down())
                 await wake.wait()
         finally:
             reader.cancel()
@@ -263,6 +269,8 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                 if runner.is_over and cursor == len(log):
                     yield pb.SpectateResponse(match_over=_match_over(runner))
                     return
+                if self.draining:
+                    await _abort(context, _shutting_down())
                 await wake.wait()
         finally:
             runner.detach(None, wake)
