@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from ladder_support import builtin_config, in_process
 from president_service.ladder.config import LadderConfig
 from president_service.ladder.driver import run_ladder
 from president_service.ladder.outcome import Outcome
+from president_service.ladder.runner import _start_local
 from president_service.ladder.schedule import MatchSpec
 from president_service.ladder.store import LadderStore
 
@@ -50,3 +52,28 @@ def test_match_failing_every_attempt_is_reported_then_resumed(tmp_path: Path) ->
     assert summary.failed[0][0] == 5 and "went away" in summary.failed[0][1]
     summary = run_ladder(config, flaky)  # the next run tries again: one more failure, then success
     assert summary.complete and flaky.tries == 4
+
+
+class FlakyRay:
+    """Stands in for the ray module: its first `init` times out the way Ray's own does."""
+
+    def __init__(self, message: str = "The current node timed out during startup. This could happen ...") -> None:
+        self.message, self.calls = message, []
+
+    def init(self, **options: object) -> None:
+        self.calls.append("init")
+        if self.calls.count("init") == 1:
+            raise Exception(self.message)
+
+    def shutdown(self) -> None:
+        self.calls.append("shutdown")
+
+
+def test_a_local_ray_that_does_not_start_is_started_again() -> None:
+    flaky = FlakyRay()
+    _start_local(flaky, 2)
+    assert flaky.calls == ["init", "shutdown", "init"]
+    other = FlakyRay("something else")
+    with pytest.raises(Exception, match="something else"):
+        _start_local(other, 2)
+    assert other.calls == ["init"]

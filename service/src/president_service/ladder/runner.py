@@ -11,6 +11,7 @@ attempt goes unseen.
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections import deque
 from collections.abc import Callable, Hashable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
@@ -63,6 +64,29 @@ class ThreadBackend:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
 
+log = logging.getLogger(__name__)
+_LOCAL_STARTS = 2
+"""Attempts at starting a private Ray instance."""
+
+
+def _start_local(ray: Any, parallel: int) -> None:
+    """Start a private Ray instance, once more if it fails to start.
+
+    Ray waits a fixed 30 s for its raylet to register and now and then, on a
+    busy machine, it does not (Exception "The current node timed out during
+    startup"), which a fresh start usually gets past.
+    """
+    for attempt in range(1, _LOCAL_STARTS + 1):
+        try:
+            ray.init(num_cpus=parallel, include_dashboard=False, log_to_driver=False)
+            return
+        except Exception as exc:  # Ray raises a bare Exception here
+            if attempt == _LOCAL_STARTS or "timed out during startup" not in str(exc):
+                raise
+            log.warning("the local Ray instance did not start (%s); starting it again", exc)
+            ray.shutdown()
+
+
 class RayBackend:
     """Matches as Ray tasks on a cluster (``address``: "local" starts a private instance, "auto" joins one)."""
 
@@ -72,7 +96,7 @@ class RayBackend:
         self._ray: Any = ray
         if not ray.is_initialized():
             if address == "local":
-                ray.init(num_cpus=parallel, include_dashboard=False, log_to_driver=False)
+                _start_local(ray, parallel)
             else:
                 ray.init(address=address, log_to_driver=False)
         self.capacity = parallel
