@@ -6,6 +6,7 @@ the service has (strikes, take-overs, clocks, seat claims).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypeVar
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -47,30 +48,24 @@ class SharedEvents:
 
     def for_seat(self, entry: LogEvent, seq: int, player: int) -> pb.PlayResponse | None:
         """Entry `seq` as `player` may see it; None if hidden."""
-        shown = visible(entry, player)
-        if shown is not entry:
-            return None if shown is None else pb.PlayResponse(event=event_message(shown, seq))
-        message = self._seats.get(seq)
-        if message is None:
-            message = self._seats[seq] = pb.PlayResponse(event=event_message(entry, seq))
-            _trim(self._seats)
-        return message
+        return _shared(self._seats, lambda event: pb.PlayResponse(event=event), entry, seq, player)
 
     def for_spectator(self, entry: LogEvent, seq: int) -> pb.SpectateResponse | None:
         """Entry `seq` as a spectator may see it; None if hidden."""
-        shown = visible(entry, None)
-        if shown is not entry:
-            return None if shown is None else pb.SpectateResponse(event=event_message(shown, seq))
-        message = self._spectators.get(seq)
-        if message is None:
-            message = self._spectators[seq] = pb.SpectateResponse(event=event_message(entry, seq))
-            _trim(self._spectators)
-        return message
+        return _shared(self._spectators, lambda event: pb.SpectateResponse(event=event), entry, seq, None)
 
 
-def _trim(messages: dict[int, _M]) -> None:
-    if len(messages) > _SHARED:
-        del messages[next(iter(messages))]  # the oldest: dicts keep insertion order
+def _shared(cache: dict[int, _M], wrap: Callable[[pb.Event], _M], entry: LogEvent, seq: int,
+            receiver: int | None) -> _M | None:
+    shown = visible(entry, receiver)
+    if shown is not entry:
+        return None if shown is None else wrap(event_message(shown, seq))
+    message = cache.get(seq)
+    if message is None:
+        message = cache[seq] = wrap(event_message(entry, seq))
+        if len(cache) > _SHARED:
+            del cache[next(iter(cache))]  # the oldest: dicts keep insertion order
+    return message
 
 
 def timestamp(unix: float) -> Timestamp:
