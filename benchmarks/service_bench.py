@@ -3,7 +3,9 @@
 Starts `python -m president_service serve` as a subprocess on a fresh
 database, and from this process drives K concurrent 4-seat matches over
 loopback, every seat a Play stream that answers each prompt with the first
-legal action.  Reports, as the median of several runs:
+legal action (written and read with the call's own write/read, as the
+ping-pong does, so the ratio compares like with like).  Reports, as the
+median of several runs:
 
 - moves/s: accepted actions per second of wall time;
 - p50/p99 move round trip: Act sent -> ActionAccepted received;
@@ -29,6 +31,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 from president_sdk.proto.president.v1 import president_pb2 as pb
@@ -106,31 +109,26 @@ async def _ping_pong(port: int, rounds: int = 2000) -> float:
 
 async def _seat(stub: pb_grpc.PresidentServiceStub, token: str, connected: asyncio.Event,
                 go: asyncio.Event, round_trips: list[float]) -> int:
-    outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
-    await outbox.put(pb.PlayRequest(hello=pb.Hello()))
-
-    async def requests() -> AsyncIterator[pb.PlayRequest]:
-        while (item := await outbox.get()) is not None:
-            yield item
-
-    call = stub.Play(requests(), metadata=(("authorization", f"Bearer {token}"),))
+    """One seat answering every prompt at once, with the same read/write calls as the ping-pong."""
+    call: Any = stub.Play(metadata=(("authorization", f"Bearer {token}"),))
+    await call.write(pb.PlayRequest(hello=pb.Hello()))
     sent: dict[int, float] = {}
     moves = 0
-    async for message in call:  # type: ignore[attr-defined]
+    while (message := await call.read()) is not grpc.aio.EOF:
         kind = message.WhichOneof("kind")
         if kind == "snapshot":
             connected.set()
             await go.wait()
         elif kind == "prompt":
+            act = pb.PlayRequest(act=pb.Act(turn_id=message.prompt.turn_id, action=message.prompt.legal_actions[0]))
             sent[message.prompt.turn_id] = time.perf_counter()
-            await outbox.put(pb.PlayRequest(act=pb.Act(turn_id=message.prompt.turn_id,
-                                                       action=message.prompt.legal_actions[0])))
+            await call.write(act)
         elif kind == "action_accepted":
             round_trips.append(time.perf_counter() - sent.pop(message.action_accepted.turn_id))
             moves += 1
         elif kind == "match_over":
             break
-    await outbox.put(None)
+    await call.done_writing()
     return moves
 
 

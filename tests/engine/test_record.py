@@ -25,6 +25,8 @@ def test_a_replayed_record_is_the_same_record() -> None:
     assert replayed.events == match.events
     assert MatchRecord.from_match(replayed) == record
     assert all(deal.shuffled for deal in record.deals)
+    compact = record.dumps(indent=None)
+    assert "\n" not in compact and MatchRecord.loads(compact) == record
 
 
 def test_explicit_hands_stay_explicit_after_replay() -> None:

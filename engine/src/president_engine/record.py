@@ -92,8 +92,9 @@ class MatchRecord:
             } for d in self.deals],
         }
 
-    def dumps(self) -> str:
-        return json.dumps(self.to_json(), indent=1)
+    def dumps(self, *, indent: int | None = 1) -> str:
+        """The record as JSON text; ``indent=None`` is compact (and several times faster to write)."""
+        return json.dumps(self.to_json(), indent=indent)
 
     @classmethod
     def from_json(cls, data: Any) -> MatchRecord:

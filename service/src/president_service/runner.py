@@ -314,7 +314,7 @@ class MatchRunner:
         assert match.winner is not None
         result = {"winner": match.winner, "totals": list(match.scores), "last_places": list(match.last_places)}
         try:
-            self._store.finish(self.match_id, result, MatchRecord.from_match(match).dumps())
+            self._store.finish(self.match_id, result, MatchRecord.from_match(match).dumps(indent=None))
         except (sqlite3.Error, OSError):
             log.exception("match %s: the final record was not saved (it is rebuilt at the next start)",
                           self.match_id)
