@@ -13,7 +13,9 @@ median of several runs:
 - server memory per live match (RSS growth once K matches are created and
   every seat is connected, divided by K);
 - a raw gRPC bidirectional ping-pong round trip (a bytes echo server in
-  another subprocess), so the move round trip can be read as a ratio.
+  another subprocess), so the move round trip can be read as a ratio;
+- the same echo server's memory per four open streams (each with one
+  message each way), the transport's own floor for a 4-seat match.
 
     python benchmarks/service_bench.py [--matches 1 200] [--runs 3]
 """
@@ -104,6 +106,24 @@ async def _ping_pong(port: int, rounds: int = 2000) -> float:
         return statistics.median(times[100:]) * 1000
 
 
+async def _raw_streams_kb(port: int, pid: int, streams: int) -> float:
+    """RSS growth of the echo server per four open bidirectional streams, in KB."""
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        echo: Any = channel.stream_stream("/bench.Echo/Echo")
+        before = _rss_kb(pid)
+        calls = []
+        for _ in range(streams):
+            call = echo()
+            await call.write(b"x" * 64)
+            await call.read()
+            calls.append(call)
+        await asyncio.sleep(0.5)
+        grown = _rss_kb(pid) - before
+        for call in calls:
+            await call.done_writing()
+        return grown / streams * 4
+
+
 # ---------------------------------------------------------------------------- matches
 
 
@@ -166,7 +186,7 @@ async def _drive(port: int, server_pid: int, matches: int) -> dict[str, float]:
     }
 
 
-def _run(matches: int, workdir: Path) -> tuple[dict[str, float], float]:
+def _run(matches: int, workdir: Path) -> tuple[dict[str, float], float, float]:
     port, echo_port = _port(), _port()
     server = _spawn(["-m", "president_service", "serve", "--port", str(port), "--db", str(workdir / f"{port}.db"),
                      "--max-matches", str(max(matches, 10))], "serving on", workdir / f"{port}.log")
@@ -174,11 +194,12 @@ def _run(matches: int, workdir: Path) -> tuple[dict[str, float], float]:
     try:
         figures = asyncio.run(_drive(port, server.pid, matches))
         ping = asyncio.run(_ping_pong(echo_port))
+        raw_kb = asyncio.run(_raw_streams_kb(echo_port, echo.pid, max(4 * matches, 400)))
     finally:
         for process in (server, echo):
             process.terminate()
             process.wait(10)
-    return figures, ping
+    return figures, ping, raw_kb
 
 
 def main() -> None:
@@ -196,9 +217,11 @@ def main() -> None:
             keys = list(runs[0][0])
             med = {k: statistics.median(r[0][k] for r in runs) for k in keys}
             ping = statistics.median(r[1] for r in runs)
+            raw_kb = statistics.median(r[2] for r in runs)
             print(f"{matches:4d} concurrent match(es), median of {args.runs}: "
                   + ", ".join(f"{k} {v:.1f}" for k, v in med.items())
-                  + f", raw ping-pong {ping * 1000:.0f} us (move p50 = {med['p50 ms'] / ping:.1f}x)", flush=True)
+                  + f", raw ping-pong {ping * 1000:.0f} us (move p50 = {med['p50 ms'] / ping:.1f}x)"
+                  + f", raw gRPC {raw_kb:.1f} KB per 4 open streams", flush=True)
 
 
 if __name__ == "__main__":
