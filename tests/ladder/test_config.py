@@ -30,6 +30,10 @@ def test_seed_placeholder_and_seatings_default() -> None:
     five = parse({"players": 5, "matches": 5, "bots": [{"name": f"b{i}", "builtin": "easy"} for i in range(5)]},
                  base=Path("."))
     assert five.seatings is Seatings.ROTATIONS
+    seven = [{"name": f"b{i}", "builtin": "easy"} for i in range(7)]
+    with pytest.raises(ConfigError, match="5040 matches") as error:
+        parse({"players": 7, "matches": 7, "seatings": "all", "bots": seven}, base=Path("."))
+    assert error.value.key == "seatings"
     chosen = parse({"players": 3, "matches": 3, "seatings": "rotations", "bots": config_bots()}, base=Path("."))
     assert chosen.seatings is Seatings.ROTATIONS
 
@@ -47,6 +51,7 @@ def config_bots() -> list[dict[str, str]]:
     ({"bots": [{"name": "x", "command": "run {port}"}]}, "bots[0].command"),
     ({"colour": "red"}, "colour"),
     ({"seatings": "some"}, "seatings"),
+    ({"seatings": 4}, "seatings"),
 ])
 def test_mistakes_name_their_key(data: dict[str, object], key: str) -> None:
     base: dict[str, object] = {"players": 3, "matches": 3, "bots": config_bots()}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import shlex
 import tomllib
 from collections.abc import Mapping
@@ -26,6 +27,10 @@ PLACEHOLDERS = ("server", "token", "match", "player", "name", "seed")
 ``{seed}`` is the match's bot seed: the same for every seating of a
 duplicate board, so a bot that draws random numbers can draw the same ones
 each time the board is played (common random numbers)."""
+
+
+_MAX_BOARD = 720
+"""The most matches a board of every seating may have (6 players)."""
 
 
 class ConfigError(ValueError):
@@ -188,6 +193,9 @@ def _check(config: LadderConfig) -> None:
         raise ConfigError(f"rules.{exc.option}" if exc.option != "preset" else "rules.preset", str(exc)) from None
     if config.matches < 1:
         raise ConfigError("matches", "must be at least 1")
+    if config.seatings is Seatings.ALL and math.factorial(config.players) > _MAX_BOARD:
+        raise ConfigError("seatings", f"'all' makes a board of {math.factorial(config.players)} matches"
+                                      f" for {config.players} players (at most {_MAX_BOARD}); use 'rotations'")
     if config.parallel < 1 or config.retries < 0 or config.match_timeout_s <= 0:
         raise ConfigError("parallel", "parallel >= 1, retries >= 0 and match_timeout > 0")
     if not 0 <= config.seed < 2**63:
