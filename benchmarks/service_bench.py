@@ -17,7 +17,15 @@ median of several runs:
 - the same echo server's memory per four open streams (each with one
   message each way), the transport's own floor for a 4-seat match.
 
-    python benchmarks/service_bench.py [--matches 1 200] [--runs 3]
+Load generator and server do not share a core: both servers (game and echo)
+run pinned to the first CPU and this process to the others, as load tests
+keep a load generator off the server it measures (`--no-pin` to let the
+kernel place them; on this 2-core machine that costs both the move and the
+ping-pong round trip about 20%, the move more).  A match plays enough deals
+for about 2,000 moves in all (25 deals for one match), so that the single
+match's median is over as many round trips as the ping-pong's.
+
+    python benchmarks/service_bench.py [--matches 1 200] [--runs 3] [--no-pin]
 """
 
 from __future__ import annotations
@@ -62,10 +70,11 @@ def _rss_kb(pid: int) -> int:
     raise RuntimeError("no VmRSS")
 
 
-def _spawn(args: list[str], ready: str, log: Path) -> subprocess.Popen[bytes]:
+def _spawn(args: list[str], ready: str, log: Path, cpus: set[int] | None) -> subprocess.Popen[bytes]:
     with log.open("w") as out:
         process = subprocess.Popen([sys.executable, *args], stdout=out, stderr=subprocess.STDOUT,
-                                   env=dict(os.environ, PRESIDENT_ADMIN_TOKEN=ADMIN))
+                                   env=dict(os.environ, PRESIDENT_ADMIN_TOKEN=ADMIN),
+                                   preexec_fn=None if cpus is None else lambda: os.sched_setaffinity(0, cpus))
     deadline = time.monotonic() + 30
     while ready not in log.read_text():
         if process.poll() is not None or time.monotonic() > deadline:
@@ -152,6 +161,11 @@ async def _seat(stub: pb_grpc.PresidentServiceStub, token: str, connected: async
     return moves
 
 
+def _deals(matches: int) -> int:
+    """Deals a match plays: about 2,000 moves in all (a deal of cardverse is about 80 moves)."""
+    return max(1, 25 // matches)
+
+
 async def _drive(port: int, server_pid: int, matches: int) -> dict[str, float]:
     options = [("grpc.max_receive_message_length", 16 * 1024 * 1024)]
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=options) as channel:
@@ -160,7 +174,7 @@ async def _drive(port: int, server_pid: int, matches: int) -> dict[str, float]:
         created = []
         for i in range(matches):
             created.append(await stub.CreateMatch(pb.CreateMatchRequest(
-                preset="cardverse", seed=i, rules=pb.Rules(deals=1),
+                preset="cardverse", seed=i, rules=pb.Rules(deals=_deals(matches)),
                 clock=pb.ClockSettings(move_time_limit_ms=0)), metadata=(("authorization", f"Bearer {ADMIN}"),)))
         go = asyncio.Event()
         round_trips: list[float] = []
@@ -186,11 +200,11 @@ async def _drive(port: int, server_pid: int, matches: int) -> dict[str, float]:
     }
 
 
-def _run(matches: int, workdir: Path) -> tuple[dict[str, float], float, float]:
+def _run(matches: int, workdir: Path, cpus: set[int] | None) -> tuple[dict[str, float], float, float]:
     port, echo_port = _port(), _port()
     server = _spawn(["-m", "president_service", "serve", "--port", str(port), "--db", str(workdir / f"{port}.db"),
-                     "--max-matches", str(max(matches, 10))], "serving on", workdir / f"{port}.log")
-    echo = _spawn([__file__, "--echo", str(echo_port)], "echo ready", workdir / f"{echo_port}.log")
+                     "--max-matches", str(max(matches, 10))], "serving on", workdir / f"{port}.log", cpus)
+    echo = _spawn([__file__, "--echo", str(echo_port)], "echo ready", workdir / f"{echo_port}.log", cpus)
     try:
         figures = asyncio.run(_drive(port, server.pid, matches))
         ping = asyncio.run(_ping_pong(echo_port))
@@ -206,20 +220,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, nargs="+", default=[1, 200])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--no-pin", action="store_true", help="do not keep servers and load on separate CPUs")
     parser.add_argument("--echo", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.echo:
         asyncio.run(_echo_server(args.echo))
         return
+    available = sorted(os.sched_getaffinity(0))
+    server_cpus = None
+    if not args.no_pin and len(available) >= 2:
+        server_cpus = {available[0]}
+        os.sched_setaffinity(0, set(available[1:]))
+        print(f"servers on CPU {available[0]}, load on CPU {','.join(map(str, available[1:]))}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         for matches in args.matches:
-            runs = [_run(matches, Path(tmp)) for _ in range(args.runs)]
+            runs = [_run(matches, Path(tmp), server_cpus) for _ in range(args.runs)]
             keys = list(runs[0][0])
             med = {k: statistics.median(r[0][k] for r in runs) for k in keys}
             ping = statistics.median(r[1] for r in runs)
             raw_kb = statistics.median(r[2] for r in runs)
             print(f"{matches:4d} concurrent match(es), median of {args.runs}: "
-                  + ", ".join(f"{k} {v:.1f}" for k, v in med.items())
+                  + ", ".join(f"{k} {v:.2f}" if k.endswith("ms") else f"{k} {v:.1f}" for k, v in med.items())
                   + f", raw ping-pong {ping * 1000:.0f} us (move p50 = {med['p50 ms'] / ping:.1f}x)"
                   + f", raw gRPC {raw_kb:.1f} KB per 4 open streams", flush=True)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,17 @@ from president_engine import MatchRecord
 from president_sdk import wire
 from president_sdk.proto.president.v1 import president_pb2 as pb
 from service_helpers import SeatLog, client, create, play_seat, running
+
+
+def assert_answers_come_first(log: SeatLog) -> None:
+    """Welcome, then the snapshot before any answer; a prompt's answer comes before anything else."""
+    kinds = [m.WhichOneof("kind") for m in log.messages]
+    assert kinds[0] == "welcome" and kinds.index("snapshot") < kinds.index("action_accepted")
+    for prompt, after in itertools.pairwise(log.messages):
+        if prompt.HasField("prompt"):
+            # the same prompt again (with a deadline once the clock starts), or the answer to it
+            turn = after.prompt.turn_id if after.HasField("prompt") else after.action_accepted.turn_id
+            assert turn == prompt.prompt.turn_id, (prompt, after)
 
 
 @pytest.mark.parametrize("preset", ["cardverse", "norwegian", "italian"])
@@ -31,6 +43,7 @@ def test_full_match_for_each_preset(tmp_path: Path, preset: str) -> None:
                 seqs = [m.event.seq for m in log.messages if m.HasField("event")]
                 assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
                 assert log.messages[-1].HasField("match_over")
+                assert_answers_come_first(log)
             assert isinstance(MatchRecord.loads(record.dumps()), MatchRecord)
             summary = (await stub.GetMatch(pb.GetMatchRequest(match_id=created.match_id))).match
             assert summary.status == pb.MATCH_STATUS_OVER

@@ -114,8 +114,8 @@ class MatchRunner:
         self._limits = limits
         self._grace_s = start_grace_s
         self._on_over = on_over
-        self._watchers: dict[Wake, int | None] = {}
-        """Each open stream's wake-up, with its player (None: a spectator)."""
+        self._watchers: set[Wake] = set()
+        """Each open stream's wake-up."""
         self._streams = [0] * stored.rules.players
         self._spectators = 0
         self._connected = [False] * stored.rules.players
@@ -184,11 +184,11 @@ class MatchRunner:
             self._streams[player] += 1
             self.connected(player)
         wake = Wake()
-        self._watchers[wake] = player
+        self._watchers.add(wake)
         return wake
 
     def detach(self, player: int | None, wake: Wake) -> None:
-        del self._watchers[wake]
+        self._watchers.remove(wake)
         if player is None:
             self._spectators -= 1
         else:
@@ -222,11 +222,8 @@ class MatchRunner:
                 handle.cancel()
         self._notify()
 
-    def _notify(self, first: int | None = None) -> None:
-        """Wake every stream; those of player `first` first, so an acknowledgement is not queued behind others."""
-        for wake, player in self._watchers.items():
-            if player is not None and player == first:
-                wake.set()
+    def _notify(self) -> None:
+        """Wake every stream: the log grew or the match state changed."""
         for wake in self._watchers:
             wake.set()
 
@@ -277,7 +274,7 @@ class MatchRunner:
         if self.match.is_over:
             self.save_result()
             self._on_over(self)
-        self._notify(player if source is Source.SEAT else None)
+        self._notify()
         self._next()
 
     def _record(self, row: ActionRow, action: Action) -> None:
