@@ -13,6 +13,7 @@ does not wait for the stream's writer to wake.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, NoReturn, TypeVar
 from weakref import WeakKeyDictionary
@@ -37,6 +38,7 @@ from president_service.messages import (
 from president_service.registry import Registry
 from president_service.runner import MatchRunner
 
+log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 _LIST_LIMIT = 200
 """Finished matches ListMatches shows at most (newest first)."""
@@ -68,6 +70,12 @@ async def _next_request(context: PlayContext) -> pb.PlayRequest | None:
     """The next message on a Play stream; None once the client has finished sending."""
     request = await context.read()
     return None if request is _EOF else request
+
+
+def _log_reader_failure(reader: asyncio.Task[None]) -> None:
+    """A Play stream's reader that failed rather than being cancelled: say so (and retrieve the exception)."""
+    if not reader.cancelled() and (exc := reader.exception()) is not None:
+        log.warning("a Play stream's reader failed", exc_info=exc)
 
 
 def _rejected(turn_id: int, exc: ServiceError) -> pb.PlayResponse:
@@ -229,24 +237,28 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         finally:
             if reader is not None:
                 reader.cancel()
+                reader.add_done_callback(_log_reader_failure)
             runner.detach(player, wake)
 
     @staticmethod
     async def _read_acts(context: PlayContext, send: Callable[[pb.PlayResponse], Awaitable[None]],
                          runner: MatchRunner, player: int) -> None:
         """Apply each Act as it arrives and answer it at once, ahead of the events it caused."""
-        while (request := await _next_request(context)) is not None:
-            turn_id = request.act.turn_id
-            try:
-                if request.WhichOneof("kind") != "act":
-                    raise ServiceError(Reason.MALFORMED, "Hello comes once, first; then only Act")
-                if not turn_id:
-                    raise ServiceError(Reason.MALFORMED, "turn_id is required (from the prompt)")
-                runner.submit(player, turn_id, _action(request.act.action))
-                answer = pb.PlayResponse(action_accepted=pb.ActionAccepted(turn_id=turn_id))
-            except ServiceError as exc:
-                answer = _rejected(turn_id, exc)
-            await send(answer)
+        try:
+            while (request := await _next_request(context)) is not None:
+                turn_id = request.act.turn_id
+                try:
+                    if request.WhichOneof("kind") != "act":
+                        raise ServiceError(Reason.MALFORMED, "Hello comes once, first; then only Act")
+                    if not turn_id:
+                        raise ServiceError(Reason.MALFORMED, "turn_id is required (from the prompt)")
+                    runner.submit(player, turn_id, _action(request.act.action))
+                    answer = pb.PlayResponse(action_accepted=pb.ActionAccepted(turn_id=turn_id))
+                except ServiceError as exc:
+                    answer = _rejected(turn_id, exc)
+                await send(answer)
+        except grpc.aio.AbortError:
+            pass  # the writer ended the call with an error status (a refusal, or the server draining)
 
     # ------------------------------------------------------------------ watching and looking up
 
