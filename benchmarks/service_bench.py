@@ -11,7 +11,8 @@ median of several runs:
 - p50/p99 move round trip: Act sent -> ActionAccepted received;
 - server CPU per move (user + system time of the server process);
 - server memory per live match (RSS growth once K matches are created and
-  every seat is connected, divided by K);
+  every seat is connected, divided by K), and the part of it already there
+  once the matches are created, before any stream opens;
 - a raw gRPC bidirectional ping-pong round trip (a bytes echo server in
   another subprocess), so the move round trip can be read as a ratio;
 - the same echo server's memory per four open streams (each with one
@@ -176,6 +177,8 @@ async def _drive(port: int, server_pid: int, matches: int) -> dict[str, float]:
             created.append(await stub.CreateMatch(pb.CreateMatchRequest(
                 preset="cardverse", seed=i, rules=pb.Rules(deals=_deals(matches)),
                 clock=pb.ClockSettings(move_time_limit_ms=0)), metadata=(("authorization", f"Bearer {ADMIN}"),)))
+        await asyncio.sleep(0.5)
+        rss_created = _rss_kb(server_pid)
         go = asyncio.Event()
         round_trips: list[float] = []
         flags = [asyncio.Event() for _ in range(matches * 4)]
@@ -197,6 +200,7 @@ async def _drive(port: int, server_pid: int, matches: int) -> dict[str, float]:
         "p99 ms": round_trips[int(len(round_trips) * 0.99)] * 1000,
         "cpu us/move": cpu / moves * 1e6,
         "KB/match": (rss_live - rss_before) / matches,
+        "of which created, no stream": (rss_created - rss_before) / matches,
     }
 
 
