@@ -137,3 +137,35 @@ def test_limits(tmp_path: Path) -> None:
             card = Card.parse("3C")
             assert str(card) == "3C"
     asyncio.run(main())
+
+
+def test_pipelined_acts_get_one_answer_each_in_order(tmp_path: Path) -> None:
+    """Acts sent back to back, before the snapshot even arrives: each is answered once, in order, after it."""
+    async def main() -> None:
+        async with running(tmp_path / "p.db") as server, client(server.port) as stub:
+            created = await create(stub, clock=NO_CLOCK)
+            token = created.seats[0].token
+            prompt = (await stub.GetTurn(pb.GetTurnRequest(), metadata=auth(token))).prompt
+            act = pb.PlayRequest(act=pb.Act(turn_id=prompt.turn_id, action=prompt.legal_actions[0]))
+            hold = asyncio.Event()
+
+            async def requests():  # type: ignore[no-untyped-def]
+                for request in (pb.PlayRequest(hello=pb.Hello()), act, act, pb.PlayRequest(hello=pb.Hello()), act):
+                    yield request
+                await hold.wait()
+
+            call = stub.Play(requests(), metadata=auth(token))
+            kinds: list[str] = []  # message kinds, a refusal as its reason
+            async for message in call:
+                kind = message.WhichOneof("kind")
+                kinds.append(message.action_rejected.reason if kind == "action_rejected" else kind)
+                if kinds.count("action_accepted") + sum(k.isupper() for k in kinds) == 4:
+                    break
+            call.cancel()
+            hold.set()
+            answers = [k for k in kinds if k == "action_accepted" or k.isupper()]
+            assert answers == ["action_accepted", "DUPLICATE_ACTION", "MALFORMED", "DUPLICATE_ACTION"], kinds
+            assert kinds[0] == "welcome" and kinds.index("snapshot") < kinds.index("action_accepted"), kinds
+            # the move's own events come after its answer
+            assert "event" not in kinds[kinds.index("snapshot"):kinds.index("action_accepted")], kinds
+    asyncio.run(main())
