@@ -4,22 +4,30 @@ VENV := .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
 STAMP := $(VENV)/.installed
-PYPROJECTS := engine/pyproject.toml sdk/pyproject.toml service/pyproject.toml
+RUN_STAMP := $(VENV)/.installed-run
+PYPROJECTS := engine/pyproject.toml protocol/pyproject.toml sdk/pyproject.toml service/pyproject.toml harness/pyproject.toml
 
 .PHONY: all venv test lint typecheck pytest bench bench-engine bench-bots bench-service bench-ladder run clean
 
 all: test
 
+# Everything: the five distributions with their test tools, and Ray.
 $(STAMP): $(PYPROJECTS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e 'engine[test]' -e 'sdk[test]' -e 'service[test,ray]'
+	$(PY) -m pip install --quiet -e 'engine[test]' -e 'protocol[test]' -e 'sdk[test]' -e 'service[test]' -e 'harness[test,ray]'
+	touch $(RUN_STAMP) $@
+
+# Only what `make run` needs: no test tools, no Ray.
+$(RUN_STAMP): $(PYPROJECTS)
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e engine -e protocol -e sdk -e service -e harness
 	touch $@
 
 venv: $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check engine/src sdk/src service/src tests benchmarks tools
+	$(BIN)/ruff check engine/src protocol/src sdk/src service/src harness/src tests benchmarks tools
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -30,29 +38,30 @@ pytest: $(STAMP)
 ## test: everything CI checks: lint, types, and every test.
 test: lint typecheck buf-lint check-protos check-api-docs buf-breaking pytest
 
-## protos: regenerate the Python code of the president.v1 contract (committed, in the SDK).
+## protos: regenerate the Python code of the president.v1 contract (committed, in protocol/).
 ## check-protos: fail when the committed generated code is not what `make protos` writes.
 ## buf-lint: the contract's style and comment rules (protos/buf.yaml).
 .PHONY: protos check-protos buf-lint
 PROTO_SRC := protos/president/v1/president.proto
-PROTO_OUT := sdk/src/president_sdk/proto
+PROTO_OUT := protocol/src/president_protocol/v1
 PROTO_CHECK := build/check-protos
 
-# $(call gen-protos,DIR): generate president.v1 into DIR as the package
-# president_sdk.proto.president.v1. protoc writes the absolute import
-# `from president.v1 import president_pb2` (its path relative to protos/) into the
-# gRPC modules; sed makes it relative so the package works where it is installed.
+# $(call gen-protos,DIR): generate president.v1 into DIR as the package president_protocol.v1.
+# protoc writes the files under president/v1/ (the proto's path) and the absolute import
+# `from president.v1 import president_pb2` into the gRPC modules; the files are moved up
+# and sed makes the import relative, so the package works where it is installed.
 define gen-protos
-	rm -rf $(1)
-	mkdir -p $(1)/president/v1
+	rm -rf $(1) $(1).gen
+	mkdir -p $(1) $(1).gen
 	$(PY) -m grpc_tools.protoc -I protos \
 	  --plugin=protoc-gen-mypy=$(BIN)/protoc-gen-mypy --plugin=protoc-gen-mypy_grpc=$(BIN)/protoc-gen-mypy_grpc \
-	  --python_out=$(1) --grpc_python_out=$(1) --mypy_out=$(1) --mypy_grpc_out=$(1) $(PROTO_SRC)
+	  --python_out=$(1).gen --grpc_python_out=$(1).gen --mypy_out=$(1).gen --mypy_grpc_out=$(1).gen $(PROTO_SRC)
+	mv $(1).gen/president/v1/* $(1)/
+	rm -rf $(1).gen
 	sed -i.orig 's/^from president\.v1 import president_pb2 /from . import president_pb2 /' \
-	  $(1)/president/v1/president_pb2_grpc.py $(1)/president/v1/president_pb2_grpc.pyi
-	rm $(1)/president/v1/*.orig
-	for d in $(1) $(1)/president $(1)/president/v1; do \
-	  echo '"""Generated from protos/ by `make protos`; do not edit."""' > $$d/__init__.py; done
+	  $(1)/president_pb2_grpc.py $(1)/president_pb2_grpc.pyi
+	rm $(1)/*.orig
+	echo '"""Generated from protos/president/v1/president.proto by `make protos`; do not edit."""' > $(1)/__init__.py
 endef
 
 protos: $(STAMP)
@@ -121,7 +130,7 @@ bench-ladder: $(STAMP)
 	$(PY) benchmarks/ladder_formats.py
 
 ## run: the main job: a server on localhost, a live match of built-in bots, then a seat for your bot.
-run: $(STAMP)
+run: $(RUN_STAMP)
 	mkdir -p run && rm -f run/president.db run/president.db-wal run/president.db-shm
 	$(BIN)/president demo --db run/president.db
 

@@ -41,11 +41,11 @@ from dataclasses import replace
 from os import devnull
 from pathlib import Path
 
-from president_service.ladder.config import BotSpec, Format, LadderConfig, Seatings
-from president_service.ladder.inprocess import InProcess
-from president_service.ladder.outcome import Outcome
-from president_service.ladder.ratings import rate
-from president_service.ladder.schedule import board_size, schedule
+from president_harness.ladder.config import BotSpec, Format, LadderConfig, Seatings
+from president_harness.ladder.inprocess import InProcess
+from president_harness.ladder.outcome import Outcome
+from president_harness.ladder.ratings import rate
+from president_harness.ladder.schedule import board_size, schedule
 
 LEVELS = ("random", "easy", "normal", "hard")
 TRUTH = ("hard", "normal", "easy", "random")

@@ -45,8 +45,8 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from president_sdk.proto.president.v1 import president_pb2 as pb
-from president_sdk.proto.president.v1 import president_pb2_grpc as pb_grpc
+from president_protocol.v1 import president_pb2 as pb
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
 ADMIN = "bench-admin"
 _TICK = os.sysconf("SC_CLK_TCK")

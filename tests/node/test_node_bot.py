@@ -21,9 +21,9 @@ from pathlib import Path
 
 import grpc
 import pytest
+from president_protocol.v1 import president_pb2 as pb
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk import builtin_bot, run
-from president_sdk.proto.president.v1 import president_pb2 as pb
-from president_sdk.proto.president.v1 import president_pb2_grpc as pb_grpc
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_DIR = ROOT / "examples" / "node"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from president_sdk.bot_cli import BotLoadError, load_bot, main
 from president_sdk.bots import HardBot
-from president_sdk.cli import BotLoadError, load_bot, main
 
 FIRST_BOT = Path(__file__).resolve().parents[2] / "examples" / "python" / "first_bot.py"
 

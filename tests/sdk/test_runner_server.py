@@ -17,9 +17,9 @@ import grpc
 import pytest
 from president_engine import PASS, CardSet, Play
 from president_engine.events import MatchEnded
+from president_protocol.v1 import president_pb2 as pb
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk import Bot, RunnerError, builtin_bot, run
-from president_sdk.proto.president.v1 import president_pb2 as pb
-from president_sdk.proto.president.v1 import president_pb2_grpc as pb_grpc
 
 ADMIN = "sdk-test-admin"
 

@@ -18,10 +18,10 @@ import grpc
 from google.rpc.error_details_pb2 import ErrorInfo
 from grpc_status import rpc_status
 from president_engine import Action
-from president_sdk import wire
-from president_sdk.proto.president.v1 import president_pb2 as pb
-from president_sdk.proto.president.v1 import president_pb2_grpc as pb_grpc
-from president_service.server import RunningServer, ServerConfig, start
+from president_protocol import convert
+from president_protocol.v1 import president_pb2 as pb
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
+from president_service.grpc_server import RunningServer, ServerConfig, start
 
 ADMIN = "admin-secret"
 
@@ -128,7 +128,7 @@ async def play_seat(stub: pb_grpc.PresidentServiceAsyncStub, token: str, seat: S
 
 
 def action_of(msg: pb.Action) -> Action:
-    return wire.action_from_proto(msg)
+    return convert.action_from_proto(msg)
 
 
 def free_port() -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from president_sdk.proto.president.v1 import president_pb2 as pb
+from president_protocol.v1 import president_pb2 as pb
 from service_helpers import SeatLog, auth, client, create, play_seat, running
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import grpc
 from president_engine import Card, CardSet, GiveBack, Play
-from president_sdk import wire
-from president_sdk.proto.president.v1 import president_pb2 as pb
+from president_protocol import convert
+from president_protocol.v1 import president_pb2 as pb
 from president_service.limits import Limits
 from service_helpers import ADMIN, auth, client, create, refused, running
 
@@ -31,7 +31,7 @@ def test_refusals_change_nothing(tmp_path: Path) -> None:
             before = await state()
             prompt = (await stub.GetTurn(pb.GetTurnRequest(), metadata=auth(tokens[0]))).prompt
             assert prompt.turn_id == 1
-            hand = wire.cards_from_proto(prompt.observation.hand)
+            hand = convert.cards_from_proto(prompt.observation.hand)
             lowest = prompt.legal_actions[0]
 
             def submit(token: str | None, turn_id: int, action: pb.Action) -> object:
@@ -40,16 +40,16 @@ def test_refusals_change_nothing(tmp_path: Path) -> None:
 
             await refused(submit(tokens[1], 1, lowest), FAILED, "NOT_YOUR_TURN")
             not_held = next(c for c in CardSet("3C 3D 3H 3S 4C 4D 4H 4S 5C") if c not in hand)
-            info = await refused(submit(tokens[0], 1, wire.action_to_proto(Play(CardSet([not_held])))),
+            info = await refused(submit(tokens[0], 1, convert.action_to_proto(Play(CardSet([not_held])))),
                                  FAILED, "ILLEGAL_ACTION")
             assert info.metadata["illegal_reason"] == "CARDS_NOT_HELD" and info.metadata["message"]
             ranks = sorted({c.rank for c in hand})
             mixed = CardSet([next(c for c in hand if c.rank == ranks[0]), next(c for c in hand if c.rank == ranks[1])])
-            info = await refused(submit(tokens[0], 1, wire.action_to_proto(Play(mixed))), FAILED, "ILLEGAL_ACTION")
+            info = await refused(submit(tokens[0], 1, convert.action_to_proto(Play(mixed))), FAILED, "ILLEGAL_ACTION")
             assert info.metadata["illegal_reason"] == "MIXED_RANKS"
             info = await refused(submit(tokens[0], 1, pb.Action(pass_turn=pb.PassAction())), FAILED, "ILLEGAL_ACTION")
             assert info.metadata["illegal_reason"] == "LEADER_MUST_PLAY"
-            info = await refused(submit(tokens[0], 1, wire.action_to_proto(GiveBack(CardSet([hand.distinct()[0]])))),
+            info = await refused(submit(tokens[0], 1, convert.action_to_proto(GiveBack(CardSet([hand.distinct()[0]])))),
                                  FAILED, "ILLEGAL_ACTION")
             assert info.metadata["illegal_reason"] == "WRONG_PHASE"
             await refused(submit(tokens[0], 1, pb.Action()), grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED")

@@ -8,15 +8,15 @@ from pathlib import Path
 
 from president_engine import CardSet, Match, visible_to
 from president_engine.events import CardsGiven, CardsRequested, HandDealt
-from president_sdk import wire
-from president_sdk.proto.president.v1 import president_pb2 as pb
+from president_protocol import convert
+from president_protocol.v1 import president_pb2 as pb
 from service_helpers import SeatLog, client, create, play_seat, running
 
 NO_CLOCK = pb.ClockSettings(move_time_limit_ms=0)
 
 
 def _cards(messages: Iterable[pb.Card]) -> CardSet:
-    return wire.cards_from_proto(messages)
+    return convert.cards_from_proto(messages)
 
 
 def _may_hold(match: Match, player: int) -> CardSet:
@@ -43,7 +43,7 @@ def _check_observation(obs: pb.Observation, match: Match, player: int | None) ->
 def _check_event(msg: pb.Event, match: Match, player: int | None) -> None:
     shown = visible_to(match.events[msg.seq - 1], player)
     assert shown is not None, f"seq {msg.seq} is hidden from {player}"
-    assert msg == wire.event_to_proto(shown, msg.seq)
+    assert msg == convert.event_to_proto(shown, msg.seq)
     if isinstance(shown, (HandDealt, CardsRequested)):
         assert player in (getattr(shown, "player", None), getattr(shown, "receiver", None),
                           getattr(shown, "giver", None))
@@ -67,7 +67,7 @@ def test_no_leaks(tmp_path: Path) -> None:
                     *(play_seat(stub, s.token, log) for s, log in zip(created.seats, seats, strict=True))), 60)
                 await asyncio.wait_for(spectator, 10)
                 replay = (await stub.GetReplay(pb.GetReplayRequest(match_id=created.match_id))).replay
-                match = wire.replay_from_proto(replay).replay()
+                match = convert.replay_from_proto(replay).replay()
                 for seat in seats:
                     for message in seat.messages:
                         kind = message.WhichOneof("kind")
@@ -77,7 +77,7 @@ def test_no_leaks(tmp_path: Path) -> None:
                             _check_observation(message.snapshot.observation, match, seat.player)
                         elif kind == "prompt":
                             _check_observation(message.prompt.observation, match, seat.player)
-                            legal = [wire.action_from_proto(a) for a in message.prompt.legal_actions]
+                            legal = [convert.action_from_proto(a) for a in message.prompt.legal_actions]
                             held = _may_hold(match, seat.player)
                             assert all(getattr(a, "cards", CardSet()) <= held or type(a).__name__ == "Request"
                                        for a in legal)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from president_engine import MatchRecord
-from president_sdk import wire
-from president_sdk.proto.president.v1 import president_pb2 as pb
+from president_protocol import convert
+from president_protocol.v1 import president_pb2 as pb
 from service_helpers import SeatLog, client, create, play_seat, running
 
 
@@ -34,7 +34,7 @@ def test_full_match_for_each_preset(tmp_path: Path, preset: str) -> None:
                 *(play_seat(stub, s.token, log) for s, log in zip(created.seats, seats, strict=True))), 60)
             assert all(done)
             replay = (await stub.GetReplay(pb.GetReplayRequest(match_id=created.match_id))).replay
-            record = wire.replay_from_proto(replay)
+            record = convert.replay_from_proto(replay)
             match = record.replay()
             assert match.is_over and match.deal == 3
             assert list(replay.result.totals) == match.scores

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import grpc
 from president_engine import visible_to
-from president_sdk import wire
-from president_sdk.proto.president.v1 import president_pb2 as pb
+from president_protocol import convert
+from president_protocol.v1 import president_pb2 as pb
 from service_helpers import (
     SeatLog,
     ServerProcess,
@@ -25,7 +25,7 @@ NO_CLOCK = pb.ClockSettings(move_time_limit_ms=0)
 
 def _check_no_gap(seat: SeatLog, replay: pb.Replay) -> None:
     """The seat received every event it may see exactly once, across all its streams."""
-    match = wire.replay_from_proto(replay).replay()
+    match = convert.replay_from_proto(replay).replay()
     got = [m.event.seq for m in seat.messages if m.HasField("event")]
     expected = [i + 1 for i, e in enumerate(match.events) if visible_to(e, seat.player) is not None]
     assert got == expected

@@ -19,6 +19,7 @@ from president_engine.errors import (
     RulesError,
 )
 from president_engine.events import Event, visible_to
+from president_engine.fallback import fallback_action
 from president_engine.match import Match
 from president_engine.observation import Observation
 from president_engine.phase import Phase
@@ -71,6 +72,7 @@ __all__ = [
     "Seating",
     "Suit",
     "TrickEnd",
+    "fallback_action",
     "parse_action",
     "visible_to",
 ]

@@ -1,16 +1,29 @@
-"""Client SDK for the President game service.
+"""The bot SDK of the President game service: write a `Bot`, try it with `play_local`, play it with `run`.
 
-`president_sdk.proto.president.v1` holds the generated code of the public
-contract (protos/president/v1/president.proto); `president_sdk.wire` converts
-between its messages and the engine's types.
+A bot is one class with one method (`Bot.play`); it is given the engine's
+`Observation` and returns an action.  The built-in levels are `builtin_bot`.
+The wire contract it speaks is `president_protocol`.
 """
 
-# Bots (appended by the bot SDK): write a Bot, try it with play_local, run it with run().
-from president_engine import PASS, Action, Card, CardSet, GiveBack, Observation, Phase, Play, Rank, Request, Rules, Suit
+from president_engine import (
+    PASS,
+    Action,
+    Card,
+    CardSet,
+    GiveBack,
+    Observation,
+    Phase,
+    Play,
+    Rank,
+    Request,
+    Rules,
+    Suit,
+    fallback_action,
+)
 
 from president_sdk.bot import Bot
 from president_sdk.bots import BUILTIN_BOTS, EasyBot, HardBot, NormalBot, RandomBot, builtin_bot
-from president_sdk.counting import is_wild, strength, top_rank, unseen, wild_count
+from president_sdk.counting import unseen
 from president_sdk.legal import (
     can_pass,
     going_out,
@@ -20,11 +33,10 @@ from president_sdk.legal import (
     plays,
     plays_of_rank,
     plays_of_size,
-    safe_action,
     whole_group_plays,
 )
 from president_sdk.local import BotError, LocalResult, play_local
-from president_sdk.runner import RunnerError, run
+from president_sdk.remote import RunnerError, run
 
 __all__ = [
     "BUILTIN_BOTS",
@@ -50,9 +62,9 @@ __all__ = [
     "Suit",
     "builtin_bot",
     "can_pass",
+    "fallback_action",
     "going_out",
     "highest_play",
-    "is_wild",
     "lowest_play",
     "natural_plays",
     "play_local",
@@ -60,10 +72,6 @@ __all__ = [
     "plays_of_rank",
     "plays_of_size",
     "run",
-    "safe_action",
-    "strength",
-    "top_rank",
     "unseen",
     "whole_group_plays",
-    "wild_count",
 ]

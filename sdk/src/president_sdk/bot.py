@@ -13,10 +13,8 @@ import logging
 from abc import ABC, abstractmethod
 from typing import Any
 
-from president_engine import Action, Event, Observation, Phase, Rules
+from president_engine import Action, Event, Observation, Phase, Rules, fallback_action
 from president_engine.events import DealEnded, MatchEnded
-
-from president_sdk.legal import best_request
 
 
 class Bot(ABC):
@@ -60,16 +58,16 @@ class Bot(ABC):
     def give_back(self, obs: Observation) -> Action:
         """The cards a President or Vice-President hands back (``obs.owed`` of them).
 
-        Default: the worst cards, the first listed give-back.
+        Default: the worst cards, the first listed give-back (`fallback_action`).
         """
-        return obs.legal_actions[0]
+        return fallback_action(obs.legal_actions)
 
     def request(self, obs: Observation) -> Action:
         """Norwegian exchange: the cards to ask the giver for, up to ``obs.owed``.
 
-        Default: the best cards this bot does not hold, as many as it is owed.
+        Default: the best cards this bot does not hold, as many as it is owed (`fallback_action`).
         """
-        return best_request(obs)
+        return fallback_action(obs.legal_actions)
 
     def on_event(self, event: Event) -> None:  # noqa: B027 (an optional hook, empty by design)
         """Called for every event this player may see, as it happens (default: nothing)."""

@@ -2,7 +2,8 @@
 
 A bot that raises, takes longer than the deadline, or answers with an illegal
 action gets a clear error in its own log (``bot.log``), and the match goes on
-with a safe legal action (`legal.safe_action`).
+with the easy level's move (the engine's `fallback_action`), as the server
+plays for a seat that runs out of time.
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ import threading
 import traceback
 from dataclasses import dataclass
 
-from president_engine import Action, Observation
+from president_engine import Action, Observation, fallback_action
 
 from president_sdk.bot import Bot
-from president_sdk.legal import resolve, safe_action
+from president_sdk.legal import resolve
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -61,7 +62,7 @@ def decide(bot: Bot, obs: Observation, *, timeout: float | None = None) -> Decis
 
 
 def _fallback(bot: Bot, obs: Observation, fault: str, trace: str | None) -> Decision:
-    action = safe_action(obs)
+    action = fallback_action(obs.legal_actions)
     message = f"{bot.name} (player {obs.player}, deal {obs.deal}) {fault}; playing {action} instead"
     if trace:
         message += "\n" + trace.rstrip()

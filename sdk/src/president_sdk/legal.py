@@ -11,9 +11,7 @@ that list, so a bot built on them never needs to know the rules in detail::
 
 from __future__ import annotations
 
-from president_engine import PASS, Action, CardSet, GiveBack, Observation, Play, Rank, Request
-
-from president_sdk.counting import is_wild, wild_count
+from president_engine import PASS, Action, GiveBack, Observation, Play, Rank
 
 
 def plays(obs: Observation) -> tuple[Play, ...]:
@@ -49,7 +47,7 @@ def plays_of_size(obs: Observation, size: int) -> tuple[Play, ...]:
 
 def natural_plays(obs: Observation) -> tuple[Play, ...]:
     """Legal plays that use no wild card."""
-    return tuple(p for p in plays(obs) if wild_count(obs.rules, p.cards) == 0)
+    return tuple(p for p in plays(obs) if obs.rules.wild_count(p.cards) == 0)
 
 
 def whole_group_plays(obs: Observation) -> tuple[Play, ...]:
@@ -68,61 +66,27 @@ def give_backs(obs: Observation) -> tuple[GiveBack, ...]:
     return tuple(a for a in obs.legal_actions if isinstance(a, GiveBack))
 
 
-def requests(obs: Observation) -> tuple[Request, ...]:
-    """The legal requests: nothing first, then fewer cards, best cards first."""
-    return tuple(a for a in obs.legal_actions if isinstance(a, Request))
-
-
-def best_request(obs: Observation) -> Request:
-    """Ask for the best cards this player does not hold, as many as it is owed (or nothing)."""
-    found = requests(obs)
-    if not found:
-        return Request(CardSet())
-    most = max(len(r.cards) for r in found)
-    return next(r for r in found if len(r.cards) == most)
-
-
-def safe_action(obs: Observation) -> Action:
-    """An always-legal fallback: pass when allowed, else the first listed action.
-
-    That is the lowest play for a leader, the worst cards for a give-back and
-    an empty request.
-    """
-    if PASS in obs.legal_actions:
-        return PASS
-    if not obs.legal_actions:
-        raise ValueError("no legal action: it is not this player's turn")
-    return obs.legal_actions[0]
-
-
-def uses_wild(obs: Observation, play: Play) -> bool:
-    """True when the play contains a wild card."""
-    return any(is_wild(obs.rules, card) for card in play.cards.distinct())
-
-
 def resolve(obs: Observation, action: object) -> Action | None:
     """The legal action `action` stands for, or None when it is not legal now.
 
-    A listed action is returned as is.  Without a suit order, a play or a
-    give-back of other cards of the same ranks from the hand is equivalent to
-    a listed one (suits change nothing then); it is returned with the listed
-    play's rank filled in, keeping the cards the bot chose.
+    A listed action is returned as is.  An action of other cards that the
+    rules make the same choice (`Rules.interchangeable`: without a suit order,
+    the same number of cards of each rank) is returned with the listed play's
+    rank and declaration filled in, keeping the cards the bot chose.  A play
+    may give its `rank` instead of `declared` for a follow of wild cards
+    alone, as the wire protocol does.
     """
     if action in obs.legal_actions:
         return action
+    interchangeable = obs.rules.interchangeable
     if isinstance(action, Play) and action.cards <= obs.hand:
-        key = _rank_counts(action.cards)
         for listed in plays(obs):
-            if action.rank in (None, listed.rank) and _rank_counts(listed.cards) == key and (
-                    obs.rules.suit_order is None or listed.cards == action.cards):
-                return Play(action.cards, listed.rank)
+            if not interchangeable(action.cards, listed.cards) or action.rank not in (None, listed.rank):
+                continue
+            if action.declared is listed.declared or (action.declared is None and action.rank is listed.declared):
+                return Play(action.cards, listed.declared, rank=listed.rank)
         return None
-    if isinstance(action, GiveBack) and action.cards <= obs.hand and obs.rules.suit_order is None:
-        key = _rank_counts(action.cards)
-        if any(_rank_counts(g.cards) == key for g in give_backs(obs)):
-            return action
+    if isinstance(action, GiveBack) and action.cards <= obs.hand and any(
+            interchangeable(action.cards, g.cards) for g in give_backs(obs)):
+        return action
     return None
-
-
-def _rank_counts(cards: CardSet) -> tuple[int, ...]:
-    return tuple(cards.count_rank(rank) for rank in Rank)

@@ -1,7 +1,7 @@
-"""``python -m president_service serve ...``: the same as the ``president`` command."""
+"""``python -m president_service serve ...``: the game server alone (`president serve` is the same)."""
 
 import sys
 
-from president_service.cli import main
+from president_service.serve_cli import main
 
 sys.exit(main())

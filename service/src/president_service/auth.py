@@ -38,18 +38,6 @@ def bearer_token(metadata: Iterable[tuple[str, str | bytes]] | None) -> str:
     raise ServiceError(Reason.MISSING_TOKEN, "send the token as metadata 'authorization: Bearer <token>'")
 
 
-def seat_for(token: str, hashes: tuple[bytes, ...]) -> int:
-    """The seat whose token this is; BAD_TOKEN if none. Compares against every seat."""
-    digest = token_hash(token)
-    found = -1
-    for seat, expected in enumerate(hashes):
-        if hmac.compare_digest(digest, expected):
-            found = seat
-    if found < 0:
-        raise ServiceError(Reason.BAD_TOKEN, "this token is not a seat of this match")
-    return found
-
-
 class AdminKey:
     """The admin token given at start; required to create matches."""
 

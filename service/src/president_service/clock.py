@@ -11,9 +11,15 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from president_service.errors import Reason, ServiceError
-
 _LIMIT_MS = 24 * 3600 * 1000
+
+
+class ClockError(ValueError):
+    """A clock setting out of range; `option` names it."""
+
+    def __init__(self, option: str, message: str) -> None:
+        super().__init__(f"{option}: {message}")
+        self.option = option
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -29,8 +35,7 @@ class ClockSettings:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _LIMIT_MS:
-                raise ServiceError(Reason.BAD_OPTION, f"{field.name}: a whole number from 0 to {_LIMIT_MS}",
-                                   {"option": field.name})
+                raise ClockError(field.name, f"a whole number from 0 to {_LIMIT_MS}")
 
     def to_dict(self) -> dict[str, int]:
         return dataclasses.asdict(self)

@@ -16,15 +16,14 @@ from google.rpc.error_details_pb2 import ErrorInfo
 from google.rpc.status_pb2 import Status
 from grpc_status import rpc_status
 from president_engine import IllegalActionError
-from president_sdk.wire import ERROR_DOMAIN
+from president_protocol.v1 import president_pb2 as pb
+
+ERROR_DOMAIN = "president.v1"
+"""The `domain` of every google.rpc.ErrorInfo the service sends."""
 
 
 class Reason(Enum):
-    """Stable reason names (ErrorInfo.reason, the proto's ErrorReason without prefix) and their status codes.
-
-    SHUTTING_DOWN and STORAGE are the server's own: it is stopping, or the
-    database refused a write (the request changed nothing; retry later).
-    """
+    """Stable reason names (ErrorInfo.reason: the proto's ErrorReason without prefix) and their status codes."""
 
     MISSING_TOKEN = ("MISSING_TOKEN", grpc.StatusCode.UNAUTHENTICATED)
     BAD_TOKEN = ("BAD_TOKEN", grpc.StatusCode.UNAUTHENTICATED)
@@ -51,6 +50,11 @@ class Reason(Enum):
     @property
     def code(self) -> grpc.StatusCode:
         return self.value[1]
+
+    @property
+    def proto(self) -> pb.ErrorReason.ValueType:
+        """The contract's ErrorReason value (every Reason has one: a test checks it)."""
+        return pb.ErrorReason.Value("ERROR_REASON_" + self.name)
 
 
 class ServiceError(Exception):

@@ -1,7 +1,7 @@
 """The proto messages built from the server's own state: log entries, prompts, results, summaries.
 
-Engine values are converted by president_sdk.wire; this module adds what only
-the service has (strikes, take-overs, clocks, seat claims).
+Engine values are converted by `president_protocol.convert`; this module adds
+what only the server has (strikes, take-overs, clocks, seat claims).
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from typing import TypeVar
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from president_engine.events import MatchEnded
-from president_sdk import wire
-from president_sdk.proto.president.v1 import president_pb2 as pb
+from president_protocol import convert
+from president_protocol.v1 import president_pb2 as pb
 
 from president_service.clock import ClockSettings
-from president_service.runner import MatchRunner, Turn
-from president_service.store import FinishedSummary
+from president_service.match_runner import MatchRunner, Turn
+from president_service.match_store import FinishedSummary
 from president_service.strike import LogEvent, Strike, TakenOver, visible
 
 _M = TypeVar("_M")
@@ -27,10 +27,12 @@ _SHARED = 4
 def event_message(event: LogEvent, seq: int) -> pb.Event:
     """A log entry already redacted for its receiver (strike.visible)."""
     if isinstance(event, Strike):
-        return wire.strike_event(seq, event.player, event.strikes, event.action)
+        action = None if event.action is None else convert.action_to_proto(event.action)
+        return pb.Event(seq=seq, strike_recorded=pb.StrikeRecorded(
+            player=event.player, strikes=event.strikes, action=action))
     if isinstance(event, TakenOver):
-        return wire.takeover_event(seq, event.player)
-    return wire.event_to_proto(event, seq)
+        return pb.Event(seq=seq, seat_taken_over=pb.SeatTakenOver(player=event.player))
+    return convert.event_to_proto(event, seq)
 
 
 class SharedEvents:
@@ -76,7 +78,8 @@ def timestamp(unix: float) -> Timestamp:
 
 def prompt_message(turn: Turn) -> pb.Prompt:
     deadline = None if turn.deadline_unix is None else timestamp(turn.deadline_unix)
-    return wire.prompt_to_proto(turn.turn_id, turn.observation, deadline=deadline, time_bank_remaining_ms=turn.bank_ms)
+    return convert.prompt_to_proto(turn.turn_id, turn.observation, deadline=deadline,
+                                   time_bank_remaining_ms=turn.bank_ms)
 
 
 def clock_message(clock: ClockSettings) -> pb.ClockSettings:
@@ -100,17 +103,17 @@ def match_summary(runner: MatchRunner) -> pb.MatchSummary:
         match_id=runner.match_id,
         status=status,
         preset=runner.preset,
-        rules=wire.rules_to_proto(match.rules),
+        rules=convert.rules_to_proto(match.rules),
         players=[pb.PlayerSummary(
-            player=p, name=runner.names[p], seat=match.seat_of(p), role=wire.role_to_proto(match.roles[p]),
+            player=p, name=runner.names[p], seat=match.seat_of(p), role=convert.role_to_proto(match.roles[p]),
             score=match.scores[p], hand_size=sizes[p], claimed=runner.claimed[p],
             taken_over=runner.taken_over(p)) for p in range(match.rules.players)],
         deal=match.deal,
-        phase=wire.phase_to_proto(match.phase),
+        phase=convert.phase_to_proto(match.phase),
         to_act=match.to_act,
         last_seq=runner.last_seq,
         created_at=timestamp(runner.created_at),
-        result=None if ended is None else wire.match_result_to_proto(ended),
+        result=None if ended is None else convert.match_result_to_proto(ended),
     )
 
 
@@ -121,7 +124,7 @@ def finished_summary(done: FinishedSummary) -> pb.MatchSummary:
         match_id=done.match_id,
         status=pb.MATCH_STATUS_OVER,
         preset=done.preset,
-        rules=wire.rules_to_proto(done.rules),
+        rules=convert.rules_to_proto(done.rules),
         players=[pb.PlayerSummary(player=p, name=name, score=totals[p], claimed=True)
                  for p, name in enumerate(done.names)],
         phase=pb.PHASE_OVER,

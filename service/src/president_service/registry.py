@@ -11,16 +11,16 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
-from president_engine import CardSet, DealError, Match, Rules
+from president_engine import DealError, Match
 
 from president_service.auth import bearer_token, new_token, token_hash
-from president_service.clock import ClockSettings
 from president_service.errors import Reason, ServiceError
 from president_service.limits import Limits
-from president_service.runner import MatchRunner
-from president_service.store import FinishedSummary, Store, StoredMatch
+from president_service.match_request import MatchRequest
+from president_service.match_runner import MatchRunner
+from president_service.match_store import FinishedSummary, MatchStore, StoredMatch
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ Metadata = Iterable[tuple[str, str | bytes]] | None
 
 
 class Registry:
-    def __init__(self, store: Store, limits: Limits, *, start_grace_s: float) -> None:
+    def __init__(self, store: MatchStore, limits: Limits, *, start_grace_s: float) -> None:
         self.store = store
         self.limits = limits
         self._grace_s = start_grace_s
@@ -74,17 +74,16 @@ class Registry:
         while len(self._finished) > _FINISHED_CACHE:
             self._finished.popitem(last=False)
 
-    def create(self, *, preset: str, rules: Rules, seed: int | None,
-                     hands: Sequence[Sequence[CardSet]], clock: ClockSettings,
-                     names: Sequence[str], open_seats: bool) -> tuple[MatchRunner, list[str]]:
+    def create(self, request: MatchRequest) -> tuple[MatchRunner, list[str]]:
         """A new match, stored before it is announced; returns it and one token per player."""
+        rules, seed, names = request.rules, request.seed, request.names
         if len(self.live) >= self.limits.max_matches:
             raise ServiceError(Reason.TOO_MANY_MATCHES, f"this server plays at most {self.limits.max_matches} matches")
         if seed is None:
             seed = secrets.randbelow(_MAX_SEED)
         elif not 0 <= seed <= _MAX_SEED:
             raise ServiceError(Reason.BAD_OPTION, f"seed: at most {_MAX_SEED}", {"option": "seed"})
-        frozen_hands = tuple(tuple(deal) for deal in hands) or None
+        frozen_hands = request.hands or None
         try:
             Match(rules, seed=seed, hands=frozen_hands)
         except DealError as exc:
@@ -96,15 +95,15 @@ class Registry:
         stored = StoredMatch(
             match_id=secrets.token_hex(8),
             created_at=time.time(),
-            preset=preset,
+            preset=request.preset,
             rules=rules,
             seed=seed,
             hands=frozen_hands,
-            clock=clock,
+            clock=request.clock,
             names=tuple((names[p] if p < len(names) else "") or f"player {p}" for p in range(players)),
-            open_seats=open_seats,
+            open_seats=request.open_seats,
             token_hashes=tuple(token_hash(t) for t in tokens),
-            claimed=(not open_seats,) * players,
+            claimed=(not request.open_seats,) * players,
         )
         self.store.create(stored)
         runner = self._runner(stored)

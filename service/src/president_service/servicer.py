@@ -19,14 +19,16 @@ from typing import Any, NoReturn, TypeVar
 from weakref import WeakKeyDictionary
 
 import grpc
-from president_engine import Action, RulesError
-from president_sdk import wire
-from president_sdk.proto.president.v1 import president_pb2 as pb
-from president_sdk.proto.president.v1 import president_pb2_grpc as pb_grpc
+from president_engine import Action
+from president_protocol import convert
+from president_protocol.v1 import president_pb2 as pb
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
 from president_service.auth import AdminKey
 from president_service.clock import ClockSettings
 from president_service.errors import Reason, ServiceError
+from president_service.match_request import read_match_request
+from president_service.match_runner import MatchRunner
 from president_service.messages import (
     SharedEvents,
     clock_message,
@@ -36,7 +38,6 @@ from president_service.messages import (
     result,
 )
 from president_service.registry import Registry
-from president_service.runner import MatchRunner
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -80,21 +81,21 @@ def _log_reader_failure(reader: asyncio.Task[None]) -> None:
 
 def _rejected(turn_id: int, exc: ServiceError) -> pb.PlayResponse:
     return pb.PlayResponse(action_rejected=pb.ActionRejected(
-        turn_id=turn_id, reason=exc.reason.name, illegal_reason=exc.metadata.get("illegal_reason", ""),
-        message=exc.message))
+        turn_id=turn_id, reason=exc.reason.name, error_reason=exc.reason.proto,
+        illegal_reason=exc.metadata.get("illegal_reason", ""), message=exc.message))
 
 
 def _action(msg: pb.Action) -> Action:
     try:
-        return wire.action_from_proto(msg)
-    except wire.WireError as exc:
+        return convert.action_from_proto(msg)
+    except convert.WireError as exc:
         raise ServiceError(Reason.MALFORMED, str(exc)) from None
 
 
 def _match_over(runner: MatchRunner) -> pb.MatchOver:
     ended = result(runner)
     assert ended is not None
-    return pb.MatchOver(result=wire.match_result_to_proto(ended))
+    return pb.MatchOver(result=convert.match_result_to_proto(ended))
 
 
 class PresidentServicer(pb_grpc.PresidentServiceServicer):
@@ -118,25 +119,10 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
     async def _create(self, request: pb.CreateMatchRequest, context: Context) -> pb.CreateMatchResponse:
         self._open()
         self._admin.check(context.invocation_metadata())
-        try:
-            rules = wire.rules_from_request(request.preset, request.rules)
-        except RulesError as exc:
-            raise ServiceError(Reason.BAD_OPTION, str(exc), {"option": exc.option}) from None
-        try:
-            hands = [[wire.cards_from_proto(h.cards, f"deals[{d}].hands[{i}]") for i, h in enumerate(deal.hands)]
-                     for d, deal in enumerate(request.deals)]
-        except wire.WireError as exc:
-            raise ServiceError(Reason.MALFORMED, str(exc)) from None
-        clock = self._default_clock
-        if request.HasField("clock"):
-            c = request.clock
-            clock = ClockSettings(move_ms=c.move_time_limit_ms, bank_ms=c.time_bank_ms,
-                                  max_strikes=c.strikes_before_takeover)
-        runner, tokens = self._registry.create(
-            preset=request.preset, rules=rules, seed=request.seed if request.HasField("seed") else None,
-            hands=hands, clock=clock, names=list(request.seat_names), open_seats=request.open_seats)
+        asked = read_match_request(request, self._default_clock)
+        runner, tokens = self._registry.create(asked)
         return pb.CreateMatchResponse(
-            match_id=runner.match_id, rules=wire.rules_to_proto(rules),
+            match_id=runner.match_id, rules=convert.rules_to_proto(asked.rules),
             seats=[pb.SeatToken(player=p, token=t) for p, t in enumerate(tokens)])
 
     async def JoinMatch(self, request: pb.JoinMatchRequest, context: Context) -> pb.JoinMatchResponse:  # noqa: N802
@@ -182,7 +168,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
     async def Play(self, request_iterator: AsyncIterator[pb.PlayRequest],  # type: ignore[override]  # noqa: N802
                    context: PlayContext) -> None:
         # The coroutine form of a streaming handler (context.read/write), not a generator, so that the
-        # reader task can write too; it also holds less memory per open stream (113 vs 124 KB a match).
+        # reader task can write too; it also holds less memory per open stream (docs/TEAM-NOTES.md).
         try:
             self._open()
             runner, player = await self._registry.seat(context.invocation_metadata())
@@ -206,7 +192,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         try:
             await send(pb.PlayResponse(welcome=pb.Welcome(
                 match_id=runner.match_id, player=player, names=runner.names,
-                rules=wire.rules_to_proto(runner.match.rules), clock=clock_message(runner.clock.settings))))
+                rules=convert.rules_to_proto(runner.match.rules), clock=clock_message(runner.clock.settings))))
             prompted: tuple[int, bool] | None = None
             while True:
                 wake.clear()
@@ -218,7 +204,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                         await send(message)
                 if reader is None:
                     await send(pb.PlayResponse(snapshot=pb.Snapshot(
-                        observation=wire.observation_to_proto(runner.match.observation(player)), last_seq=cursor)))
+                        observation=convert.observation_to_proto(runner.match.observation(player)), last_seq=cursor)))
                     # Acts are read once the snapshot is out, so that no answer comes before it.
                     reader = asyncio.get_running_loop().create_task(self._read_acts(context, send, runner, player))
                     continue  # events may have come while the snapshot was sent
@@ -281,7 +267,8 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                 # A delayed spectator gets no snapshot (it would show the present): the events from the start.
                 cursor = runner.last_seq
                 yield pb.SpectateResponse(snapshot=pb.Snapshot(
-                    observation=wire.public_observation_to_proto(runner.match.observation(0)), last_seq=cursor))
+                    observation=convert.public_observation_to_proto(runner.match.public_observation()),
+                    last_seq=cursor))
             while True:
                 wake.clear()
                 log = runner.log
@@ -324,5 +311,5 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             record = runner.record()
             ended = result(runner)
             assert ended is not None
-            return pb.GetReplayResponse(replay=wire.replay_to_proto(record, names=runner.names, result=ended))
+            return pb.GetReplayResponse(replay=convert.replay_to_proto(record, names=runner.names, result=ended))
         return await _guard(context, replay())

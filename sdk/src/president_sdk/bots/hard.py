@@ -26,7 +26,6 @@ from president_engine.events import Passed
 from president_sdk.bot import Bot
 from president_sdk.bots.normal import fight, kept, whole
 from president_sdk.bots.plan import Plan, Weights
-from president_sdk.counting import top_rank, wild_count
 from president_sdk.legal import give_backs, going_out, plays
 
 
@@ -61,8 +60,8 @@ class HardBot(Bot):
 
         def keep(play: Play) -> bool:
             assert play.rank is not None
-            if (obs.rules.is_wild_possible and play.rank is top_rank(obs) and play.size < 4
-                    and not wild_count(obs.rules, play.cards)):
+            if (obs.rules.is_wild_possible and play.rank is obs.top_rank and play.size < 4
+                    and not obs.rules.wild_count(play.cards)):
                 return plan.safe(play.rank, play.size) >= self.weights.keep_safe
             return kept(obs, play)
 
@@ -90,7 +89,7 @@ def _group(obs: Observation, play: Play) -> bool:
     rank = play.rank
     natural = play.cards.count_rank(rank) if rank is not None and rank is not Rank.JOKER else 0
     if natural == 0:
-        return wild_count(obs.rules, play.cards) == play.size or whole(obs, play)
+        return obs.rules.wild_count(play.cards) == play.size or whole(obs, play)
     return rank is not None and natural == obs.hand.count_rank(rank)
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from president_engine import PASS, Action, Observation, Play, Rank
 
 from president_sdk.bot import Bot
-from president_sdk.counting import JOKER_HIGH, joker_strength, plain_joker_count, top_rank, wild_count
 from president_sdk.legal import give_backs, going_out, plays
 
 FIGHT_GROUPS = 2
@@ -39,10 +38,10 @@ class NormalBot(Bot):
 
     def give_back(self, obs: Observation) -> Action:
         """The worst cards that are singles in hand and not kept; else the worst cards."""
-        top = top_rank(obs)
+        top = obs.top_rank
         for give in give_backs(obs):
             if all(obs.hand.count_rank(c.rank) == give.cards.count_rank(c.rank) and c.rank is not top
-                   and wild_count(obs.rules, give.cards) == 0 for c in give.cards.distinct()):
+                   and obs.rules.wild_count(give.cards) == 0 for c in give.cards.distinct()):
                 return give
         return obs.legal_actions[0]
 
@@ -50,17 +49,17 @@ class NormalBot(Bot):
 def whole(obs: Observation, play: Play) -> bool:
     """A play of all the natural cards of its rank, no wild card: breaks nothing."""
     rules = obs.rules
-    if wild_count(rules, play.cards):
+    if rules.wild_count(play.cards):
         return False
     if play.rank is Rank.JOKER:
-        return play.size == plain_joker_count(rules, obs.hand)
+        return play.size == rules.plain_joker_count(obs.hand)
     return play.rank is not None and play.size == obs.hand.count_rank(play.rank)
 
 
 def kept(obs: Observation, play: Play) -> bool:
-    if play.size >= 4 or play.rank is top_rank(obs) or wild_count(obs.rules, play.cards):
+    if play.size >= 4 or play.rank is obs.top_rank or obs.rules.wild_count(play.cards):
         return True
-    return play.rank is Rank.JOKER and joker_strength(obs.rules) == JOKER_HIGH
+    return play.rank is Rank.JOKER and obs.strength(Rank.JOKER) > obs.strength(obs.top_rank)
 
 
 def fight(obs: Observation) -> bool:
@@ -68,7 +67,7 @@ def fight(obs: Observation) -> bool:
     ranks = {c.rank for c in obs.hand.distinct()} - set(rules.wild_ranks)
     if rules.joker_wild:
         ranks.discard(Rank.JOKER)
-    groups = len(ranks) + (1 if wild_count(rules, obs.hand) else 0)
+    groups = len(ranks) + (1 if rules.wild_count(obs.hand) else 0)
     others = [size for p, size in enumerate(obs.hand_sizes) if p != obs.player and size]
     return groups <= FIGHT_GROUPS or min(others, default=99) <= FIGHT_GROUPS
 

@@ -18,7 +18,7 @@ from math import comb
 
 from president_engine import Beat, CardSet, JokerAlone, Observation, Rank, Rules
 
-from president_sdk.counting import joker_strength, natural_ranks, plain_joker_count, strengths, unseen, wild_count
+from president_sdk.counting import unseen
 
 WIN = 1000.0
 
@@ -48,15 +48,15 @@ class Plan:
         rules = obs.rules
         self.rules = rules
         self.weights = weights
-        self.naturals = natural_ranks(rules)
+        self.naturals = rules.natural_ranks
         self.strict = rules.beat is Beat.STRICTLY_HIGHER
         self.others = unseen(obs)
         sizes = tuple(sorted(s for p, s in enumerate(obs.hand_sizes) if p != obs.player and s))
         self.opponent_sizes = frozenset(sizes)
         self._sizes = sizes
         self._unseen = len(self.others)
-        self.current = strengths(obs.rank_order, rules)
-        self.flipped = strengths(tuple(reversed(obs.rank_order)), rules)
+        self.current = {rank: rules.strength(rank, reversed=obs.reversed) for rank in Rank}
+        self.flipped = {rank: rules.strength(rank, reversed=not obs.reversed) for rank in Rank}
         self._sources: dict[bool, list[tuple[int, int]]] = {}
         self._safe: dict[tuple[int, int, bool], float] = {}
 
@@ -109,12 +109,12 @@ class Plan:
                 groups += 1
                 control += self._boss(strength[rank], count, flipped)
                 kept += strength[rank] * count
-        wild = wild_count(rules, hand)
+        wild = rules.wild_count(hand)
         if wild:
             groups += 1
             control += 1
             kept += 13 * wild
-        jokers = plain_joker_count(rules, hand)
+        jokers = rules.plain_joker_count(hand)
         if jokers:
             groups += 1
             control += self._boss(strength[Rank.JOKER], jokers, flipped)
@@ -139,12 +139,12 @@ class Plan:
                     bosses += 1
                 else:
                     losers += 1
-        if wild_count(rules, hand):
+        if rules.wild_count(hand):
             if rules.joker_alone is JokerAlone.DECLARED:  # a lead of wild cards only stands for a low rank
                 losers += 1
             else:
                 bosses += 1
-        jokers = plain_joker_count(rules, hand)
+        jokers = rules.plain_joker_count(hand)
         if jokers:
             if self._safe_at(strength[Rank.JOKER], jokers, flipped) >= 1.0:
                 bosses += 1
@@ -159,14 +159,14 @@ class Plan:
 
 def _threats(rules: Rules, others: CardSet, strength: dict[Rank, int],
              naturals: Sequence[Rank]) -> list[tuple[int, int]]:
-    wild = wild_count(rules, others)
+    wild = rules.wild_count(others)
     out = [(strength[r], others.count_rank(r) + wild) for r in naturals if others.count_rank(r)]
     if wild:
         declared = rules.joker_alone is JokerAlone.DECLARED
-        out.append((max(strength[r] for r in naturals) if declared else joker_strength(rules), wild))
-    plain = plain_joker_count(rules, others)
+        out.append((max(strength[r] for r in naturals) if declared else rules.joker_strength, wild))
+    plain = rules.plain_joker_count(others)
     if plain:
-        out.append((joker_strength(rules), plain))
+        out.append((rules.joker_strength, plain))
     return out
 
 

@@ -1,0 +1,180 @@
+"""``president demo``: the README's `make run` — a real server, built-in bots over gRPC, shown live.
+
+It starts the server on localhost with its SQLite file, creates a match of
+the four built-in levels, connects each bot over gRPC with its seat token
+(the SDK's runner, one thread per bot, as separate processes would), and
+prints the match as a spectator sees it: public events only, as they
+happen. The bots think for `--pace` seconds a move so a person can follow.
+Then it keeps serving: a second match waits with three built-in bots and
+one open seat, and the demo prints the token and the command that puts
+your own bot in it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import secrets
+import signal
+import socket
+import threading
+import time
+from typing import cast
+
+import grpc
+from president_engine import Action, Observation
+from president_engine.narrate import describe
+from president_protocol import convert
+from president_protocol.v1 import president_pb2 as pb
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
+from president_sdk.bot import Bot
+from president_sdk.bots import builtin_bot
+from president_sdk.remote import RunnerError, run
+from president_service.clock import ClockSettings
+from president_service.grpc_server import ServerConfig, start
+
+DEMO_LEVELS = ("hard", "normal", "easy", "random")
+GUEST_LEVELS = ("hard", "normal", "easy")
+
+
+def add_demo_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    demo = commands.add_parser("demo", help="serve on localhost and show a live match of built-in bots")
+    demo.add_argument("--port", type=int, default=50051, help="port (default 50051; a free one if taken)")
+    demo.add_argument("--db", default="president-demo.db", help="SQLite database file")
+    demo.add_argument("--preset", default="cardverse", help="rules preset (default cardverse)")
+    demo.add_argument("--deals", type=int, default=3, help="deals in the match (default 3)")
+    demo.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
+    demo.add_argument("--pace", type=float, default=0.15, help="seconds each bot thinks per move (default 0.15)")
+    demo.add_argument("--once", action="store_true", help="stop after the first match instead of serving on")
+    demo.set_defaults(handler=demo_command)
+
+
+def demo_command(args: argparse.Namespace) -> int:
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_demo(args))
+    return 0
+
+
+def _free_port(preferred: int) -> int:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", preferred))
+            return preferred
+        except OSError:
+            probe.bind(("127.0.0.1", 0))
+            return int(probe.getsockname()[1])
+
+
+async def _demo(args: argparse.Namespace) -> None:
+    admin = secrets.token_hex(16)
+    port = _free_port(args.port)
+    server = await start(ServerConfig(db=args.db, admin_token=admin, port=port,
+                                      clock=ClockSettings(move_ms=0, bank_ms=0, max_strikes=0)))
+    address = f"localhost:{server.port}"
+    print(f"president: serving on {address} (database {args.db})", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        async with grpc.aio.insecure_channel(address) as channel:
+            stub = pb_grpc.PresidentServiceStub(channel)
+            auth = (("authorization", f"Bearer {admin}"),)
+            created = await stub.CreateMatch(pb.CreateMatchRequest(
+                preset=args.preset, rules=pb.Rules(deals=args.deals), seed=args.seed,
+                clock=pb.ClockSettings(move_time_limit_ms=5000, time_bank_ms=10000, strikes_before_takeover=3),
+                seat_names=list(DEMO_LEVELS)), metadata=auth)
+            print(f"match {created.match_id}: {args.preset}, {args.deals} deal(s), "
+                  f"bots {', '.join(DEMO_LEVELS)} connecting over gRPC\n", flush=True)
+            for level, seat in zip(DEMO_LEVELS, created.seats, strict=True):
+                _start_bot(level, address, seat.token, args.pace)
+            await _watch(stub, created.match_id, list(DEMO_LEVELS), stop)
+            if args.once or stop.is_set():
+                return
+            await _open_match(stub, auth, address, args, stop)
+    finally:
+        logging.getLogger("president.runner").setLevel(logging.ERROR)  # our bots lose the server on purpose
+        await server.stop(1.0)
+        print("president: stopped", flush=True)
+
+
+async def _open_match(stub: pb_grpc.PresidentServiceAsyncStub, auth: tuple[tuple[str, str], ...], address: str,
+                      args: argparse.Namespace, stop: asyncio.Event) -> None:
+    names = ["guest", *GUEST_LEVELS]
+    created = await stub.CreateMatch(pb.CreateMatchRequest(
+        preset=args.preset, rules=pb.Rules(deals=args.deals), seat_names=names,
+        clock=pb.ClockSettings()), metadata=auth)
+    for level, seat in zip(GUEST_LEVELS, created.seats[1:], strict=True):
+        _start_bot(level, address, seat.token, args.pace)
+    token = created.seats[0].token
+    print(f"""
+The server keeps running on {address}. Match {created.match_id} waits for your bot in seat 0
+against {', '.join(GUEST_LEVELS)} (no clock: take your time). In another terminal:
+
+  .venv/bin/president-bot examples/python/first_bot.py --server {address} --token {token}
+
+or any other bot: `president-bot builtin:hard ...`, `node examples/node/bot.js --server {address} --token ...`
+(see "Write your first bot" in the README). The match is shown here as it is played. Ctrl-C stops the server.
+""", flush=True)
+    await _watch(stub, created.match_id, names, stop)
+    if not stop.is_set():
+        print("\nThat was the match. The server stops now; `make run` starts another.", flush=True)
+
+
+def _start_bot(level: str, address: str, token: str, pace: float) -> None:
+    bot = _paced(builtin_bot(level), pace)
+
+    def play() -> None:
+        try:
+            run(bot, address, token)
+        except RunnerError as exc:
+            print(f"[{level}] {exc}", flush=True)
+
+    threading.Thread(target=play, name=f"bot-{level}", daemon=True).start()
+
+
+def _paced(bot: Bot, pace: float) -> Bot:
+    """The same bot, thinking `pace` seconds before each play so that a person can follow."""
+    base = type(bot)
+
+    def play(self: Bot, obs: Observation) -> Action:
+        time.sleep(pace)
+        return base.play(self, obs)
+
+    return cast(Bot, type(base.__name__, (base,), {"play": play})())
+
+
+async def _watch(stub: pb_grpc.PresidentServiceAsyncStub, match_id: str, names: list[str],
+                 stop: asyncio.Event) -> None:
+    """Print the match as a spectator sees it until it is over (or Ctrl-C)."""
+    stream = stub.Spectate(pb.SpectateRequest(match_id=match_id, from_seq=1))
+
+    async def show() -> None:
+        async for message in stream:
+            kind = message.WhichOneof("kind")
+            if kind == "match_over":
+                return
+            if kind == "event":
+                line = _line(message.event, names)
+                if line:
+                    print(line, flush=True)
+
+    showing = asyncio.create_task(show())
+    stopping = asyncio.create_task(stop.wait())
+    await asyncio.wait({showing, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    for task in (showing, stopping):
+        task.cancel()
+    stream.cancel()
+
+
+def _line(msg: pb.Event, names: list[str]) -> str | None:
+    kind = msg.WhichOneof("kind")
+    if kind == "strike_recorded":
+        strike = msg.strike_recorded
+        return f"   !! {names[strike.player]} ran out of time (strike {strike.strikes}); the server acted for them"
+    if kind == "seat_taken_over":
+        return f"   !! {names[msg.seat_taken_over.player]} is now played by the server's easy bot"
+    event = convert.event_from_proto(msg)
+    return None if event is None else describe(event, names)

@@ -1,0 +1,68 @@
+"""The CI gate: claims such as ``mybot > normal``, held only with 95% confidence.
+
+``A > B`` holds when the 95% confidence interval of the paired place
+difference place(B) - place(A) lies entirely above zero (see stats: per
+board in duplicate format, per match in plain format).  ``A < B`` is
+``B > A``.  Too few shared units give an unbounded interval, so the claim
+fails: a gate never passes for lack of data.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from president_harness.ladder.stats import Interval, Units, paired_difference
+
+_CLAIM = re.compile(r"^\s*(\S+)\s*([<>])\s*(\S+)\s*$")
+
+
+class ClaimError(ValueError):
+    """A claim that cannot be read or names an unknown bot."""
+
+
+MIN_UNITS = 5
+"""Fewest shared units (boards or matches) a claim is judged on: two identical ones give a zero-width interval."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Claim:
+    """`better` finishes ahead of `worse`."""
+
+    text: str
+    better: str
+    worse: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Verdict:
+    claim: Claim
+    difference: Interval
+    """Places `better` finishes ahead of `worse`, per unit, with its 95% interval."""
+
+    @property
+    def holds(self) -> bool:
+        """The interval lies above zero, over enough units that a zero spread is not luck."""
+        return self.difference.n >= MIN_UNITS and self.difference.low > 0
+
+
+def parse_claim(text: str, names: Iterable[str]) -> Claim:
+    """Read ``"A > B"`` or ``"A < B"``; the names must be bots of the ladder."""
+    found = _CLAIM.match(text)
+    if found is None:
+        raise ClaimError(f"{text!r}: write a claim as 'A > B' (A finishes ahead of B) or 'A < B'")
+    left, op, right = found.groups()
+    known = set(names)
+    for name in (left, right):
+        if name not in known:
+            raise ClaimError(f"{text!r}: no bot named {name!r} (bots: {', '.join(sorted(known))})")
+    if left == right:
+        raise ClaimError(f"{text!r}: compares a bot with itself")
+    better, worse = (left, right) if op == ">" else (right, left)
+    return Claim(text=f"{left} {op} {right}", better=better, worse=worse)
+
+
+def judge(claim: Claim, table: Units) -> Verdict:
+    """Whether the ladder's results support the claim at 95% confidence."""
+    return Verdict(claim=claim, difference=paired_difference(table, claim.better, claim.worse))

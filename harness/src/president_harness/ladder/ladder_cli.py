@@ -1,0 +1,104 @@
+"""``president ladder ladder.toml``: run (or resume) a ladder, print the table, write the reports, gate CI.
+
+Exit status: 0 when every ``--expect`` claim holds, 1 when one does not,
+2 for a bad ladder file or argument, 3 when matches failed every attempt or
+are missing (the ladder is incomplete; run it again to resume), 130 when
+interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from contextlib import ExitStack
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from president_harness.ladder.child_server import ChildServer, ServerError
+from president_harness.ladder.config import ConfigError, LadderConfig, load
+from president_harness.ladder.driver import pending, run_ladder
+from president_harness.ladder.gate import ClaimError, parse_claim
+from president_harness.ladder.ladder_store import LadderMismatchError
+from president_harness.ladder.over_server import OverServer
+from president_harness.ladder.report import json_text, junit, markdown, terminal
+
+ADMIN_TOKEN_ENV = "PRESIDENT_ADMIN_TOKEN"
+EXIT_CLAIM, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 1, 2, 3, 130
+
+
+def add_ladder_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``ladder`` on the ``president`` command's subparsers."""
+    ladder: argparse.ArgumentParser = subparsers.add_parser(
+        "ladder", help="rate bots over many matches; gate CI on claims like 'mybot > normal'",
+        description="Run or resume a ladder (see docs/ladder.md).")
+    ladder.add_argument("config", type=Path, help="the ladder file (TOML)")
+    ladder.add_argument("--server", help="use this game server (HOST:PORT) instead of starting one")
+    ladder.add_argument("--admin-token", help=f"the server's admin token (or set {ADMIN_TOKEN_ENV})")
+    ladder.add_argument("--db", type=Path, help="the ladder db (default: the file's `db`)")
+    ladder.add_argument("--parallel", type=int, help="matches at once (default: the file's `parallel`)")
+    ladder.add_argument("--ray", metavar="ADDRESS",
+                        help="play matches as Ray tasks: 'auto' joins a running cluster, 'local' starts one")
+    ladder.add_argument("--expect", action="append", default=[], metavar="CLAIM",
+                        help="'A > B': fail unless A finishes ahead of B with 95%% confidence (repeatable)")
+    ladder.add_argument("--junit", type=Path, help="write a JUnit XML report here")
+    ladder.add_argument("--json", type=Path, help="write the JSON report here (default: beside the db)")
+    ladder.add_argument("--markdown", type=Path, help="write the Markdown report here (default: beside the db)")
+    ladder.set_defaults(handler=ladder_command)
+    return ladder
+
+
+def ladder_command(args: argparse.Namespace) -> int:
+    """Run the ladder the parsed arguments describe; returns the exit status."""
+    try:
+        config = _config(args)
+        claims = [parse_claim(text, [b.name for b in config.bots]) for text in args.expect]
+        todo, total = pending(config)
+    except (ConfigError, ClaimError, LadderMismatchError) as exc:
+        print(f"president ladder: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        with ExitStack() as stack:
+            server, token = args.server, args.admin_token or os.environ.get(ADMIN_TOKEN_ENV, "")
+            if todo and server is None:
+                own = stack.enter_context(ChildServer(config.db.with_name(config.db.name + ".server.sqlite")))
+                server, token = own.address, own.admin_token
+            elif todo and not token:
+                print(f"president ladder: --server needs --admin-token or {ADMIN_TOKEN_ENV}", file=sys.stderr)
+                return EXIT_USAGE
+            over_server = OverServer(server=server or "", admin_token=token, preset=config.preset,
+                                     rules=config.rules, clock=config.clock, bots={b.name: b for b in config.bots},
+                                     timeout_s=config.match_timeout_s)
+            progress = sys.stderr if sys.stderr.isatty() else None
+            summary = run_ladder(config, over_server, claims=claims, ray=args.ray,
+                                 progress=progress)
+    except ServerError as exc:
+        print(f"president ladder: {exc}", file=sys.stderr)
+        return EXIT_INCOMPLETE
+    except KeyboardInterrupt:
+        done = total - len(pending(config)[0])
+        print(f"\npresident ladder: interrupted with {done}/{total} matches counted; run again to resume",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+    print(terminal(summary), end="")
+    base = config.db.with_suffix("")
+    (args.json or base.with_name(base.name + ".json")).write_text(json_text(summary), encoding="utf-8")
+    (args.markdown or base.with_name(base.name + ".md")).write_text(markdown(summary), encoding="utf-8")
+    if args.junit is not None:
+        args.junit.write_text(junit(summary), encoding="utf-8")
+    if not summary.complete:
+        return EXIT_INCOMPLETE
+    return 0 if summary.passed else EXIT_CLAIM
+
+
+def _config(args: argparse.Namespace) -> LadderConfig:
+    config = load(args.config)
+    changes: dict[str, Any] = {}
+    if args.db is not None:
+        changes["db"] = args.db
+    if args.parallel is not None:
+        if args.parallel < 1:
+            raise ConfigError("--parallel", "must be at least 1")
+        changes["parallel"] = args.parallel
+    return replace(config, **changes) if changes else config

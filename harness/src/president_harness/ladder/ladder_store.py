@@ -1,0 +1,82 @@
+"""`LadderStore`: the ladder db — one row per counted match, one row per failed attempt.
+
+A match is counted by inserting its row, keyed by its schedule index, in one
+transaction; a match that was interrupted or failed has no row and is simply
+played again, and a second result for a counted match is refused.  So a
+resumed ladder never plays a counted match again and never counts one twice.
+The db remembers the ladder's fingerprint and refuses to mix ladders.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+
+from president_harness.ladder.outcome import Outcome
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS matches (
+    idx INTEGER PRIMARY KEY, board INTEGER NOT NULL, seating INTEGER NOT NULL, bots TEXT NOT NULL,
+    result TEXT NOT NULL, match_id TEXT NOT NULL, seconds REAL NOT NULL, attempts INTEGER NOT NULL,
+    finished_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS failures (
+    idx INTEGER NOT NULL, attempt INTEGER NOT NULL, error TEXT NOT NULL, at REAL NOT NULL);
+"""
+
+
+class LadderMismatchError(ValueError):
+    """The db holds another ladder (other bots, rules, format, size or seed)."""
+
+
+class LadderStore:
+    """The SQLite file of one ladder (used from one thread: the driver)."""
+
+    def __init__(self, path: Path, fingerprint: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.executescript(_SCHEMA)
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+        if row is None:
+            self._db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
+        elif row[0] != fingerprint:
+            raise LadderMismatchError(f"{path} holds a different ladder (bots, rules, format, size or seed changed);"
+                                 " use another db to start afresh")
+
+    def record(self, outcome: Outcome) -> bool:
+        """Count a finished match; False (and nothing changes) when it was already counted."""
+        try:
+            self._db.execute(
+                "INSERT INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (outcome.index, outcome.board, outcome.seating, json.dumps(outcome.bots), outcome.to_json(),
+                 outcome.match_id, outcome.seconds, outcome.attempts, time.time()))
+        except sqlite3.IntegrityError:
+            return False
+        return True
+
+    def record_failure(self, index: int, attempt: int, error: str) -> None:
+        """Keep a failed attempt for the report; it counts for nothing."""
+        self._db.execute("INSERT INTO failures VALUES (?, ?, ?, ?)", (index, attempt, error, time.time()))
+
+    def done(self) -> set[int]:
+        """The schedule indices already counted."""
+        return {row[0] for row in self._db.execute("SELECT idx FROM matches")}
+
+    def failures(self, index: int) -> int:
+        """Failed attempts of a match so far (over every run)."""
+        row = self._db.execute("SELECT COUNT(*) FROM failures WHERE idx = ?", (index,)).fetchone()
+        return int(row[0])
+
+    def outcomes(self) -> list[Outcome]:
+        """Every counted match, in schedule order."""
+        rows = self._db.execute(
+            "SELECT idx, board, seating, bots, result, match_id, seconds, attempts FROM matches ORDER BY idx")
+        return [Outcome.from_row(index=r[0], board=r[1], seating=r[2], bots=r[3], result=r[4], match_id=r[5],
+                                 seconds=r[6], attempts=r[7]) for r in rows]
+
+    def close(self) -> None:
+        self._db.close()

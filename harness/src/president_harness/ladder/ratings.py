@@ -1,0 +1,52 @@
+"""OpenSkill ratings (Plackett-Luce) from each deal's finishing order.
+
+Every deal is one game whose ranking is its finishing order.  Updates are
+applied in schedule order (match index, then deal), never in the order
+matches happened to finish, so a ladder run in parallel, on Ray or resumed
+gives the same ratings as one run in sequence.  The ordinal mu - 3 sigma is
+the conservative rating that orders the table.
+
+The model's dynamics factor tau is 0: it adds uncertainty before every game
+to follow players whose skill drifts, but a ladder's bots are fixed programs,
+so it would only keep the ratings chasing the latest deals instead of
+settling (benchmarks/ladder_formats.py measures the ordering).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from openskill.models import PlackettLuce
+
+from president_harness.ladder.outcome import Outcome
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Rating:
+    """One bot's rating after the ladder."""
+
+    name: str
+    mu: float
+    sigma: float
+    deals: int
+
+    @property
+    def ordinal(self) -> float:
+        """The conservative estimate mu - 3 sigma (about 99.7% sure the skill is above it)."""
+        return self.mu - 3 * self.sigma
+
+
+def rate(names: Sequence[str], outcomes: Iterable[Outcome]) -> list[Rating]:
+    """Ratings of `names` from `outcomes`, best ordinal first."""
+    model = PlackettLuce(tau=0.0)
+    current = {name: model.rating(name=name) for name in names}
+    deals = dict.fromkeys(names, 0)
+    for outcome in sorted(outcomes, key=lambda o: o.index):
+        for order in outcome.orders():
+            teams = model.rate([[current[name]] for name in order], ranks=list(range(1, len(order) + 1)))
+            for name, team in zip(order, teams, strict=True):
+                current[name] = team[0]
+                deals[name] += 1
+    ratings = [Rating(name=n, mu=current[n].mu, sigma=current[n].sigma, deals=deals[n]) for n in names]
+    return sorted(ratings, key=lambda r: r.ordinal, reverse=True)

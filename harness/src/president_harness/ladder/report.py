@@ -1,0 +1,167 @@
+"""Rendering a `Summary`: a terminal table, JSON, Markdown (CI pages) and JUnit XML (CI test reports)."""
+
+from __future__ import annotations
+
+import json
+import math
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from president_harness.ladder.gate import Verdict
+from president_harness.ladder.stats import Interval
+from president_harness.ladder.summary import Summary
+
+STATISTIC = ("paired place difference per {unit}: place(B) - place(A) over the {unit}s both played;"
+             " 'A > B' holds when its 95% Student-t interval lies above 0")
+
+
+def _num(value: float) -> str:
+    if math.isinf(value):
+        return "-inf" if value < 0 else "inf"
+    return "n/a" if math.isnan(value) else f"{value:.2f}"
+
+
+def _ci(interval: Interval) -> str:
+    return f"[{_num(interval.low)}, {_num(interval.high)}]"
+
+
+def _unit(summary: Summary) -> str:
+    return "board" if summary.format.value == "duplicate" else "match"
+
+
+def _verdict_line(v: Verdict, unit: str) -> str:
+    d = v.difference
+    return (f"{'PASS' if v.holds else 'FAIL'}  {v.claim.text}: {v.claim.better} finishes {_num(d.mean)} places"
+            f" ahead of {v.claim.worse} per {unit}, 95% CI {_ci(d)} over {d.n} {unit}s")
+
+
+def _standings_rows(summary: Summary) -> list[list[str]]:
+    rows = []
+    for rank, s in enumerate(summary.standings, 1):
+        r = s.rating
+        rows.append([str(rank), r.name, f"{r.ordinal:.2f}", f"{r.mu:.2f}", f"{r.sigma:.2f}",
+                     _num(s.place.mean), _ci(s.place), str(r.deals)])
+    return rows
+
+
+_HEAD = ["#", "bot", "ordinal", "mu", "sigma", "mean place", "95% CI", "deals"]
+
+
+def _h2h_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
+    names = [s.rating.name for s in summary.standings]
+    rows = []
+    for a in names:
+        row = [a]
+        for b in names:
+            if a == b:
+                row.append("-")
+                continue
+            h = summary.pair(a, b)
+            row.append(f"{100 * h.ahead / h.deals:.0f}% ({h.deals})" if h.deals else "")
+        rows.append(row)
+    return ["ahead of →", *names], rows
+
+
+def _grid(head: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(c) for c in col) for col in zip(head, *rows, strict=True)]
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in [head, *rows]]
+
+
+def _status(summary: Summary) -> str:
+    return (f"{summary.counted}/{summary.scheduled} matches, {summary.units} {_unit(summary)}s,"
+            f" {summary.format.value} format, {summary.preset}, {summary.players} players")
+
+
+def terminal(summary: Summary) -> str:
+    """Plain-text tables for a terminal."""
+    lines = [f"Ladder {summary.name}: {_status(summary)}", ""]
+    lines += _grid(_HEAD, _standings_rows(summary))
+    head, rows = _h2h_rows(summary)
+    lines += ["", "Head to head: share of deals the row bot finished ahead of the column bot (deals)"]
+    lines += _grid(head, rows)
+    lines += _notes(summary)
+    if summary.verdicts:
+        lines += ["", *(_verdict_line(v, _unit(summary)) for v in summary.verdicts)]
+    return "\n".join(lines) + "\n"
+
+
+def _notes(summary: Summary) -> list[str]:
+    notes = []
+    if summary.taken_over:
+        notes.append(f"warning: in {summary.taken_over} matches the server played a seat for a bot that timed out")
+    for index, error in summary.failed:
+        notes.append(f"error: match {index} failed every attempt: {error}")
+    if not summary.complete:
+        notes.append(f"incomplete: {summary.scheduled - summary.counted} matches not played yet (run again to resume)")
+    return ["", *notes] if notes else []
+
+
+def markdown(summary: Summary) -> str:
+    """A Markdown report (for CI job summaries and pages)."""
+    def table(head: list[str], rows: list[list[str]]) -> list[str]:
+        return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head),
+                *("| " + " | ".join(r) + " |" for r in rows)]
+
+    out = [f"# Ladder {summary.name}", "", _status(summary) + ".", ""]
+    if summary.verdicts:
+        out += ["## Gate", ""]
+        out += [f"- {'✅' if v.holds else '❌'} {_verdict_line(v, _unit(summary))}" for v in summary.verdicts]
+        out += ["", "Statistic: " + STATISTIC.format(unit=_unit(summary)) + ".", ""]
+    out += ["## Standings", "", *table(_HEAD, _standings_rows(summary)), ""]
+    head, rows = _h2h_rows(summary)
+    out += ["## Head to head", "", "Share of deals the row bot finished ahead of the column bot (deals).", "",
+            *table(head, rows)]
+    out += [line for line in _notes(summary)]
+    return "\n".join(out) + "\n"
+
+
+def _interval_json(i: Interval) -> dict[str, Any]:
+    def num(x: float) -> float | None:
+        return None if math.isnan(x) or math.isinf(x) else x
+    return {"mean": num(i.mean), "low": num(i.low), "high": num(i.high), "n": i.n}
+
+
+def to_json(summary: Summary) -> dict[str, Any]:
+    """Everything in the summary as JSON-ready data (unbounded interval ends are null)."""
+    return {
+        "name": summary.name, "format": summary.format.value, "preset": summary.preset,
+        "players": summary.players, "scheduled": summary.scheduled, "counted": summary.counted,
+        "units": summary.units, "complete": summary.complete, "taken_over": summary.taken_over,
+        "standings": [{"name": s.rating.name, "mu": s.rating.mu, "sigma": s.rating.sigma,
+                       "ordinal": s.rating.ordinal, "deals": s.rating.deals, "place": _interval_json(s.place)}
+                      for s in summary.standings],
+        "head_to_head": [{"a": h.a, "b": h.b, "ahead": h.ahead, "deals": h.deals,
+                          "difference": _interval_json(h.difference)} for h in summary.head_to_head],
+        "gate": {"statistic": STATISTIC.format(unit=_unit(summary)), "passed": summary.passed,
+                 "claims": [{"claim": v.claim.text, "better": v.claim.better, "worse": v.claim.worse,
+                             "holds": v.holds, "difference": _interval_json(v.difference)}
+                            for v in summary.verdicts]},
+        "failed": [{"index": i, "error": e} for i, e in summary.failed],
+    }
+
+
+def json_text(summary: Summary) -> str:
+    return json.dumps(to_json(summary), indent=2) + "\n"
+
+
+def junit(summary: Summary) -> str:
+    """JUnit XML: one test case per claim, plus one that fails while matches failed or are missing."""
+    suite = ET.Element("testsuite", name=f"ladder.{summary.name}")
+    failures = 0
+    unit = _unit(summary)
+    for v in summary.verdicts:
+        case = ET.SubElement(suite, "testcase", classname=f"ladder.{summary.name}", name=v.claim.text)
+        if not v.holds:
+            failures += 1
+            ET.SubElement(case, "failure", message=f"claim not supported at 95%: {v.claim.text}").text = \
+                _verdict_line(v, unit)
+        ET.SubElement(case, "system-out").text = _verdict_line(v, unit)
+    case = ET.SubElement(suite, "testcase", classname=f"ladder.{summary.name}", name="all matches played")
+    if not summary.complete:
+        failures += 1
+        ET.SubElement(case, "failure", message="ladder incomplete").text = "\n".join(_notes(summary)).strip()
+    suite.set("tests", str(len(summary.verdicts) + 1))
+    suite.set("failures", str(failures))
+    suite.set("errors", "0")
+    ET.indent(suite)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"

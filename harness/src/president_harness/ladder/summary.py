@@ -1,0 +1,84 @@
+"""`Summary`: everything a ladder concludes from its counted matches, ready to render."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import permutations
+
+from president_harness.ladder.config import Format, LadderConfig
+from president_harness.ladder.gate import Claim, Verdict, judge
+from president_harness.ladder.outcome import Outcome
+from president_harness.ladder.ratings import Rating, rate
+from president_harness.ladder.schedule import board_size
+from president_harness.ladder.stats import Interval, ahead_share, mean_place, paired_difference, units
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Standing:
+    """One row of the table: the rating and the mean place (1 = first) with its interval."""
+
+    rating: Rating
+    place: Interval
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class HeadToHead:
+    """How `a` did against `b` when they met."""
+
+    a: str
+    b: str
+    ahead: int
+    """Deals in which a finished ahead of b."""
+    deals: int
+    difference: Interval
+    """Places a finished ahead of b per unit (paired)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Summary:
+    name: str
+    format: Format
+    preset: str
+    players: int
+    scheduled: int
+    counted: int
+    units: int
+    """Boards (duplicate, complete ones only) or matches (plain) behind the intervals."""
+    standings: tuple[Standing, ...]
+    head_to_head: tuple[HeadToHead, ...]
+    verdicts: tuple[Verdict, ...]
+    failed: tuple[tuple[int, str], ...]
+    """Matches that failed every attempt in this run: (schedule index, last error)."""
+    taken_over: int
+    """Counted matches in which the server had to play some seat (a bot timed out)."""
+
+    @property
+    def complete(self) -> bool:
+        return self.counted == self.scheduled
+
+    @property
+    def passed(self) -> bool:
+        """Every claim holds."""
+        return all(v.holds for v in self.verdicts)
+
+    def pair(self, a: str, b: str) -> HeadToHead:
+        return next(h for h in self.head_to_head if h.a == a and h.b == b)
+
+
+def summarize(config: LadderConfig, outcomes: Sequence[Outcome], scheduled: int, claims: Sequence[Claim] = (),
+              failed: Sequence[tuple[int, str]] = ()) -> Summary:
+    """The ratings, places, head-to-head table and claim verdicts of a ladder's counted matches."""
+    names = [b.name for b in config.bots]
+    table = units(outcomes, config.format, board_size(config))
+    standings = tuple(Standing(rating=r, place=mean_place(table, r.name)) for r in rate(names, outcomes))
+    pairs = []
+    for a, b in permutations(names, 2):
+        ahead, deals = ahead_share(outcomes, a, b)
+        pairs.append(HeadToHead(a=a, b=b, ahead=ahead, deals=deals, difference=paired_difference(table, a, b)))
+    return Summary(
+        name=config.name, format=config.format, preset=config.preset, players=config.players,
+        scheduled=scheduled, counted=len(outcomes), units=len(table), standings=standings,
+        head_to_head=tuple(pairs), verdicts=tuple(judge(c, table) for c in claims), failed=tuple(failed),
+        taken_over=sum(1 for o in outcomes if o.taken_over),
+    )

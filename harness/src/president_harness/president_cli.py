@@ -1,0 +1,35 @@
+"""The ``president`` command: one entry point for serving, watching and rating.
+
+    president serve --db president.db --admin-token SECRET     the game server
+    president demo                                              a server and built-in bots, shown live
+    president ladder ladder.toml --expect "mybot > normal"      rate bots; gate CI on a claim
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from president_service.serve_cli import add_serve_parser
+
+from president_harness.demo import add_demo_parser
+from president_harness.ladder.ladder_cli import add_ladder_parser
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="president", description="The President card game service.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    add_serve_parser(commands)
+    add_demo_parser(commands)
+    add_ladder_parser(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    return int(args.handler(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+"""The ``president-bot`` command: run a bot on a server, or try it locally first.
+
+    president-bot my_bot.py:MyBot --server HOST:PORT --token SEAT_TOKEN
+    president-bot builtin:hard --server HOST:PORT --token SEAT_TOKEN
+    president-bot my_bot.py --local --opponents hard,normal,easy --preset cardverse
+
+BOT is ``FILE.py[:Class]``, ``package.module[:Class]`` or ``builtin:LEVEL``;
+without ``:Class`` the file's one `Bot` subclass is used.  The token may come
+from the PRESIDENT_TOKEN environment variable instead (keeps it out of the
+process list).  Exit status: 0 done, 1 the runner gave up (message on
+stderr), 2 bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import inspect
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from president_engine import PRESETS, Rules, RulesError
+from president_engine.narrate import describe
+
+from president_sdk.bot import Bot
+from president_sdk.bots import BUILTIN_BOTS, builtin_bot
+from president_sdk.local import BotError, play_local
+
+TOKEN_ENV = "PRESIDENT_TOKEN"
+SERVER_ENV = "PRESIDENT_SERVER"
+
+
+class BotLoadError(ValueError):
+    """BOT does not name a bot that can be loaded."""
+
+
+def load_bot(spec: str, *, seed: int | None = None) -> Bot:
+    """A new bot from ``FILE.py[:Class]``, ``module[:Class]`` or ``builtin:LEVEL`` (`seed`: a built-in's draws)."""
+    if spec.startswith("builtin:"):
+        try:
+            return builtin_bot(spec.removeprefix("builtin:"), seed=seed)
+        except ValueError as exc:
+            raise BotLoadError(str(exc)) from None
+    where, _, name = spec.partition(":")
+    if where.endswith(".py"):
+        path = Path(where)
+        if not path.is_file():
+            raise BotLoadError(f"no file {where}")
+        module_spec = importlib.util.spec_from_file_location(path.stem, path)
+        if module_spec is None or module_spec.loader is None:
+            raise BotLoadError(f"cannot load {where}")
+        module = importlib.util.module_from_spec(module_spec)
+        sys.path.insert(0, str(path.parent.resolve()))
+        module_spec.loader.exec_module(module)
+    else:
+        try:
+            module = importlib.import_module(where)
+        except ImportError as exc:
+            raise BotLoadError(f"cannot import {where}: {exc}") from None
+    if name:
+        found = getattr(module, name, None)
+        if not (inspect.isclass(found) and issubclass(found, Bot)):
+            raise BotLoadError(f"{where} has no Bot subclass named {name}")
+        return found()
+    own = [c for c in vars(module).values()
+           if inspect.isclass(c) and issubclass(c, Bot) and c.__module__ == module.__name__]
+    if len(own) != 1:
+        names = ", ".join(c.__name__ for c in own) or "none"
+        raise BotLoadError(f"{where} defines {len(own)} Bot subclasses ({names}): say which, as {where}:Class")
+    return own[0]()
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="president-bot", description="Play a President bot.",
+                                     epilog="Levels: " + ", ".join(f"builtin:{n}" for n in BUILTIN_BOTS))
+    parser.add_argument("bot", help="FILE.py[:Class], module[:Class] or builtin:LEVEL")
+    parser.add_argument("--server", default=os.environ.get(SERVER_ENV, "localhost:50051"),
+                        help=f"HOST:PORT of the server (default localhost:50051 or ${SERVER_ENV})")
+    parser.add_argument("--token", default=None, help=f"the seat token (or set {TOKEN_ENV})")
+    parser.add_argument("--tls", action="store_true", help="connect with TLS (system root certificates)")
+    parser.add_argument("--move-timeout", type=float, default=None,
+                        help="seconds the bot may think when the server sets no deadline")
+    parser.add_argument("--local", action="store_true", help="play a match in-process instead, and print it")
+    parser.add_argument("--opponents", default="hard,normal,easy",
+                        help="--local: built-in levels of the other seats (default hard,normal,easy)")
+    parser.add_argument("--preset", default="cardverse", choices=sorted(PRESETS), help="--local: the rules")
+    parser.add_argument("--deals", type=int, default=3, help="--local: deals in the match (default 3)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seeds builtin:random's draws (a ladder command can pass {seed});"
+                             " with --local also the shuffle (default 0)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="only errors and the result")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        bot = load_bot(args.bot, seed=args.seed)
+    except BotLoadError as exc:
+        print(f"president-bot: {exc}", file=sys.stderr)
+        return 2
+    if args.local:
+        return _local(bot, args)
+    from president_sdk.remote import RunnerError, run  # grpc is only needed here
+
+    token = args.token or os.environ.get(TOKEN_ENV, "")
+    try:
+        result = run(bot, args.server, token, tls=args.tls, move_timeout=args.move_timeout)
+    except RunnerError as exc:
+        print(f"president-bot: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("president-bot: interrupted", file=sys.stderr)
+        return 1
+    print(f"match over: player {result.winner} wins; totals {' '.join(str(t) for t in result.totals)}")
+    return 0
+
+
+def _local(bot: Bot, args: argparse.Namespace) -> int:
+    levels = [name.strip() for name in args.opponents.split(",") if name.strip()]
+    try:
+        opponents = [builtin_bot(name, seed=args.seed) for name in levels]
+        rules = Rules.preset(args.preset, players=len(levels) + 1, deals=args.deals)
+    except (ValueError, RulesError) as exc:
+        print(f"president-bot: {exc}", file=sys.stderr)
+        return 2
+    names = [bot.name] + [f"{level}{i}" for i, level in enumerate(levels, 1)]
+    try:
+        result = play_local([bot, *opponents], rules, seed=args.seed or 0, strict=False)
+    except BotError as exc:
+        print(f"president-bot: {exc}", file=sys.stderr)
+        return 1
+    if not args.quiet:
+        for event in result.match.events:
+            line = describe(event, names)
+            if line is not None:
+                print(line)
+    print(f"{bot.name}: {result.scores[0]} points; winner {names[result.winner]}"
+          + (f"; {result.faults} answer(s) replaced, see the errors above" if result.faults else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,1 +1,0 @@
-"""Generated from protos/ by `make protos`; do not edit."""

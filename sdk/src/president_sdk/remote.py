@@ -1,0 +1,243 @@
+"""Play a `Bot` for one seat of a match on a President server: ``run(bot, server, token)``.
+
+The runner speaks the bidirectional ``Play`` stream (protos/president/v1),
+with the seat token in the ``authorization: Bearer`` metadata.  It turns each
+prompt into the engine's `Observation` (`president_protocol.convert`), asks the bot
+(`guard.decide`: a bot that raises, runs past the deadline or answers
+illegally gets an error in its log and a safe action is sent), hands it every
+event it may see, and returns the match result.  When the connection drops
+it reconnects and resumes after the last event it saw.  The message behind
+the current call is in ``bot.raw`` for authors who want the protobuf.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+from president_engine import Action, Event, Observation, Rules, fallback_action
+from president_engine.events import MatchEnded
+from president_protocol import convert
+from president_protocol.v1 import president_pb2 as pb
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
+
+from president_sdk.bot import Bot
+from president_sdk.guard import decide
+
+log = logging.getLogger("president.runner")
+
+DEFAULT_SERVER = "localhost:50051"
+SAFETY_MARGIN_S = 0.25
+"""Time kept back from the server's deadline for the answer to travel."""
+RETRY_DELAYS_S = (0.5, 1.0, 2.0, 4.0, 8.0)
+"""Waits between reconnection attempts; the runner gives up after the last."""
+
+
+class RunnerError(RuntimeError):
+    """The runner cannot go on: bad token, match over, server gone, refused stream."""
+
+    def __init__(self, message: str, *, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason
+        """The server's ErrorReason name (e.g. "BAD_TOKEN"), or "" when it gave none."""
+
+
+@dataclass(kw_only=True)
+class _Seat:
+    """What the runner knows between connections."""
+
+    last_seq: int = 0
+    rules: Rules | None = None
+    player: int = -1
+    result: MatchEnded | None = None
+    welcomed: bool = False
+    """Set by each Welcome: the connection worked, so retries start over."""
+    answered: dict[int, Action] = field(default_factory=dict)
+    """Actions sent, by turn id: a prompt repeated after a resume gets the same answer."""
+    prompts: dict[int, Observation] = field(default_factory=dict)
+
+
+def run(bot: Bot, server: str = DEFAULT_SERVER, token: str = "", *, tls: bool = False,
+        root_certificates: bytes | None = None, move_timeout: float | None = None,
+        retry_delays: Sequence[float] = RETRY_DELAYS_S) -> MatchEnded:
+    """Play the seat of `token` on `server` ("host:port") with `bot` until the match ends.
+
+    move_timeout: seconds the bot may think when the server sets no deadline
+    (default: no limit).  retry_delays: the waits between reconnection
+    attempts after a dropped connection.  Returns the result; raises `RunnerError` with a
+    clear message when the runner cannot go on.
+    """
+    if not token:
+        raise RunnerError("no seat token: pass token=... (or --token / PRESIDENT_TOKEN)", reason="MISSING_TOKEN")
+    seat = _Seat()
+    delays = iter(retry_delays)
+    while True:
+        credentials = grpc.ssl_channel_credentials(root_certificates) if tls else None
+        with (grpc.secure_channel(server, credentials) if credentials else grpc.insecure_channel(server)) as channel:
+            stub = pb_grpc.PresidentServiceStub(channel)
+            try:
+                _stream(bot, stub, token, seat, move_timeout)
+                if seat.result is None:
+                    raise RunnerError("the server ended the stream before the match was over")
+                return seat.result
+            except grpc.RpcError as exc:
+                if seat.result is not None:
+                    return seat.result
+                reason, message = _error(exc)
+                code = exc.code() if isinstance(exc, grpc.Call) else None
+                if code not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED,
+                                grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL):
+                    raise RunnerError(_explain(reason, message, server), reason=reason) from None
+                if seat.welcomed:
+                    seat.welcomed = False
+                    delays = iter(retry_delays)
+                delay = next(delays, None)
+                if delay is None:
+                    raise RunnerError(f"server gone: cannot reach {server} ({message})", reason=reason) from None
+                log.warning("connection to %s lost (%s); reconnecting in %g s from event %d",
+                            server, message, delay, seat.last_seq)
+                time.sleep(delay)
+
+
+def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, seat: _Seat,
+            move_timeout: float | None) -> None:
+    outbox: queue.Queue[pb.PlayRequest | None] = queue.Queue()
+
+    def requests() -> Iterator[pb.PlayRequest]:
+        while (item := outbox.get()) is not None:
+            yield item
+
+    outbox.put(pb.PlayRequest(hello=pb.Hello(last_seq=seat.last_seq)))
+    sent_here: set[int] = set()
+    """Turns answered on this connection: the server may prompt again (e.g. when its clock starts)."""
+    responses = stub.Play(requests(), metadata=(("authorization", f"Bearer {token}"),))
+    try:
+        for msg in responses:
+            kind = msg.WhichOneof("kind")
+            if kind == "welcome":
+                seat.rules = convert.rules_from_proto(msg.welcome.rules)
+                seat.player = msg.welcome.player
+                seat.welcomed = True
+                bot.raw = msg.welcome
+                bot.seat(seat.player, seat.rules)
+                log.info("%s plays player %d (%s) in match %s", bot.name, seat.player,
+                         msg.welcome.names[seat.player] if len(msg.welcome.names) > seat.player else "?",
+                         msg.welcome.match_id)
+            elif kind == "snapshot":
+                seat.last_seq = max(seat.last_seq, msg.snapshot.last_seq)
+            elif kind == "event":
+                _event(bot, seat, msg.event)
+            elif kind == "prompt":
+                if msg.prompt.turn_id not in sent_here:
+                    sent_here.add(msg.prompt.turn_id)
+                    outbox.put(_answer(bot, seat, msg.prompt, move_timeout))
+            elif kind == "action_rejected":
+                retry = _rejected(bot, seat, msg.action_rejected)
+                if retry is not None:
+                    outbox.put(retry)
+            elif kind == "match_over":
+                result = convert.match_result_from_proto(msg.match_over.result)
+                if seat.result is None:
+                    seat.result = result
+                    bot.raw = msg.match_over
+                    _hook(bot, result)
+                log.info("match over: player %d wins; %s finished %s", result.winner, bot.name,
+                         _place(result, seat.player))
+    finally:
+        outbox.put(None)
+        responses.cancel()  # type: ignore[no-untyped-call]
+
+
+def _event(bot: Bot, seat: _Seat, msg: pb.Event) -> None:
+    if msg.seq <= seat.last_seq:
+        return  # already seen before a reconnection
+    seat.last_seq = msg.seq
+    event = convert.event_from_proto(msg)
+    if event is None:
+        return
+    bot.raw = msg
+    if isinstance(event, MatchEnded):
+        if seat.result is not None:
+            return
+        seat.result = event
+    _hook(bot, event)
+
+
+def _hook(bot: Bot, event: Event) -> None:
+    """Events go to the bot's hooks; a hook that raises is logged, never fatal."""
+    try:
+        bot.notify(event)
+    except Exception:
+        bot.log.exception("%s raised in an event hook (ignored)", bot.name)
+
+
+def _answer(bot: Bot, seat: _Seat, prompt: pb.Prompt, move_timeout: float | None) -> pb.PlayRequest:
+    assert seat.rules is not None, "a prompt before Welcome"
+    turn = prompt.turn_id
+    action = seat.answered.get(turn)
+    if action is None:
+        obs = convert.prompt_from_proto(prompt, seat.rules)
+        bot.raw = prompt
+        timeout = move_timeout
+        if prompt.HasField("deadline"):
+            timeout = max(0.05, prompt.deadline.ToNanoseconds() / 1e9 - time.time() - SAFETY_MARGIN_S)
+        action = decide(bot, obs, timeout=timeout).action
+        seat.answered = {turn: action}
+        seat.prompts = {turn: obs}
+    return pb.PlayRequest(act=pb.Act(turn_id=turn, action=convert.action_to_proto(action)))
+
+
+def _rejected(bot: Bot, seat: _Seat, msg: pb.ActionRejected) -> pb.PlayRequest | None:
+    """The server refused an answer: log it in the bot's output; send the fallback action once."""
+    obs = seat.prompts.get(msg.turn_id)
+    sent = seat.answered.get(msg.turn_id)
+    bot.log.error("%s: the server refused %s for turn %d: %s %s %s", bot.name, sent, msg.turn_id,
+                  msg.reason, msg.illegal_reason, msg.message)
+    if obs is None or msg.error_reason != pb.ERROR_REASON_ILLEGAL_ACTION:
+        return None
+    fallback = fallback_action(obs.legal_actions)
+    if fallback == sent:
+        return None
+    seat.answered[msg.turn_id] = fallback
+    bot.log.error("%s: playing %s instead", bot.name, fallback)
+    return pb.PlayRequest(act=pb.Act(turn_id=msg.turn_id, action=convert.action_to_proto(fallback)))
+
+
+def _place(result: MatchEnded, player: int) -> str:
+    if player in result.last_places:
+        return f"place {result.last_places.index(player) + 1} in the last deal, {result.totals[player]} points"
+    return "?"
+
+
+def _error(exc: grpc.RpcError) -> tuple[str, str]:
+    """(ErrorInfo reason, message) of a failed call."""
+    message = exc.details() if isinstance(exc, grpc.Call) else str(exc)
+    reason = ""
+    try:
+        status = rpc_status.from_call(exc) if isinstance(exc, grpc.Call) else None
+    except ValueError:
+        status = None
+    if status is not None:
+        for detail in status.details:
+            info = error_details_pb2.ErrorInfo()
+            if detail.Unpack(info):
+                reason = info.reason
+    return reason, message or ""
+
+
+def _explain(reason: str, message: str, server: str) -> str:
+    if reason == "BAD_TOKEN":
+        return f"bad token: {server} does not know this seat token ({message})"
+    if reason == "MISSING_TOKEN":
+        return f"no seat token was sent ({message})"
+    if reason == "MATCH_OVER":
+        return f"the match is over ({message})"
+    if reason == "TOO_MANY_STREAMS":
+        return f"this seat is already being played from elsewhere ({message})"
+    return f"the server refused the stream: {reason or 'error'}: {message}"

@@ -1,0 +1,90 @@
+"""Starting and stopping the gRPC server: the service, health checking, reflection, TLS, limits, drain.
+
+`start` restores every unfinished match from the database before it accepts
+a call, so seats can reconnect right away; `RunningServer.stop` refuses new
+calls, lets running ones finish for a grace period, then closes the database.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer  # health.aio at run time; the stubs name the module
+from grpc_reflection.v1alpha import reflection
+from president_protocol.v1 import president_pb2 as pb
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
+
+from president_service.auth import AdminKey
+from president_service.clock import ClockSettings
+from president_service.limits import Limits
+from president_service.match_store import MatchStore
+from president_service.registry import Registry
+from president_service.servicer import PresidentServicer
+
+log = logging.getLogger(__name__)
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["PresidentService"].full_name
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServerConfig:
+    db: str
+    admin_token: str
+    host: str = "127.0.0.1"
+    port: int = 50051
+    """0 picks a free port (see RunningServer.port)."""
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    limits: Limits = field(default_factory=Limits)
+    clock: ClockSettings = field(default_factory=ClockSettings)
+    """The clock of matches created without one."""
+    start_grace_s: float = 30.0
+    """How long a match waits for all its seats to connect before its clock starts anyway."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunningServer:
+    server: grpc.aio.Server
+    port: int
+    registry: Registry
+    servicer: PresidentServicer
+    health: HealthServicer
+
+    async def stop(self, grace_s: float = 5.0) -> None:
+        """Drain: refuse new calls, stop the clocks, end every stream with SHUTTING_DOWN, then stop."""
+        self.servicer.draining = True
+        await self.health.enter_graceful_shutdown()
+        self.registry.close()  # wakes every stream, which sees `draining` and ends itself
+        await self.server.stop(grace_s)
+        self.registry.store.close()
+
+
+async def start(config: ServerConfig) -> RunningServer:
+    admin = AdminKey(config.admin_token)
+    store = MatchStore(config.db)
+    registry = Registry(store, config.limits, start_grace_s=config.start_grace_s)
+    restored = registry.restore()
+    server = grpc.aio.server(options=[
+        ("grpc.max_receive_message_length", config.limits.max_receive_bytes),
+        ("grpc.so_reuseport", 0),
+    ])
+    servicer = PresidentServicer(registry, admin, config.clock)
+    pb_grpc.add_PresidentServiceServicer_to_server(servicer, server)
+    checker = HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(checker, server)
+    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    address = f"{config.host}:{config.port}"
+    if config.tls_cert is not None and config.tls_key is not None:
+        credentials = grpc.ssl_server_credentials([(config.tls_key.read_bytes(), config.tls_cert.read_bytes())])
+        port = server.add_secure_port(address, credentials)
+    else:
+        port = server.add_insecure_port(address)
+    await server.start()
+    await checker.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+    await checker.set("", health_pb2.HealthCheckResponse.SERVING)
+    log.info("listening on %s:%d (%d matches restored)", config.host, port, restored)
+    return RunningServer(server=server, port=port, registry=registry, servicer=servicer, health=checker)

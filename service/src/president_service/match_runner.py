@@ -1,0 +1,353 @@
+"""`MatchRunner`: one match being played — the engine, its log, its clock and its open streams.
+
+Every change to a match goes through `submit` (a seat's action) or the clock
+(a timeout, a taken-over seat), always in this order: check, commit to the
+store, apply to the engine, append to the log, wake the streams.  The store
+commits inline, so each change runs start to end without yielding to the
+event loop: changes never interleave (no lock needed), nothing is
+acknowledged or broadcast before it is durable, and a refused action changes
+nothing.  The same `_record` step rebuilds a match from its stored actions
+after a restart.
+
+Streams get no copies: each keeps a cursor into the shared log (event objects
+are shared, redaction happens as an event is sent) and a `Wake`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+import time
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from president_engine import (
+    Action,
+    IllegalActionError,
+    Match,
+    MatchRecord,
+    Observation,
+    Phase,
+    Role,
+    fallback_action,
+    parse_action,
+)
+
+from president_service.clock import Clock
+from president_service.errors import Reason, ServiceError
+from president_service.limits import Limits
+from president_service.match_store import ActionRow, MatchStore, Source, StoredMatch
+from president_service.strike import LogEvent, Strike, TakenOver
+
+log = logging.getLogger(__name__)
+
+_RETRY_S = 1.0
+"""Wait before the server retries an action of its own that the store refused."""
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A seat's open turn, as a Prompt shows it."""
+
+    turn_id: int
+    observation: Observation
+    deadline_unix: float | None
+    """Wall-clock time after which the server acts for the seat; None without a clock."""
+    bank_ms: int
+
+
+class Wake:
+    """A stream's wake-up call: set whenever the match log grows, cleared by the stream as it catches up.
+
+    Like asyncio.Event for its one waiter, without the deque and dict every
+    Event carries (a live match holds one per open stream).
+    """
+
+    __slots__ = ("_is_set", "_waiter")
+
+    def __init__(self) -> None:
+        self._is_set = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    def set(self) -> None:
+        self._is_set = True
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    def clear(self) -> None:
+        self._is_set = False
+
+    async def wait(self) -> None:
+        if self._is_set:
+            return
+        self._waiter = asyncio.get_running_loop().create_future()
+        try:
+            await self._waiter
+        finally:
+            self._waiter = None
+
+
+class MatchRunner:
+    def __init__(self, stored: StoredMatch, store: MatchStore, limits: Limits, start_grace_s: float,
+                 on_over: Callable[[MatchRunner], None]) -> None:
+        """Rebuild the match from what the store holds (a new match holds no actions yet)."""
+        self.match_id = stored.match_id
+        self.created_at = stored.created_at
+        self.preset = stored.preset
+        self.names = list(stored.names)
+        self.open_seats = stored.open_seats
+        self.token_hashes = list(stored.token_hashes)
+        self.claimed = list(stored.claimed)
+        self.match = Match(stored.rules, seed=stored.seed, hands=stored.hands)
+        self.clock = Clock(stored.clock, stored.rules.players)
+        self.log: list[LogEvent] = list(self.match.events)
+        self._loop = asyncio.get_running_loop()
+        self.times = array("d", [self._loop.time()]) * len(self.log)
+        """When each log entry was appended (loop time), for delayed spectators."""
+        self._turns = array("l")
+        """Per applied action: player * 4 + Source, for duplicate detection."""
+        for row in stored.actions:
+            self._record(row, parse_action(row.action))
+        self._store = store
+        self._limits = limits
+        self._grace_s = start_grace_s
+        self._on_over = on_over
+        self._watchers: set[Wake] = set()
+        """Each open stream's wake-up."""
+        self._streams = [0] * stored.rules.players
+        self._spectators = 0
+        self._connected = [False] * stored.rules.players
+        self.started = False
+        """True once the clock runs: every seat claimed, and connected or the start grace passed."""
+        self._timer: asyncio.Handle | None = None
+        """The server's next own move: at the deadline, or right away for a taken-over seat."""
+        self._grace: asyncio.TimerHandle | None = None
+        self._turn_started: float | None = None
+        self._deadline = 0.0
+        if not self.match.is_over and all(self.claimed):
+            self._grace = self._loop.call_later(self._grace_s, self._start)
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def turn_id(self) -> int:
+        """The number of actions applied so far + 1."""
+        return len(self._turns) + 1
+
+    @property
+    def last_seq(self) -> int:
+        return len(self.log)
+
+    @property
+    def is_over(self) -> bool:
+        return self.match.is_over
+
+    def taken_over(self, player: int) -> bool:
+        return self.clock.taken_over(player)
+
+    def turn_key(self, player: int) -> tuple[int, bool] | None:
+        """Cheaply, what `player`'s turn is now: (turn id, whether it has a deadline); None if not its turn."""
+        match = self.match
+        if match.is_over or match.to_act != player or self.clock.taken_over(player) or not all(self.claimed):
+            return None
+        # No deadline before the clock starts: a seat may act early, for free.
+        return self.turn_id, self.started and self._turn_started is not None and self.clock.enabled
+
+    def turn_for(self, player: int) -> Turn | None:
+        """The turn `player` must act on now, or None."""
+        key = self.turn_key(player)
+        if key is None:
+            return None
+        turn_id, timed = key
+        deadline = time.time() + (self._deadline - self._loop.time()) if timed else None
+        return Turn(turn_id, self.match.observation(player), deadline, self.clock.banks[player])
+
+    def record(self) -> MatchRecord:
+        if not self.match.is_over:
+            raise ServiceError(Reason.MATCH_NOT_OVER, "the replay exists once the match is over")
+        return MatchRecord.from_match(self.match)
+
+    # ------------------------------------------------------------------ seats and streams
+
+    def attach(self, player: int | None) -> Wake:
+        """Register a stream (player None: a spectator); returns its wake-up, set whenever the log grows."""
+        if player is None:
+            if self._spectators >= self._limits.max_spectators:
+                raise ServiceError(Reason.TOO_MANY_STREAMS, f"this match has {self._spectators} spectators already")
+            self._spectators += 1
+        else:
+            if self._streams[player] >= self._limits.max_streams_per_seat:
+                raise ServiceError(Reason.TOO_MANY_STREAMS,
+                                   f"player {player} has {self._streams[player]} open streams already")
+            self._streams[player] += 1
+            self.connected(player)
+        wake = Wake()
+        self._watchers.add(wake)
+        return wake
+
+    def detach(self, player: int | None, wake: Wake) -> None:
+        self._watchers.remove(wake)
+        if player is None:
+            self._spectators -= 1
+        else:
+            self._streams[player] -= 1
+
+    def connected(self, player: int) -> None:
+        """A seat showed up (stream or unary call); the clock starts once every seat has."""
+        self._connected[player] = True
+        if not self.started and all(self.claimed) and all(
+                c or self.clock.taken_over(p) for p, c in enumerate(self._connected)):
+            self._start()
+
+    def all_claimed(self) -> None:
+        """The last open seat was claimed: start the grace period for connecting."""
+        if self._grace is None and not self.started and not self.match.is_over:
+            self._grace = self._loop.call_later(self._grace_s, self._start)
+
+    def _start(self) -> None:
+        if self.started:
+            return
+        self.started = True
+        if self._grace is not None:
+            self._grace.cancel()
+        self._next()
+        self._notify()
+
+    def close(self) -> None:
+        """Stop the clock (server shutdown); the stored log is untouched."""
+        for handle in (self._timer, self._grace):
+            if handle is not None:
+                handle.cancel()
+        self._notify()
+
+    def _notify(self) -> None:
+        """Wake every stream: the log grew or the match state changed."""
+        for wake in self._watchers:
+            wake.set()
+
+    # ------------------------------------------------------------------ actions
+
+    def submit(self, player: int, turn_id: int, action: Action) -> None:
+        """Apply `player`'s action for `turn_id` once it is committed; ServiceError if refused."""
+        self._check_turn(player, turn_id)
+        try:
+            resolved = self.match.check(action, player)
+        except IllegalActionError as exc:
+            raise ServiceError.illegal(exc) from None
+        started = self._turn_started
+        spent = 0 if started is None else int((self._loop.time() - started) * 1000)
+        self._commit(player, resolved, Source.SEAT, spent)
+
+    def _check_turn(self, player: int, turn_id: int) -> None:
+        current = self.turn_id
+        if 1 <= turn_id < current:
+            code = self._turns[turn_id - 1]
+            if code == player * 4 + Source.SEAT:
+                raise ServiceError(Reason.DUPLICATE_ACTION, f"your action for turn {turn_id} was already applied",
+                                   {"turn_id": str(current)})
+            raise ServiceError(Reason.STALE_TURN, f"turn {turn_id} is over; the current turn is {current}",
+                               {"turn_id": str(current)})
+        if self.match.is_over:
+            raise ServiceError(Reason.MATCH_OVER, "the match is over")
+        if turn_id != current:
+            raise ServiceError(Reason.STALE_TURN, f"turn {turn_id} is not the current turn {current}",
+                               {"turn_id": str(current)})
+        if self.match.to_act != player:
+            raise ServiceError(Reason.NOT_YOUR_TURN, f"it is player {self.match.to_act}'s turn")
+        if self.clock.taken_over(player):
+            raise ServiceError(Reason.NOT_YOUR_TURN, "the server plays this seat now (too many timeouts)")
+        if not all(self.claimed):
+            raise ServiceError(Reason.NOT_YOUR_TURN, "the match starts when every seat is claimed")
+
+    def _commit(self, player: int, action: Action, source: Source, spent_ms: int) -> None:
+        row = ActionRow(turn=self.turn_id, player=player, action=str(action), source=source, spent_ms=spent_ms)
+        try:
+            self._store.append(self.match_id, row)
+        except (sqlite3.Error, OSError) as exc:
+            raise ServiceError(Reason.STORAGE, f"the action could not be saved: {exc}") from None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._record(row, action)
+        if self.match.is_over:
+            self.save_result()
+            self._on_over(self)
+        self._notify()
+        self._next()
+
+    def _record(self, row: ActionRow, action: Action) -> None:
+        """Apply a committed action to the engine, the clock and the log (live or replaying the store)."""
+        match, player = self.match, row.player
+        if row.source is Source.TIMEOUT:
+            partner = None
+            if match.phase is not Phase.PLAY:
+                partner = self._exchange_partner(player)
+            self._append(Strike(player, self.clock.strike(player), action, partner))
+            if self.clock.taken_over(player):
+                self._append(TakenOver(player))
+        elif row.source is Source.SEAT:
+            self.clock.charge(player, row.spent_ms)
+        before = len(match.events)
+        match.apply(action)
+        for event in match.events[before:]:
+            self._append(event)
+        self._turns.append(player * 4 + row.source)
+
+    def _exchange_partner(self, player: int) -> int:
+        """The giver paired with `player`, the receiver who acts in an exchange step."""
+        roles = self.match.roles
+        giver = Role.SCUM if roles[player] is Role.PRESIDENT else Role.VICE_SCUM
+        return roles.index(giver)
+
+    def _append(self, event: LogEvent) -> None:
+        self.log.append(event)
+        self.times.append(self._loop.time())
+
+    def save_result(self) -> None:
+        """Store the result and record of the ended match (again after a crash between the two writes)."""
+        match = self.match
+        assert match.winner is not None
+        result = {"winner": match.winner, "totals": list(match.scores), "last_places": list(match.last_places)}
+        try:
+            self._store.finish(self.match_id, result, MatchRecord.from_match(match).dumps(indent=None))
+        except (sqlite3.Error, OSError):
+            log.exception("match %s: the final record was not saved (it is rebuilt at the next start)",
+                          self.match_id)
+
+    # ------------------------------------------------------------------ the clock
+
+    def _next(self) -> None:
+        """Arm the clock for the seat to act, or act at once for a seat the server plays."""
+        match = self.match
+        if match.is_over or not self.started:
+            return
+        player = match.to_act
+        assert player is not None
+        turn = self.turn_id
+        if self.clock.taken_over(player):
+            self._turn_started = None
+            # Soon, not now: the streams get to send this move before the next one is made.
+            self._timer = self._loop.call_soon(self._act_for, turn, Source.AUTOPILOT)
+            return
+        now = self._loop.time()
+        self._turn_started = now
+        if self.clock.enabled:
+            self._deadline = now + self.clock.allowance_ms(player) / 1000
+            self._timer = self._loop.call_at(self._deadline, self._act_for, turn, Source.TIMEOUT)
+
+    def _act_for(self, turn: int, source: Source) -> None:
+        """The server's own move for the seat to act, after a timeout or for a taken-over seat: the easy level's."""
+        if turn != self.turn_id or self.match.is_over:
+            return
+        player = self.match.to_act
+        assert player is not None
+        action = fallback_action(self.match.legal_actions())
+        started = self._turn_started
+        spent = 0 if started is None else int((self._loop.time() - started) * 1000)
+        try:
+            self._commit(player, action, source, spent)
+        except ServiceError:
+            log.exception("match %s: retrying the server's move for turn %d", self.match_id, turn)
+            self._timer = self._loop.call_later(_RETRY_S, self._act_for, turn, source)

@@ -1,0 +1,60 @@
+"""The ladder file: the example parses; mistakes name their key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from president_harness.ladder.config import ConfigError, Format, Seatings, load, parse
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "ladder.toml"
+
+
+def test_example_parses() -> None:
+    config = load(EXAMPLE)
+    assert config.format is Format.DUPLICATE and config.players == 4 and config.rules.players == 4
+    assert [b.name for b in config.bots] == ["mybot", "easy", "normal", "hard"]
+    argv = config.bots[0].argv(server="h:1", token="t", match="m", player=2, seed=9)
+    assert argv[-4:] == ["--server", "h:1", "--token", "t"]
+    assert config.db == EXAMPLE.parent / "ladder.db"
+    assert config.seatings is Seatings.ALL
+
+
+def test_seed_placeholder_and_seatings_default() -> None:
+    bot = {"name": "x", "command": ["run", "--seed", "{seed}", "--player", "{player}"]}
+    config = parse({"players": 3, "matches": 3, "bots": [bot, {"builtin": "easy"}, {"builtin": "hard"}]},
+                   base=Path("."))
+    assert config.bots[0].argv(server="s", token="t", match="m", player=1, seed=42) == ["run", "--seed", "42",
+                                                                                         "--player", "1"]
+    assert config.seatings is Seatings.ALL
+    five = parse({"players": 5, "matches": 5, "bots": [{"name": f"b{i}", "builtin": "easy"} for i in range(5)]},
+                 base=Path("."))
+    assert five.seatings is Seatings.ROTATIONS
+    seven = [{"name": f"b{i}", "builtin": "easy"} for i in range(7)]
+    with pytest.raises(ConfigError, match="5040 matches") as error:
+        parse({"players": 7, "matches": 7, "seatings": "all", "bots": seven}, base=Path("."))
+    assert error.value.key == "seatings"
+    chosen = parse({"players": 3, "matches": 3, "seatings": "rotations", "bots": config_bots()}, base=Path("."))
+    assert chosen.seatings is Seatings.ROTATIONS
+
+
+def config_bots() -> list[dict[str, str]]:
+    return [{"builtin": b} for b in ("easy", "normal", "hard")]
+
+
+@pytest.mark.parametrize(("data", "key"), [
+    ({"matches": 0}, "matches"),
+    ({"format": "swiss"}, "format"),
+    ({"rules": {"players": 5}}, "rules.players"),
+    ({"rules": {"revolution": "maybe"}}, "rules.revolution"),
+    ({"bots": [{"builtin": "genius"}]}, "bots[0].builtin"),
+    ({"bots": [{"name": "x", "command": "run {port}"}]}, "bots[0].command"),
+    ({"colour": "red"}, "colour"),
+    ({"seatings": "some"}, "seatings"),
+    ({"seatings": 4}, "seatings"),
+])
+def test_mistakes_name_their_key(data: dict[str, object], key: str) -> None:
+    base: dict[str, object] = {"players": 3, "matches": 3, "bots": config_bots()}
+    with pytest.raises(ConfigError) as error:
+        parse(base | data, base=Path("."))
+    assert error.value.key == key

@@ -1,0 +1,42 @@
+"""Intervals, units and paired differences on synthetic results."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from president_harness.ladder.config import Format
+from president_harness.ladder.outcome import Outcome
+from president_harness.ladder.stats import ahead_share, mean_interval, paired_difference, t_quantile, units
+
+
+def outcome(index: int, order: tuple[str, ...], *, players: int = 3) -> Outcome:
+    bots = tuple(sorted(order))
+    return Outcome(index=index, board=index // players, seating=index % players, bots=bots,
+                   places=(tuple(bots.index(name) for name in order),), scores=(0,) * players)
+
+
+@pytest.mark.parametrize(("df", "expected"), [(1, 12.7062), (4, 2.7764), (9, 2.2622), (29, 2.0452), (200, 1.9719)])
+def test_t_quantile_matches_tables(df: int, expected: float) -> None:
+    assert t_quantile(0.975, df) == pytest.approx(expected, abs=1e-4)
+
+
+def test_mean_interval() -> None:
+    interval = mean_interval([1.0, 2.0, 3.0, 4.0, 5.0])
+    assert interval.mean == 3.0 and interval.n == 5
+    assert interval.high - 3.0 == pytest.approx(2.7764 * math.sqrt(2.5) / math.sqrt(5), abs=1e-4)
+    assert math.isinf(mean_interval([1.0]).low) and math.isinf(mean_interval([]).high)
+
+
+def test_duplicate_units_are_complete_boards_and_differences_are_paired() -> None:
+    orders = [("a", "b", "c"), ("a", "c", "b"), ("b", "a", "c"),  # board 0: a 4/3, b 2, c 8/3
+              ("a", "b", "c"), ("b", "a", "c"), ("a", "b", "c"),  # board 1: a 4/3, b 5/3, c 3
+              ("c", "b", "a")]                                     # board 2: incomplete, ignored
+    outcomes = [outcome(i, o) for i, o in enumerate(orders)]
+    table = units(outcomes, Format.DUPLICATE, 3)
+    assert len(table) == 2
+    assert table[0] == pytest.approx({"a": 4 / 3, "b": 2, "c": 8 / 3})
+    diff = paired_difference(table, "a", "b")
+    assert diff.n == 2 and diff.mean == pytest.approx((2 / 3 + 1 / 3) / 2)
+    assert len(units(outcomes, Format.PLAIN, 3)) == 7
+    assert ahead_share(outcomes, "a", "b") == (4, 7)
