@@ -10,7 +10,7 @@ from pathlib import Path
 
 def test_demo_plays_a_match_of_built_in_bots_and_shows_only_public_cards(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "president_service", "demo", "--db", str(tmp_path / "demo.db"),
+        [sys.executable, "-m", "president_harness", "demo", "--db", str(tmp_path / "demo.db"),
          "--port", "0", "--pace", "0", "--deals", "2", "--seed", "3", "--once"],
         capture_output=True, text=True, timeout=180, check=False)
     out = done.stdout

@@ -7,7 +7,14 @@ import math
 import pytest
 from president_harness.ladder.config import Format
 from president_harness.ladder.outcome import Outcome
-from president_harness.ladder.stats import ahead_share, mean_interval, paired_difference, t_quantile, units
+from president_harness.ladder.stats import (
+    ahead_share,
+    mean_interval,
+    mean_place,
+    paired_difference,
+    t_quantile,
+    units,
+)
 
 
 def outcome(index: int, order: tuple[str, ...], *, players: int = 3) -> Outcome:
@@ -36,7 +43,18 @@ def test_duplicate_units_are_complete_boards_and_differences_are_paired() -> Non
     table = units(outcomes, Format.DUPLICATE, 3)
     assert len(table) == 2
     assert table[0] == pytest.approx({"a": 4 / 3, "b": 2, "c": 8 / 3})
-    diff = paired_difference(table, "a", "b")
+    diff = paired_difference(table, "a", "b", 3)
     assert diff.n == 2 and diff.mean == pytest.approx((2 / 3 + 1 / 3) / 2)
+    assert -2 <= diff.low <= diff.high <= 2  # a difference of places in a 3-player game
     assert len(units(outcomes, Format.PLAIN, 3)) == 7
     assert ahead_share(outcomes, "a", "b") == (4, 7)
+
+
+def test_intervals_stay_within_what_places_can_be() -> None:
+    """One unit gives an unbounded t-interval; a place is 1..N and a difference of places +-(N-1)."""
+    table = [{"a": 1.0, "b": 3.0}]
+    assert (mean_place(table, "a", 3).low, mean_place(table, "a", 3).high) == (1, 3)
+    diff = paired_difference(table, "a", "b", 3)
+    assert (diff.low, diff.high, diff.mean) == (-2, 2, 2.0)
+    wide = [{"a": 1.0, "b": 3.0}, {"a": 3.0, "b": 1.0}, {"a": 1.0, "b": 3.0}]
+    assert paired_difference(wide, "a", "b", 3).low >= -2

@@ -9,6 +9,7 @@ import grpc
 from president_engine import Card, CardSet, GiveBack, Play
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
+from president_service.errors import Reason
 from president_service.limits import Limits
 from service_helpers import ADMIN, auth, client, create, refused, running
 
@@ -158,7 +159,12 @@ def test_pipelined_acts_get_one_answer_each_in_order(tmp_path: Path) -> None:
             kinds: list[str] = []  # message kinds, a refusal as its reason
             async for message in call:
                 kind = message.WhichOneof("kind")
-                kinds.append(message.action_rejected.reason if kind == "action_rejected" else kind)
+                if kind == "action_rejected":
+                    rejected = message.action_rejected
+                    assert pb.ErrorReason.Name(rejected.error_reason) == "ERROR_REASON_" + rejected.reason
+                    kinds.append(rejected.reason)
+                else:
+                    kinds.append(kind)
                 if kinds.count("action_accepted") + sum(k.isupper() for k in kinds) == 4:
                     break
             call.cancel()
@@ -169,3 +175,11 @@ def test_pipelined_acts_get_one_answer_each_in_order(tmp_path: Path) -> None:
             # the move's own events come after its answer
             assert "event" not in kinds[kinds.index("snapshot"):kinds.index("action_accepted")], kinds
     asyncio.run(main())
+
+
+def test_every_refusal_is_a_reason_of_the_contract() -> None:
+    """ErrorInfo.reason and ActionRejected name the same ErrorReason values the proto lists, both ways."""
+    names = pb.ErrorReason.DESCRIPTOR.values_by_name
+    contract = {name.removeprefix("ERROR_REASON_") for name in names} - {"UNSPECIFIED"}
+    assert {reason.name for reason in Reason} == contract
+    assert all(pb.ErrorReason.Name(reason.proto) == "ERROR_REASON_" + reason.name for reason in Reason)

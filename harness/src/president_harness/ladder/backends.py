@@ -137,6 +137,8 @@ def run_pending(pending: list[MatchSpec], backend: Backend, store: LadderStore, 
             while queue and len(flying) < backend.capacity:
                 spec, attempt = queue.popleft()
                 flying[backend.submit(spec)] = (spec, attempt)
+            if progress is not None:
+                progress.tick()
             for handle, result in backend.completed(list(flying)):
                 spec, attempt = flying.pop(handle)
                 if isinstance(result, Outcome):

@@ -37,7 +37,7 @@ def run_ladder(config: LadderConfig, play: PlayMatch, *, claims: Sequence[Claim]
         if todo:
             backend: Backend = (RayBackend(play, config.parallel, ray) if ray is not None
                                 else ThreadBackend(play, config.parallel))
-            bar = Progress(len(specs), len(done), progress) if progress is not None else None
+            bar = Progress(len(specs), len(done), progress, name=config.name) if progress is not None else None
             try:
                 failed = run_pending(todo, backend, store, retries=config.retries, progress=bar)
             finally:

@@ -63,6 +63,6 @@ def parse_claim(text: str, names: Iterable[str]) -> Claim:
     return Claim(text=f"{left} {op} {right}", better=better, worse=worse)
 
 
-def judge(claim: Claim, table: Units) -> Verdict:
+def judge(claim: Claim, table: Units, players: int) -> Verdict:
     """Whether the ladder's results support the claim at 95% confidence."""
-    return Verdict(claim=claim, difference=paired_difference(table, claim.better, claim.worse))
+    return Verdict(claim=claim, difference=paired_difference(table, claim.better, claim.worse, players))

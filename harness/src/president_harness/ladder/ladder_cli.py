@@ -70,9 +70,8 @@ def ladder_command(args: argparse.Namespace) -> int:
             over_server = OverServer(server=server or "", admin_token=token, preset=config.preset,
                                      rules=config.rules, clock=config.clock, bots={b.name: b for b in config.bots},
                                      timeout_s=config.match_timeout_s)
-            progress = sys.stderr if sys.stderr.isatty() else None
             summary = run_ladder(config, over_server, claims=claims, ray=args.ray,
-                                 progress=progress)
+                                 progress=sys.stderr)
     except ServerError as exc:
         print(f"president ladder: {exc}", file=sys.stderr)
         return EXIT_INCOMPLETE

@@ -11,7 +11,7 @@ from president_harness.ladder.gate import Verdict
 from president_harness.ladder.stats import Interval
 from president_harness.ladder.summary import Summary
 
-STATISTIC = ("paired place difference per {unit}: place(B) - place(A) over the {unit}s both played;"
+STATISTIC = ("paired place difference per {unit}: place(B) - place(A) over the {units} both played;"
              " 'A > B' holds when its 95% Student-t interval lies above 0")
 
 
@@ -25,6 +25,19 @@ def _ci(interval: Interval) -> str:
     return f"[{_num(interval.low)}, {_num(interval.high)}]"
 
 
+def count(n: int, unit: str) -> str:
+    """``1 board``, ``2 boards``, ``8 matches``."""
+    return f"{n} {unit}" if n == 1 else f"{n} {_plural(unit)}"
+
+
+def _plural(unit: str) -> str:
+    return unit + "es" if unit.endswith("ch") else unit + "s"
+
+
+def _statistic(summary: Summary) -> str:
+    return STATISTIC.format(unit=_unit(summary), units=_plural(_unit(summary)))
+
+
 def _unit(summary: Summary) -> str:
     return "board" if summary.format.value == "duplicate" else "match"
 
@@ -32,7 +45,7 @@ def _unit(summary: Summary) -> str:
 def _verdict_line(v: Verdict, unit: str) -> str:
     d = v.difference
     return (f"{'PASS' if v.holds else 'FAIL'}  {v.claim.text}: {v.claim.better} finishes {_num(d.mean)} places"
-            f" ahead of {v.claim.worse} per {unit}, 95% CI {_ci(d)} over {d.n} {unit}s")
+            f" ahead of {v.claim.worse} per {unit}, 95% CI {_ci(d)} over {count(d.n, unit)}")
 
 
 def _standings_rows(summary: Summary) -> list[list[str]]:
@@ -68,7 +81,7 @@ def _grid(head: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def _status(summary: Summary) -> str:
-    return (f"{summary.counted}/{summary.scheduled} matches, {summary.units} {_unit(summary)}s,"
+    return (f"{summary.counted}/{summary.scheduled} matches, {count(summary.units, _unit(summary))},"
             f" {summary.format.value} format, {summary.preset}, {summary.players} players")
 
 
@@ -88,7 +101,8 @@ def terminal(summary: Summary) -> str:
 def _notes(summary: Summary) -> list[str]:
     notes = []
     if summary.taken_over:
-        notes.append(f"warning: in {summary.taken_over} matches the server played a seat for a bot that timed out")
+        notes.append(f"warning: in {count(summary.taken_over, 'match')} the server played a seat for a bot"
+                     " that timed out")
     for index, error in summary.failed:
         notes.append(f"error: match {index} failed every attempt: {error}")
     if not summary.complete:
@@ -106,7 +120,7 @@ def markdown(summary: Summary) -> str:
     if summary.verdicts:
         out += ["## Gate", ""]
         out += [f"- {'✅' if v.holds else '❌'} {_verdict_line(v, _unit(summary))}" for v in summary.verdicts]
-        out += ["", "Statistic: " + STATISTIC.format(unit=_unit(summary)) + ".", ""]
+        out += ["", "Statistic: " + _statistic(summary) + ".", ""]
     out += ["## Standings", "", *table(_HEAD, _standings_rows(summary)), ""]
     head, rows = _h2h_rows(summary)
     out += ["## Head to head", "", "Share of deals the row bot finished ahead of the column bot (deals).", "",
@@ -132,7 +146,7 @@ def to_json(summary: Summary) -> dict[str, Any]:
                       for s in summary.standings],
         "head_to_head": [{"a": h.a, "b": h.b, "ahead": h.ahead, "deals": h.deals,
                           "difference": _interval_json(h.difference)} for h in summary.head_to_head],
-        "gate": {"statistic": STATISTIC.format(unit=_unit(summary)), "passed": summary.passed,
+        "gate": {"statistic": _statistic(summary), "passed": summary.passed,
                  "claims": [{"claim": v.claim.text, "better": v.claim.better, "worse": v.claim.worse,
                              "holds": v.holds, "difference": _interval_json(v.difference)}
                             for v in summary.verdicts]},

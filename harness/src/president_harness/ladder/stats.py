@@ -36,6 +36,11 @@ class Interval:
     high: float
     n: int
 
+    def within(self, low: float, high: float) -> Interval:
+        """The interval cut to what the quantity can be (a place is 1..N): an unbounded end becomes the bound."""
+        return Interval(mean=self.mean, low=min(max(self.low, low), high), high=max(min(self.high, high), low),
+                        n=self.n)
+
 
 def t_quantile(p: float, df: int) -> float:
     """The p-quantile of Student's t with `df` degrees of freedom (p in (0.5, 1))."""
@@ -80,14 +85,18 @@ def units(outcomes: Iterable[Outcome], fmt: Format, board_size: int) -> Units:
     return out
 
 
-def mean_place(table: Units, bot: str) -> Interval:
-    """A bot's mean place over the units it played in."""
-    return mean_interval([unit[bot] for unit in table if bot in unit])
+def mean_place(table: Units, bot: str, players: int) -> Interval:
+    """A bot's mean place over the units it played in, its interval within 1..players."""
+    return mean_interval([unit[bot] for unit in table if bot in unit]).within(1, players)
 
 
-def paired_difference(table: Units, a: str, b: str) -> Interval:
-    """How many places A finishes ahead of B on average, over the units both played (> 0: A better)."""
-    return mean_interval([unit[b] - unit[a] for unit in table if a in unit and b in unit])
+def paired_difference(table: Units, a: str, b: str, players: int) -> Interval:
+    """How many places A finishes ahead of B on average, over the units both played (> 0: A better).
+
+    The interval stays within what a difference of places can be: +-(players - 1).
+    """
+    values = [unit[b] - unit[a] for unit in table if a in unit and b in unit]
+    return mean_interval(values).within(1 - players, players - 1)
 
 
 def ahead_share(outcomes: Iterable[Outcome], a: str, b: str) -> tuple[int, int]:

@@ -71,14 +71,23 @@ def summarize(config: LadderConfig, outcomes: Sequence[Outcome], scheduled: int,
     """The ratings, places, head-to-head table and claim verdicts of a ladder's counted matches."""
     names = [b.name for b in config.bots]
     table = units(outcomes, config.format, board_size(config))
-    standings = tuple(Standing(rating=r, place=mean_place(table, r.name)) for r in rate(names, outcomes))
+    players = config.players
+    standings = tuple(sorted((Standing(rating=r, place=mean_place(table, r.name, players))
+                              for r in rate(names, outcomes)), key=_standing_order))
     pairs = []
     for a, b in permutations(names, 2):
         ahead, deals = ahead_share(outcomes, a, b)
-        pairs.append(HeadToHead(a=a, b=b, ahead=ahead, deals=deals, difference=paired_difference(table, a, b)))
+        pairs.append(HeadToHead(a=a, b=b, ahead=ahead, deals=deals, difference=paired_difference(table, a, b, players)))
     return Summary(
         name=config.name, format=config.format, preset=config.preset, players=config.players,
         scheduled=scheduled, counted=len(outcomes), units=len(table), standings=standings,
-        head_to_head=tuple(pairs), verdicts=tuple(judge(c, table) for c in claims), failed=tuple(failed),
+        head_to_head=tuple(pairs), verdicts=tuple(judge(c, table, players) for c in claims), failed=tuple(failed),
         taken_over=sum(1 for o in outcomes if o.taken_over),
     )
+
+
+def _standing_order(standing: Standing) -> tuple[float, float]:
+    """Best mean place first (the statistic the gate judges); the rating's ordinal breaks ties and orders bots
+    without a place yet."""
+    place = standing.place.mean
+    return (place if place == place else float("inf"), -standing.rating.ordinal)
