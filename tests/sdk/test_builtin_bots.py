@@ -25,7 +25,7 @@ def test_each_level_plays_every_preset(preset: str, level: str) -> None:
     rules = Rules.preset(preset, deals=4)
     bots = [builtin_bot(level), *_table(rules.players - 1, LEVELS.index(level) + 1)]
     result = play_local(bots, rules, seed=11)  # strict: an illegal answer raises BotError
-    assert result.faults == 0
+    assert result.fault_count == 0
     assert len(result.places) == 4
 
 
@@ -88,5 +88,5 @@ def option_sets(draw: st.DrawFn) -> Rules:
 @given(rules=option_sets(), seed=st.integers(0, 10_000), first=st.integers(0, 3))
 def test_all_levels_play_random_option_sets(rules: Rules, seed: int, first: int) -> None:
     result = play_local(_table(rules.players, first), rules, seed=seed)
-    assert result.faults == 0
+    assert result.fault_count == 0
     assert len(result.places) == rules.deals

@@ -40,7 +40,7 @@ def _others() -> list[Bot]:
 def test_faulty_bot_is_logged_and_replaced(bot: Bot, words: str, caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.ERROR, logger=f"president.bot.{bot.name}"):
         result = play_local([bot, *_others()], Rules.preset("cardverse", deals=2), seed=3, strict=False)
-    assert result.faults > 0
+    assert result.fault_count > 0
     assert len(result.places) == 2
     messages = [r.getMessage() for r in caplog.records if r.name == f"president.bot.{bot.name}"]
     assert messages and words in messages[0]

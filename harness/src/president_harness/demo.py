@@ -5,9 +5,10 @@ the four built-in levels, connects each bot over gRPC with its seat token
 (the SDK's runner, one thread per bot, as separate processes would), and
 prints the match as a spectator sees it: public events only, as they
 happen. The bots think for `--pace` seconds a move so a person can follow.
-Then it keeps serving: a second match waits with three built-in bots and
-one open seat, and the demo prints the token and the command that puts
-your own bot in it.
+Then it keeps serving until Ctrl-C: a match waits with three built-in bots
+and a seat for your own bot, with the command that puts it there; when that
+match ends, the next one opens.  Every match's seed is printed, so it can be
+played again.
 """
 
 from __future__ import annotations
@@ -19,13 +20,13 @@ import logging
 import secrets
 import signal
 import socket
+import sys
 import threading
 import time
 from typing import cast
 
 import grpc
 from president_engine import Action, Observation
-from president_engine.narrate import describe
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
@@ -33,7 +34,9 @@ from president_sdk.bot import Bot
 from president_sdk.bots import builtin_bot
 from president_sdk.remote import RunnerError, run
 from president_service.clock import ClockSettings
-from president_service.grpc_server import ServerConfig, start
+from president_service.grpc_server import ServerConfig, StartError, start
+
+from president_harness.table_status import TableStatus
 
 DEMO_LEVELS = ("hard", "normal", "easy", "random")
 GUEST_LEVELS = ("hard", "normal", "easy")
@@ -70,8 +73,14 @@ def _free_port(preferred: int) -> int:
 async def _demo(args: argparse.Namespace) -> None:
     admin = secrets.token_hex(16)
     port = _free_port(args.port)
-    server = await start(ServerConfig(db=args.db, admin_token=admin, port=port,
-                                      clock=ClockSettings(move_ms=0, bank_ms=0, max_strikes=0)))
+    if port != args.port:
+        print(f"president: port {args.port} is taken (another server?); using port {port} instead", flush=True)
+    try:
+        server = await start(ServerConfig(db=args.db, admin_token=admin, port=port,
+                                          clock=ClockSettings(move_ms=0, bank_ms=0, max_strikes=0)))
+    except StartError as exc:
+        print(f"president demo: {exc}", file=sys.stderr)
+        return
     address = f"localhost:{server.port}"
     print(f"president: serving on {address} (database {args.db})", flush=True)
     stop = asyncio.Event()
@@ -82,45 +91,46 @@ async def _demo(args: argparse.Namespace) -> None:
         async with grpc.aio.insecure_channel(address) as channel:
             stub = pb_grpc.PresidentServiceStub(channel)
             auth = (("authorization", f"Bearer {admin}"),)
+            seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
             created = await stub.CreateMatch(pb.CreateMatchRequest(
-                preset=args.preset, rules=pb.Rules(deals=args.deals), seed=args.seed,
+                preset=args.preset, rules=pb.Rules(deals=args.deals), seed=seed,
                 clock=pb.ClockSettings(move_time_limit_ms=5000, time_bank_ms=10000, strikes_before_takeover=3),
                 seat_names=list(DEMO_LEVELS)), metadata=auth)
-            print(f"match {created.match_id}: {args.preset}, {args.deals} deal(s), "
-                  f"bots {', '.join(DEMO_LEVELS)} connecting over gRPC\n", flush=True)
+            print(f"match {created.match_id}: {args.preset}, {args.deals} deal(s), seed {seed};"
+                  f" bots {', '.join(DEMO_LEVELS)} connecting over gRPC\n", flush=True)
             for level, seat in zip(DEMO_LEVELS, created.seats, strict=True):
                 _start_bot(level, address, seat.token, args.pace)
-            await _watch(stub, created.match_id, list(DEMO_LEVELS), stop)
-            if args.once or stop.is_set():
-                return
-            await _open_match(stub, auth, address, args, stop)
+            await _watch(stub, created.match_id, list(DEMO_LEVELS), created.rules, stop)
+            while not (args.once or stop.is_set()):
+                await _guest_match(stub, auth, address, args, stop)
     finally:
         logging.getLogger("president.runner").setLevel(logging.ERROR)  # our bots lose the server on purpose
         await server.stop(1.0)
         print("president: stopped", flush=True)
 
 
-async def _open_match(stub: pb_grpc.PresidentServiceAsyncStub, auth: tuple[tuple[str, str], ...], address: str,
-                      args: argparse.Namespace, stop: asyncio.Event) -> None:
+async def _guest_match(stub: pb_grpc.PresidentServiceAsyncStub, auth: tuple[tuple[str, str], ...], address: str,
+                       args: argparse.Namespace, stop: asyncio.Event) -> None:
+    """One match with a seat for the reader's bot, shown as it is played; the next one is made when it ends."""
     names = ["guest", *GUEST_LEVELS]
+    seed = secrets.randbelow(2**31)
     created = await stub.CreateMatch(pb.CreateMatchRequest(
-        preset=args.preset, rules=pb.Rules(deals=args.deals), seat_names=names,
+        preset=args.preset, rules=pb.Rules(deals=args.deals), seed=seed, seat_names=names,
         clock=pb.ClockSettings()), metadata=auth)
     for level, seat in zip(GUEST_LEVELS, created.seats[1:], strict=True):
         _start_bot(level, address, seat.token, args.pace)
     token = created.seats[0].token
     print(f"""
-The server keeps running on {address}. Match {created.match_id} waits for your bot in seat 0
-against {', '.join(GUEST_LEVELS)} (no clock: take your time). In another terminal:
+The server keeps running on {address}. Match {created.match_id} ({args.preset}, seed {seed}) waits for
+your bot in seat 0 against {', '.join(GUEST_LEVELS)} (no clock: take your time). In another terminal:
 
   .venv/bin/president-bot examples/python/first_bot.py --server {address} --token {token}
 
 or any other bot: `president-bot builtin:hard ...`, `node examples/node/bot.js --server {address} --token ...`
-(see "Write your first bot" in the README). The match is shown here as it is played. Ctrl-C stops the server.
+(see "Write your first bot" in the README). The match is shown here as it is played; when it ends, a new
+seat is opened. Ctrl-C stops the server.
 """, flush=True)
-    await _watch(stub, created.match_id, names, stop)
-    if not stop.is_set():
-        print("\nThat was the match. The server stops now; `make run` starts another.", flush=True)
+    await _watch(stub, created.match_id, names, created.rules, stop)
 
 
 def _start_bot(level: str, address: str, token: str, pace: float) -> None:
@@ -146,10 +156,11 @@ def _paced(bot: Bot, pace: float) -> Bot:
     return cast(Bot, type(base.__name__, (base,), {"play": play})())
 
 
-async def _watch(stub: pb_grpc.PresidentServiceAsyncStub, match_id: str, names: list[str],
+async def _watch(stub: pb_grpc.PresidentServiceAsyncStub, match_id: str, names: list[str], rules: pb.Rules,
                  stop: asyncio.Event) -> None:
     """Print the match as a spectator sees it until it is over (or Ctrl-C)."""
     stream = stub.Spectate(pb.SpectateRequest(match_id=match_id, from_seq=1))
+    table = TableStatus(convert.rules_from_proto(rules), names)
 
     async def show() -> None:
         async for message in stream:
@@ -157,8 +168,7 @@ async def _watch(stub: pb_grpc.PresidentServiceAsyncStub, match_id: str, names: 
             if kind == "match_over":
                 return
             if kind == "event":
-                line = _line(message.event, names)
-                if line:
+                for line in table.lines(message.event):
                     print(line, flush=True)
 
     showing = asyncio.create_task(show())
@@ -167,14 +177,3 @@ async def _watch(stub: pb_grpc.PresidentServiceAsyncStub, match_id: str, names: 
     for task in (showing, stopping):
         task.cancel()
     stream.cancel()
-
-
-def _line(msg: pb.Event, names: list[str]) -> str | None:
-    kind = msg.WhichOneof("kind")
-    if kind == "strike_recorded":
-        strike = msg.strike_recorded
-        return f"   !! {names[strike.player]} ran out of time (strike {strike.strikes}); the server acted for them"
-    if kind == "seat_taken_over":
-        return f"   !! {names[msg.seat_taken_over.player]} is now played by the server's easy bot"
-    event = convert.event_from_proto(msg)
-    return None if event is None else describe(event, names)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from importlib.metadata import version
 
 from president_service.serve_cli import add_serve_parser
 
@@ -19,6 +20,7 @@ from president_harness.ladder.ladder_cli import add_ladder_parser
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="president", description="The President card game service.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version('president-harness')}")
     commands = parser.add_subparsers(dest="command", required=True)
     add_serve_parser(commands)
     add_demo_parser(commands)

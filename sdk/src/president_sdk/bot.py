@@ -16,6 +16,8 @@ from typing import Any
 from president_engine import Action, Event, Observation, Phase, Rules, fallback_action
 from president_engine.events import DealEnded, MatchEnded
 
+from president_sdk.faults import Faults
+
 
 class Bot(ABC):
     """A player.  Subclass it and implement `play`; the constructor needs no arguments.
@@ -36,6 +38,14 @@ class Bot(ABC):
     def name(self) -> str:
         """Shown in logs and lobbies; the class name unless overridden."""
         return type(self).__name__
+
+    @property
+    def faults(self) -> Faults:
+        """How often the drivers replaced this bot's answer with the fallback, by kind (`Fault`)."""
+        found: Faults | None = self.__dict__.get("_faults")
+        if found is None:
+            found = self.__dict__["_faults"] = Faults()
+        return found
 
     @property
     def log(self) -> logging.Logger:

@@ -8,7 +8,7 @@ BOT is ``FILE.py[:Class]``, ``package.module[:Class]`` or ``builtin:LEVEL``;
 without ``:Class`` the file's one `Bot` subclass is used.  The token may come
 from the PRESIDENT_TOKEN environment variable instead (keeps it out of the
 process list).  Exit status: 0 done, 1 the runner gave up (message on
-stderr), 2 bad arguments.
+stderr) or, with --strict, the bot had a fault, 2 bad arguments.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from importlib.metadata import version
 from pathlib import Path
 
 from president_engine import PRESETS, Rules, RulesError
@@ -28,10 +29,13 @@ from president_engine.narrate import describe
 
 from president_sdk.bot import Bot
 from president_sdk.bots import BUILTIN_BOTS, builtin_bot
+from president_sdk.faults import describe_faults
 from president_sdk.local import BotError, play_local
 
 TOKEN_ENV = "PRESIDENT_TOKEN"
 SERVER_ENV = "PRESIDENT_SERVER"
+LOCAL_MOVE_TIMEOUT_S = 10.0
+"""--local without --move-timeout: the server's default move limit, so a bot meets the same deadline."""
 
 
 class BotLoadError(ValueError):
@@ -77,13 +81,17 @@ def load_bot(spec: str, *, seed: int | None = None) -> Bot:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="president-bot", description="Play a President bot.",
                                      epilog="Levels: " + ", ".join(f"builtin:{n}" for n in BUILTIN_BOTS))
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version('president-sdk')}")
     parser.add_argument("bot", help="FILE.py[:Class], module[:Class] or builtin:LEVEL")
     parser.add_argument("--server", default=os.environ.get(SERVER_ENV, "localhost:50051"),
                         help=f"HOST:PORT of the server (default localhost:50051 or ${SERVER_ENV})")
     parser.add_argument("--token", default=None, help=f"the seat token (or set {TOKEN_ENV})")
     parser.add_argument("--tls", action="store_true", help="connect with TLS (system root certificates)")
     parser.add_argument("--move-timeout", type=float, default=None,
-                        help="seconds the bot may think when the server sets no deadline")
+                        help="seconds the bot may think when the server sets no deadline"
+                             f" (--local: default {LOCAL_MOVE_TIMEOUT_S:g})")
+    parser.add_argument("--strict", action="store_true",
+                        help="exit 1 when the bot had any fault (raised, too slow, illegal answer)")
     parser.add_argument("--local", action="store_true", help="play a match in-process instead, and print it")
     parser.add_argument("--opponents", default="hard,normal,easy",
                         help="--local: built-in levels of the other seats (default hard,normal,easy)")
@@ -110,6 +118,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from president_sdk.remote import RunnerError, run  # grpc is only needed here
 
     token = args.token or os.environ.get(TOKEN_ENV, "")
+    if not token:
+        print(f"president-bot: no seat token: give --token TOKEN or set {TOKEN_ENV}", file=sys.stderr)
+        return 2
     try:
         result = run(bot, args.server, token, tls=args.tls, move_timeout=args.move_timeout)
     except RunnerError as exc:
@@ -118,7 +129,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("president-bot: interrupted", file=sys.stderr)
         return 1
-    print(f"match over: player {result.winner} wins; totals {' '.join(str(t) for t in result.totals)}")
+    print(f"match over: player {result.winner} wins; totals {' '.join(str(t) for t in result.totals)};"
+          f" {bot.name}: {describe_faults(bot.faults)}")
+    return _status(bot, args)
+
+
+def _status(bot: Bot, args: argparse.Namespace) -> int:
+    if bot.faults.total() and args.strict:
+        print(f"president-bot: --strict: {bot.name} had {describe_faults(bot.faults)}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -132,7 +151,8 @@ def _local(bot: Bot, args: argparse.Namespace) -> int:
         return 2
     names = [bot.name] + [f"{level}{i}" for i, level in enumerate(levels, 1)]
     try:
-        result = play_local([bot, *opponents], rules, seed=args.seed or 0, strict=False)
+        timeout = LOCAL_MOVE_TIMEOUT_S if args.move_timeout is None else args.move_timeout
+        result = play_local([bot, *opponents], rules, seed=args.seed or 0, strict=False, move_timeout=timeout)
     except BotError as exc:
         print(f"president-bot: {exc}", file=sys.stderr)
         return 1
@@ -141,9 +161,10 @@ def _local(bot: Bot, args: argparse.Namespace) -> int:
             line = describe(event, names)
             if line is not None:
                 print(line)
-    print(f"{bot.name}: {result.scores[0]} points; winner {names[result.winner]}"
-          + (f"; {result.faults} answer(s) replaced, see the errors above" if result.faults else ""))
-    return 0
+    faults = result.faults[0]
+    print(f"{bot.name}: {result.scores[0]} points; winner {names[result.winner]}; {describe_faults(faults)}"
+          + (" (each replaced by the easy move, see the errors above)" if faults.total() else ""))
+    return _status(bot, args)
 
 
 if __name__ == "__main__":

@@ -12,9 +12,10 @@ import threading
 import traceback
 from dataclasses import dataclass
 
-from president_engine import Action, Observation, fallback_action
+from president_engine import Action, GiveBack, Observation, Pass, Play, Request, fallback_action
 
 from president_sdk.bot import Bot
+from president_sdk.faults import Fault
 from president_sdk.legal import resolve
 
 
@@ -22,8 +23,10 @@ from president_sdk.legal import resolve
 class Decision:
     action: Action
     """The action to submit: the bot's own, or the fallback."""
-    fault: str | None = None
-    """What went wrong with the bot's answer; None when it was used."""
+    fault: Fault | None = None
+    """Why the bot's answer was replaced; None when it was used."""
+    message: str = ""
+    """What went wrong, in words (also written to the bot's log)."""
 
 
 def decide(bot: Bot, obs: Observation, *, timeout: float | None = None) -> Decision:
@@ -32,7 +35,7 @@ def decide(bot: Bot, obs: Observation, *, timeout: float | None = None) -> Decis
         try:
             answer: object = bot.decide(obs)
         except Exception as exc:
-            return _fallback(bot, obs, f"raised {type(exc).__name__}: {exc}", traceback.format_exc())
+            return _fallback(bot, obs, Fault.ERROR, f"raised {type(exc).__name__}: {exc}", traceback.format_exc())
     else:
         box: dict[str, object] = {}
 
@@ -47,24 +50,26 @@ def decide(bot: Bot, obs: Observation, *, timeout: float | None = None) -> Decis
         worker.start()
         worker.join(timeout)
         if worker.is_alive():
-            return _fallback(bot, obs, f"did not answer within {timeout:g} s", None)
+            return _fallback(bot, obs, Fault.TIMEOUT, f"did not answer within {timeout:g} s", None)
         if "error" in box:
             error = box["error"]
-            return _fallback(bot, obs, f"raised {type(error).__name__}: {error}", str(box["trace"]))
+            return _fallback(bot, obs, Fault.ERROR, f"raised {type(error).__name__}: {error}", str(box["trace"]))
         answer = box.get("answer")
+    shown = ", ".join(str(a) for a in obs.legal_actions[:8]) + (" ..." if len(obs.legal_actions) > 8 else "")
+    if not isinstance(answer, (Play, Pass, GiveBack, Request)):
+        what = f"a {type(answer).__name__} ({answer!r})"
+        return _fallback(bot, obs, Fault.INVALID,
+                         f"returned {what}, not an action: return a Play or PASS, or one of obs.legal_actions"
+                         f" (legal now: {shown})", None)
     action = resolve(obs, answer)
     if action is None:
-        shown = ", ".join(str(a) for a in obs.legal_actions[:8])
-        more = " ..." if len(obs.legal_actions) > 8 else ""
-        fault: str = f"returned an illegal action {answer!s} (legal now: {shown}{more})"
-        return _fallback(bot, obs, fault, None)
+        return _fallback(bot, obs, Fault.INVALID, f"returned an illegal action {answer!s} (legal now: {shown})", None)
     return Decision(action=action)
 
 
-def _fallback(bot: Bot, obs: Observation, fault: str, trace: str | None) -> Decision:
+def _fallback(bot: Bot, obs: Observation, fault: Fault, what: str, trace: str | None) -> Decision:
     action = fallback_action(obs.legal_actions)
-    message = f"{bot.name} (player {obs.player}, deal {obs.deal}) {fault}; playing {action} instead"
-    if trace:
-        message += "\n" + trace.rstrip()
-    bot.log.error(message)
-    return Decision(action=action, fault=fault)
+    message = f"{bot.name} (player {obs.player}, deal {obs.deal}) {what}; playing {action} instead"
+    bot.log.error(message + ("\n" + trace.rstrip() if trace else ""))
+    bot.faults[fault] += 1
+    return Decision(action=action, fault=fault, message=message)

@@ -20,6 +20,7 @@ from president_engine import CardSet, IllegalActionError, Match, Rules, visible_
 from president_engine.events import DealEnded
 
 from president_sdk.bot import Bot
+from president_sdk.faults import Faults
 from president_sdk.guard import decide
 from president_sdk.legal import resolve
 
@@ -41,17 +42,23 @@ class LocalResult:
     """Finishing order of each deal, players first to last."""
     scores: tuple[int, ...]
     winner: int
-    faults: int
-    """Answers replaced by a fallback (always 0 in strict play)."""
+    faults: tuple[Faults, ...]
+    """By player: the answers replaced by the fallback, by kind (always empty in strict play)."""
+
+    @property
+    def fault_count(self) -> int:
+        return sum(sum(f.values()) for f in self.faults)
 
 
 def play_local(bots: Sequence[Bot], rules: Rules, seed: int = 0, *,
-               hands: Sequence[Sequence[CardSet]] | None = None, strict: bool = True) -> LocalResult:
+               hands: Sequence[Sequence[CardSet]] | None = None, strict: bool = True,
+               move_timeout: float | None = None) -> LocalResult:
     """Play one match of `bots` (bot i is player i) and return the result.
 
     strict: a bot that raises or answers illegally stops the match with
-    `BotError` (for tests); otherwise it is logged and a safe action is
-    played, as the network runner does.
+    `BotError` (for tests); otherwise the fault is logged and counted and the
+    fallback action is played, exactly as the network runner does, with
+    `move_timeout` seconds for each answer (None: no limit).
     """
     if len(bots) != rules.players:
         raise ValueError(f"{len(bots)} bots for a {rules.players}-player match")
@@ -60,7 +67,7 @@ def play_local(bots: Sequence[Bot], rules: Rules, seed: int = 0, *,
         seated.seat(index, rules)
     listening = [(p, b) for p, b in enumerate(bots) if _listens(b)]
     seen = 0
-    faults = 0
+    faults = [Faults() for _ in bots]
     while True:
         events = match.events
         for event in events[seen:]:
@@ -84,16 +91,18 @@ def play_local(bots: Sequence[Bot], rules: Rules, seed: int = 0, *,
             if action is None:
                 raise BotError(bot, player, f"answered {answer!s}, which is not legal now (deal {obs.deal})")
         else:
-            decision = decide(bot, obs)
+            decision = decide(bot, obs, timeout=move_timeout)
             action = decision.action
-            faults += decision.fault is not None
+            if decision.fault is not None:
+                faults[player][decision.fault] += 1
         try:
             match.apply(action)
         except IllegalActionError as exc:  # resolve() accepted what the engine refuses: a bug to report
             raise BotError(bot, player, f"answered {action}, refused by the engine: {exc}") from exc
     places = tuple(e.places for e in match.events if isinstance(e, DealEnded))
     assert match.winner is not None
-    return LocalResult(match=match, places=places, scores=tuple(match.scores), winner=match.winner, faults=faults)
+    return LocalResult(match=match, places=places, scores=tuple(match.scores), winner=match.winner,
+                       faults=tuple(faults))
 
 
 def _listens(bot: Bot) -> bool:

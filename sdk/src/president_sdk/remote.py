@@ -28,6 +28,7 @@ from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
 from president_sdk.bot import Bot
+from president_sdk.faults import Fault
 from president_sdk.guard import decide
 
 log = logging.getLogger("president.runner")
@@ -37,6 +38,12 @@ SAFETY_MARGIN_S = 0.25
 """Time kept back from the server's deadline for the answer to travel."""
 RETRY_DELAYS_S = (0.5, 1.0, 2.0, 4.0, 8.0)
 """Waits between reconnection attempts; the runner gives up after the last."""
+
+
+_BOT_FAULT: dict[Fault | None, pb.BotFault.ValueType] = {
+    None: pb.BOT_FAULT_UNSPECIFIED, Fault.ERROR: pb.BOT_FAULT_ERROR, Fault.TIMEOUT: pb.BOT_FAULT_TIMEOUT,
+    Fault.INVALID: pb.BOT_FAULT_INVALID}
+"""How a replaced answer is reported to the server (Act.fault)."""
 
 
 class RunnerError(RuntimeError):
@@ -58,8 +65,10 @@ class _Seat:
     result: MatchEnded | None = None
     welcomed: bool = False
     """Set by each Welcome: the connection worked, so retries start over."""
-    answered: dict[int, Action] = field(default_factory=dict)
-    """Actions sent, by turn id: a prompt repeated after a resume gets the same answer."""
+    ever_welcomed: bool = False
+    """Some connection worked: an unreachable server is then a dropped connection, not a wrong address."""
+    answered: dict[int, tuple[Action, pb.BotFault.ValueType]] = field(default_factory=dict)
+    """Acts sent (action and reported fault), by turn id: a prompt repeated after a resume gets the same answer."""
     prompts: dict[int, Observation] = field(default_factory=dict)
 
 
@@ -74,7 +83,7 @@ def run(bot: Bot, server: str = DEFAULT_SERVER, token: str = "", *, tls: bool = 
     clear message when the runner cannot go on.
     """
     if not token:
-        raise RunnerError("no seat token: pass token=... (or --token / PRESIDENT_TOKEN)", reason="MISSING_TOKEN")
+        raise RunnerError("no seat token given", reason="MISSING_TOKEN")
     seat = _Seat()
     delays = iter(retry_delays)
     while True:
@@ -94,6 +103,9 @@ def run(bot: Bot, server: str = DEFAULT_SERVER, token: str = "", *, tls: bool = 
                 if code not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED,
                                 grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL):
                     raise RunnerError(_explain(reason, message, server), reason=reason) from None
+                if not seat.ever_welcomed and code is grpc.StatusCode.UNAVAILABLE and not reason:
+                    raise RunnerError(f"cannot reach {server}: is the server running, and is the address right?",
+                                      reason="UNREACHABLE") from None
                 if seat.welcomed:
                     seat.welcomed = False
                     delays = iter(retry_delays)
@@ -123,7 +135,7 @@ def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, seat: _Sea
             if kind == "welcome":
                 seat.rules = convert.rules_from_proto(msg.welcome.rules)
                 seat.player = msg.welcome.player
-                seat.welcomed = True
+                seat.welcomed = seat.ever_welcomed = True
                 bot.raw = msg.welcome
                 bot.seat(seat.player, seat.rules)
                 log.info("%s plays player %d (%s) in match %s", bot.name, seat.player,
@@ -180,23 +192,26 @@ def _hook(bot: Bot, event: Event) -> None:
 def _answer(bot: Bot, seat: _Seat, prompt: pb.Prompt, move_timeout: float | None) -> pb.PlayRequest:
     assert seat.rules is not None, "a prompt before Welcome"
     turn = prompt.turn_id
-    action = seat.answered.get(turn)
-    if action is None:
+    sent = seat.answered.get(turn)
+    if sent is None:
         obs = convert.prompt_from_proto(prompt, seat.rules)
         bot.raw = prompt
         timeout = move_timeout
         if prompt.HasField("deadline"):
             timeout = max(0.05, prompt.deadline.ToNanoseconds() / 1e9 - time.time() - SAFETY_MARGIN_S)
-        action = decide(bot, obs, timeout=timeout).action
-        seat.answered = {turn: action}
+        decision = decide(bot, obs, timeout=timeout)
+        sent = decision.action, _BOT_FAULT[decision.fault]
+        seat.answered = {turn: sent}
         seat.prompts = {turn: obs}
-    return pb.PlayRequest(act=pb.Act(turn_id=turn, action=convert.action_to_proto(action)))
+    action, fault = sent
+    return pb.PlayRequest(act=pb.Act(turn_id=turn, action=convert.action_to_proto(action), fault=fault))
 
 
 def _rejected(bot: Bot, seat: _Seat, msg: pb.ActionRejected) -> pb.PlayRequest | None:
     """The server refused an answer: log it in the bot's output; send the fallback action once."""
     obs = seat.prompts.get(msg.turn_id)
-    sent = seat.answered.get(msg.turn_id)
+    answered = seat.answered.get(msg.turn_id)
+    sent = None if answered is None else answered[0]
     bot.log.error("%s: the server refused %s for turn %d: %s %s %s", bot.name, sent, msg.turn_id,
                   msg.reason, msg.illegal_reason, msg.message)
     if obs is None or msg.error_reason != pb.ERROR_REASON_ILLEGAL_ACTION:
@@ -204,8 +219,9 @@ def _rejected(bot: Bot, seat: _Seat, msg: pb.ActionRejected) -> pb.PlayRequest |
     fallback = fallback_action(obs.legal_actions)
     if fallback == sent:
         return None
-    seat.answered[msg.turn_id] = fallback
+    seat.answered[msg.turn_id] = fallback, pb.BOT_FAULT_UNSPECIFIED  # the server counted its refusal itself
     bot.log.error("%s: playing %s instead", bot.name, fallback)
+    bot.faults[Fault.INVALID] += 1
     return pb.PlayRequest(act=pb.Act(turn_id=msg.turn_id, action=convert.action_to_proto(fallback)))
 
 

@@ -8,6 +8,7 @@ calls, lets running ones finish for a grace period, then closes the database.
 from __future__ import annotations
 
 import logging
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,9 +64,32 @@ class RunningServer:
         self.registry.store.close()
 
 
+class StartError(RuntimeError):
+    """The server cannot start: the address is taken, the database or a TLS file cannot be read."""
+
+
 async def start(config: ServerConfig) -> RunningServer:
+    """A serving server; StartError (nothing left running) when it cannot start."""
     admin = AdminKey(config.admin_token)
-    store = MatchStore(config.db)
+    credentials = None
+    if config.tls_cert is not None and config.tls_key is not None:
+        try:
+            credentials = grpc.ssl_server_credentials([(config.tls_key.read_bytes(), config.tls_cert.read_bytes())])
+        except OSError as exc:
+            raise StartError(f"cannot read the TLS certificate or key: {exc}") from None
+    try:
+        store = MatchStore(config.db)
+    except (sqlite3.Error, OSError) as exc:
+        raise StartError(f"cannot open the database {config.db}: {exc}") from None
+    try:
+        return await _serve(config, admin, store, credentials)
+    except BaseException:
+        store.close()
+        raise
+
+
+async def _serve(config: ServerConfig, admin: AdminKey, store: MatchStore,
+                 credentials: grpc.ServerCredentials | None) -> RunningServer:
     registry = Registry(store, config.limits, start_grace_s=config.start_grace_s)
     restored = registry.restore()
     server = grpc.aio.server(options=[
@@ -78,11 +102,13 @@ async def start(config: ServerConfig) -> RunningServer:
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
     reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
     address = f"{config.host}:{config.port}"
-    if config.tls_cert is not None and config.tls_key is not None:
-        credentials = grpc.ssl_server_credentials([(config.tls_key.read_bytes(), config.tls_cert.read_bytes())])
-        port = server.add_secure_port(address, credentials)
-    else:
-        port = server.add_insecure_port(address)
+    try:
+        port = (server.add_secure_port(address, credentials) if credentials is not None
+                else server.add_insecure_port(address))
+    except RuntimeError:
+        registry.close()
+        raise StartError(f"cannot listen on {address}: the port is in use or the address is not this machine's"
+                         " (try another --port, or --port 0 for a free one)") from None
     await server.start()
     await checker.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     await checker.set("", health_pb2.HealthCheckResponse.SERVING)

@@ -20,6 +20,7 @@ import logging
 import sqlite3
 import time
 from array import array
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -38,7 +39,7 @@ from president_engine import (
 from president_service.clock import Clock
 from president_service.errors import Reason, ServiceError
 from president_service.limits import Limits
-from president_service.match_store import ActionRow, MatchStore, Source, StoredMatch
+from president_service.match_store import ActionRow, Fault, MatchStore, Source, StoredMatch
 from president_service.strike import LogEvent, Strike, TakenOver
 
 log = logging.getLogger(__name__)
@@ -108,6 +109,9 @@ class MatchRunner:
         """When each log entry was appended (loop time), for delayed spectators."""
         self._turns = array("l")
         """Per applied action: player * 4 + Source, for duplicate detection."""
+        self.faults: list[Counter[Fault]] = [Counter() for _ in range(stored.rules.players)]
+        """By player: the fallbacks its client reported (stored with each action) and, since this process
+        started, the actions refused as illegal or malformed (Fault.INVALID)."""
         for row in stored.actions:
             self._record(row, parse_action(row.action))
         self._store = store
@@ -229,16 +233,24 @@ class MatchRunner:
 
     # ------------------------------------------------------------------ actions
 
-    def submit(self, player: int, turn_id: int, action: Action) -> None:
-        """Apply `player`'s action for `turn_id` once it is committed; ServiceError if refused."""
+    def submit(self, player: int, turn_id: int, action: Action, fault: Fault = Fault.NONE) -> None:
+        """Apply `player`'s action for `turn_id` once it is committed; ServiceError if refused.
+
+        `fault`: the client says the action is its fallback for a failing bot.
+        """
         self._check_turn(player, turn_id)
         try:
             resolved = self.match.check(action, player)
         except IllegalActionError as exc:
+            self.refused(player)
             raise ServiceError.illegal(exc) from None
         started = self._turn_started
         spent = 0 if started is None else int((self._loop.time() - started) * 1000)
-        self._commit(player, resolved, Source.SEAT, spent)
+        self._commit(player, resolved, Source.SEAT, spent, fault)
+
+    def refused(self, player: int) -> None:
+        """Count an action of `player` refused as illegal or malformed."""
+        self.faults[player][Fault.INVALID] += 1
 
     def _check_turn(self, player: int, turn_id: int) -> None:
         current = self.turn_id
@@ -261,8 +273,10 @@ class MatchRunner:
         if not all(self.claimed):
             raise ServiceError(Reason.NOT_YOUR_TURN, "the match starts when every seat is claimed")
 
-    def _commit(self, player: int, action: Action, source: Source, spent_ms: int) -> None:
-        row = ActionRow(turn=self.turn_id, player=player, action=str(action), source=source, spent_ms=spent_ms)
+    def _commit(self, player: int, action: Action, source: Source, spent_ms: int,
+                fault: Fault = Fault.NONE) -> None:
+        row = ActionRow(turn=self.turn_id, player=player, action=str(action), source=source, spent_ms=spent_ms,
+                        fault=fault)
         try:
             self._store.append(self.match_id, row)
         except (sqlite3.Error, OSError) as exc:
@@ -289,6 +303,8 @@ class MatchRunner:
                 self._append(TakenOver(player))
         elif row.source is Source.SEAT:
             self.clock.charge(player, row.spent_ms)
+            if row.fault:
+                self.faults[player][row.fault] += 1
         before = len(match.events)
         match.apply(action)
         for event in match.events[before:]:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import IntEnum
+from pathlib import Path
 from typing import Any, TypeVar
 
 from president_engine import CardSet, Rules
@@ -56,9 +57,14 @@ CREATE TABLE IF NOT EXISTS actions (
     action TEXT NOT NULL,
     source INTEGER NOT NULL,
     spent_ms INTEGER NOT NULL,
+    fault INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (match_id, turn)
 ) WITHOUT ROWID;
 """
+_MIGRATIONS = (
+    ("actions", "fault", "ALTER TABLE actions ADD COLUMN fault INTEGER NOT NULL DEFAULT 0"),
+)
+"""Columns added since the first schema: (table, column, how to add it to an older database)."""
 
 
 _T = TypeVar("_T")
@@ -78,6 +84,15 @@ class Source(IntEnum):
     """The server, playing a seat that has used up its strikes."""
 
 
+class Fault(IntEnum):
+    """A seat's action that its client reports as a fallback for its failing bot (president.v1 BotFault)."""
+
+    NONE = 0
+    ERROR = 1
+    TIMEOUT = 2
+    INVALID = 3
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ActionRow:
     turn: int
@@ -86,6 +101,7 @@ class ActionRow:
     """The engine's text form (president_engine.parse_action reads it back)."""
     source: Source
     spent_ms: int
+    fault: Fault = Fault.NONE
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -122,11 +138,17 @@ Statement = tuple[str, tuple[Any, ...]]
 
 class MatchStore:
     def __init__(self, path: str) -> None:
+        """Open (or create, with its folder) the database at `path`."""
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA wal_autocheckpoint=0")
         self._db.executescript(_SCHEMA)
+        for table, column, add in _MIGRATIONS:
+            if column not in {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}:
+                self._db.execute(add)
         self._reader = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="president-db")
         self._commits = 0
@@ -146,8 +168,8 @@ class MatchStore:
 
     def append(self, match_id: str, row: ActionRow) -> None:
         """Durably add one applied action; returns once it is committed."""
-        self._write([("INSERT INTO actions VALUES (?,?,?,?,?,?)",
-                      (match_id, row.turn, row.player, row.action, int(row.source), row.spent_ms))])
+        self._write([("INSERT INTO actions VALUES (?,?,?,?,?,?,?)",
+                      (match_id, row.turn, row.player, row.action, int(row.source), row.spent_ms, int(row.fault)))])
 
     def finish(self, match_id: str, result: dict[str, Any], record: str) -> None:
         """Keep the result and full record of a match that has ended; it is then never restored."""
@@ -228,9 +250,9 @@ class MatchStore:
         seats = db.execute("SELECT token_hash, claimed FROM seats WHERE match_id = ? ORDER BY player",
                            (match_id,)).fetchall()
         actions = tuple(
-            ActionRow(turn=t, player=p, action=a, source=Source(s), spent_ms=ms)
-            for t, p, a, s, ms in db.execute(
-                "SELECT turn, player, action, source, spent_ms FROM actions WHERE match_id = ? ORDER BY turn",
+            ActionRow(turn=t, player=p, action=a, source=Source(s), spent_ms=ms, fault=Fault(f))
+            for t, p, a, s, ms, f in db.execute(
+                "SELECT turn, player, action, source, spent_ms, fault FROM actions WHERE match_id = ? ORDER BY turn",
                 (match_id,)))
         return StoredMatch(
             match_id=match_id,

@@ -16,7 +16,7 @@ from president_protocol.v1 import president_pb2 as pb
 
 from president_service.clock import ClockSettings
 from president_service.match_runner import MatchRunner, Turn
-from president_service.match_store import FinishedSummary
+from president_service.match_store import Fault, FinishedSummary
 from president_service.strike import LogEvent, Strike, TakenOver, visible
 
 _M = TypeVar("_M")
@@ -107,7 +107,7 @@ def match_summary(runner: MatchRunner) -> pb.MatchSummary:
         players=[pb.PlayerSummary(
             player=p, name=runner.names[p], seat=match.seat_of(p), role=convert.role_to_proto(match.roles[p]),
             score=match.scores[p], hand_size=sizes[p], claimed=runner.claimed[p],
-            taken_over=runner.taken_over(p)) for p in range(match.rules.players)],
+            taken_over=runner.taken_over(p), faults=fault_counts(runner, p)) for p in range(match.rules.players)],
         deal=match.deal,
         phase=convert.phase_to_proto(match.phase),
         to_act=match.to_act,
@@ -115,6 +115,12 @@ def match_summary(runner: MatchRunner) -> pb.MatchSummary:
         created_at=timestamp(runner.created_at),
         result=None if ended is None else convert.match_result_to_proto(ended),
     )
+
+
+def fault_counts(runner: MatchRunner, player: int) -> pb.FaultCounts:
+    faults = runner.faults[player]
+    return pb.FaultCounts(errors=faults[Fault.ERROR], timeouts=faults[Fault.TIMEOUT], invalid=faults[Fault.INVALID],
+                          strikes=runner.clock.strikes[player])
 
 
 def finished_summary(done: FinishedSummary) -> pb.MatchSummary:

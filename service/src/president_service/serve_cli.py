@@ -18,13 +18,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from president_service.clock import ClockSettings
-from president_service.grpc_server import ServerConfig, start
+from president_service.clock import ClockError, ClockSettings
+from president_service.grpc_server import ServerConfig, StartError, start
 from president_service.limits import Limits
 
 ADMIN_TOKEN_ENV = "PRESIDENT_ADMIN_TOKEN"
 _LIMITS = Limits()
 _CLOCK = ClockSettings()
+_CLOCK_FLAGS = {"move_ms": "move-ms", "bank_ms": "bank-ms", "max_strikes": "strikes"}
 
 
 def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -90,7 +91,15 @@ def serve_command(args: argparse.Namespace) -> int:
     if not admin_token:
         print(f"president serve: give --admin-token or set {ADMIN_TOKEN_ENV}", file=sys.stderr)
         return 2
-    asyncio.run(_serve(args, admin_token))
+    try:
+        asyncio.run(_serve(args, admin_token))
+    except ClockError as exc:
+        print(f"president serve: --{_CLOCK_FLAGS[exc.option]}: {str(exc).removeprefix(exc.option + ': ')}",
+              file=sys.stderr)
+        return 2
+    except StartError as exc:
+        print(f"president serve: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

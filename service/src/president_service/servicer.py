@@ -19,7 +19,6 @@ from typing import Any, NoReturn, TypeVar
 from weakref import WeakKeyDictionary
 
 import grpc
-from president_engine import Action
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
@@ -29,6 +28,7 @@ from president_service.clock import ClockSettings
 from president_service.errors import Reason, ServiceError
 from president_service.match_request import read_match_request
 from president_service.match_runner import MatchRunner
+from president_service.match_store import Fault
 from president_service.messages import (
     SharedEvents,
     clock_message,
@@ -85,11 +85,15 @@ def _rejected(turn_id: int, exc: ServiceError) -> pb.PlayResponse:
         illegal_reason=exc.metadata.get("illegal_reason", ""), message=exc.message))
 
 
-def _action(msg: pb.Action) -> Action:
+def _submit(runner: MatchRunner, player: int, turn_id: int, msg: pb.Action, fault: int) -> None:
+    """A seat's action from the wire, applied; a malformed one counts against the seat like an illegal one."""
     try:
-        return convert.action_from_proto(msg)
-    except convert.WireError as exc:
+        action = convert.action_from_proto(msg)
+        reported = Fault(fault)
+    except (convert.WireError, ValueError) as exc:
+        runner.refused(player)
         raise ServiceError(Reason.MALFORMED, str(exc)) from None
+    runner.submit(player, turn_id, action, reported)
 
 
 def _match_over(runner: MatchRunner) -> pb.MatchOver:
@@ -142,7 +146,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             if not request.turn_id:
                 raise ServiceError(Reason.MALFORMED, "turn_id is required (from the prompt)")
             runner.connected(player)
-            runner.submit(player, request.turn_id, _action(request.action))
+            _submit(runner, player, request.turn_id, request.action, request.fault)
             return pb.SubmitActionResponse(turn_id=request.turn_id)
         return await _guard(context, submit())
 
@@ -238,7 +242,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                         raise ServiceError(Reason.MALFORMED, "Hello comes once, first; then only Act")
                     if not turn_id:
                         raise ServiceError(Reason.MALFORMED, "turn_id is required (from the prompt)")
-                    runner.submit(player, turn_id, _action(request.act.action))
+                    _submit(runner, player, turn_id, request.act.action, request.act.fault)
                     answer = pb.PlayResponse(action_accepted=pb.ActionAccepted(turn_id=turn_id))
                 except ServiceError as exc:
                     answer = _rejected(turn_id, exc)

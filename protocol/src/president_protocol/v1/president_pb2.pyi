@@ -564,6 +564,36 @@ ERROR_REASON_STORAGE: ErrorReason.ValueType  # 21
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
 
+class _BotFault:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _BotFaultEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BotFault.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    BOT_FAULT_UNSPECIFIED: _BotFault.ValueType  # 0
+    """The action is the bot's own."""
+    BOT_FAULT_ERROR: _BotFault.ValueType  # 1
+    """The bot raised an error."""
+    BOT_FAULT_TIMEOUT: _BotFault.ValueType  # 2
+    """The bot did not answer before its deadline."""
+    BOT_FAULT_INVALID: _BotFault.ValueType  # 3
+    """The bot answered with something that is not a legal action."""
+
+class BotFault(_BotFault, metaclass=_BotFaultEnumTypeWrapper):
+    """Why a client replaced its bot's answer with a fallback (Kaggle's ERROR,
+    TIMEOUT and INVALID statuses).
+    """
+
+BOT_FAULT_UNSPECIFIED: BotFault.ValueType  # 0
+"""The action is the bot's own."""
+BOT_FAULT_ERROR: BotFault.ValueType  # 1
+"""The bot raised an error."""
+BOT_FAULT_TIMEOUT: BotFault.ValueType  # 2
+"""The bot did not answer before its deadline."""
+BOT_FAULT_INVALID: BotFault.ValueType  # 3
+"""The bot answered with something that is not a legal action."""
+Global___BotFault: _TypeAlias = BotFault  # noqa: Y015
+
 class _MatchStatus:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -2089,8 +2119,14 @@ class Act(_message.Message):
 
     TURN_ID_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
+    FAULT_FIELD_NUMBER: _builtins.int
     turn_id: _builtins.int
     """The turn id from the Prompt (number of actions applied so far + 1)."""
+    fault: Global___BotFault.ValueType
+    """Set when this action is not the bot's own choice but the client's
+    fallback because the bot failed (the SDK's runner sends the easy level's
+    move then). The server counts it in the seat's PlayerSummary.faults.
+    """
     @_builtins.property
     def action(self) -> Global___Action:
         """The action."""
@@ -2100,14 +2136,53 @@ class Act(_message.Message):
         *,
         turn_id: _builtins.int = ...,
         action: Global___Action | None = ...,
+        fault: Global___BotFault.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "turn_id", b"turn_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "fault", b"fault", "turn_id", b"turn_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Act: _TypeAlias = Act  # noqa: Y015
+
+@_typing.final
+class FaultCounts(_message.Message):
+    """What went wrong for one seat over a match: its client's reported faults,
+    the server's own refusals and clock.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ERRORS_FIELD_NUMBER: _builtins.int
+    TIMEOUTS_FIELD_NUMBER: _builtins.int
+    INVALID_FIELD_NUMBER: _builtins.int
+    STRIKES_FIELD_NUMBER: _builtins.int
+    errors: _builtins.int
+    """Fallbacks its client sent because the bot raised (BOT_FAULT_ERROR)."""
+    timeouts: _builtins.int
+    """Fallbacks its client sent because the bot was too slow (BOT_FAULT_TIMEOUT)."""
+    invalid: _builtins.int
+    """Fallbacks its client sent for an illegal answer (BOT_FAULT_INVALID), plus
+    the actions the server refused as ILLEGAL_ACTION or MALFORMED.
+    """
+    strikes: _builtins.int
+    """Turns the server's clock played for the seat (its strikes)."""
+    def __init__(
+        self,
+        *,
+        errors: _builtins.int = ...,
+        timeouts: _builtins.int = ...,
+        invalid: _builtins.int = ...,
+        strikes: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["errors", b"errors", "invalid", b"invalid", "strikes", b"strikes", "timeouts", b"timeouts"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FaultCounts: _TypeAlias = FaultCounts  # noqa: Y015
 
 @_typing.final
 class PlayRequest(_message.Message):
@@ -2422,8 +2497,11 @@ class SubmitActionRequest(_message.Message):
 
     TURN_ID_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
+    FAULT_FIELD_NUMBER: _builtins.int
     turn_id: _builtins.int
     """The turn id from the prompt."""
+    fault: Global___BotFault.ValueType
+    """As Act.fault: set when the action is the client's fallback."""
     @_builtins.property
     def action(self) -> Global___Action:
         """The action."""
@@ -2433,10 +2511,11 @@ class SubmitActionRequest(_message.Message):
         *,
         turn_id: _builtins.int = ...,
         action: Global___Action | None = ...,
+        fault: Global___BotFault.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "turn_id", b"turn_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "fault", b"fault", "turn_id", b"turn_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -2608,6 +2687,7 @@ class PlayerSummary(_message.Message):
     HAND_SIZE_FIELD_NUMBER: _builtins.int
     CLAIMED_FIELD_NUMBER: _builtins.int
     TAKEN_OVER_FIELD_NUMBER: _builtins.int
+    FAULTS_FIELD_NUMBER: _builtins.int
     player: _builtins.int
     """The player index."""
     name: _builtins.str
@@ -2624,6 +2704,10 @@ class PlayerSummary(_message.Message):
     """Whether the seat has been claimed (always true without open seats)."""
     taken_over: _builtins.bool
     """Whether the built-in bot has taken the seat over."""
+    @_builtins.property
+    def faults(self) -> Global___FaultCounts:
+        """What went wrong for this seat so far."""
+
     def __init__(
         self,
         *,
@@ -2635,10 +2719,11 @@ class PlayerSummary(_message.Message):
         hand_size: _builtins.int = ...,
         claimed: _builtins.bool = ...,
         taken_over: _builtins.bool = ...,
+        faults: Global___FaultCounts | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["faults", b"faults"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["claimed", b"claimed", "hand_size", b"hand_size", "name", b"name", "player", b"player", "role", b"role", "score", b"score", "seat", b"seat", "taken_over", b"taken_over"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["claimed", b"claimed", "faults", b"faults", "hand_size", b"hand_size", "name", b"name", "player", b"player", "role", b"role", "score", b"score", "seat", b"seat", "taken_over", b"taken_over"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
