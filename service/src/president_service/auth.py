@@ -49,3 +49,11 @@ class AdminKey:
     def check(self, metadata: Iterable[tuple[str, str | bytes]] | None) -> None:
         if not hmac.compare_digest(token_hash(bearer_token(metadata)), self._hash):
             raise ServiceError(Reason.NOT_ADMIN, "creating matches needs the admin token")
+
+    def given(self, metadata: Iterable[tuple[str, str | bytes]] | None) -> bool:
+        """True when `metadata` carries the admin token (no error either way)."""
+        try:
+            self.check(metadata)
+        except ServiceError:
+            return False
+        return True

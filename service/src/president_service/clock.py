@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-_LIMIT_MS = 24 * 3600 * 1000
+_MOST = {"move_ms": 24 * 3600 * 1000, "bank_ms": 24 * 3600 * 1000, "max_strikes": 1000}
 
 
 class ClockError(ValueError):
@@ -34,8 +34,9 @@ class ClockSettings:
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
-            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _LIMIT_MS:
-                raise ClockError(field.name, f"a whole number from 0 to {_LIMIT_MS}")
+            most = _MOST[field.name]
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
+                raise ClockError(field.name, f"a whole number from 0 to {most}")
 
     def to_dict(self) -> dict[str, int]:
         return dataclasses.asdict(self)

@@ -12,7 +12,8 @@ from enum import Enum
 
 import grpc
 from google.protobuf import any_pb2
-from google.rpc.error_details_pb2 import ErrorInfo
+from google.protobuf.duration_pb2 import Duration
+from google.rpc.error_details_pb2 import ErrorInfo, RetryInfo
 from google.rpc.status_pb2 import Status
 from grpc_status import rpc_status
 from president_engine import IllegalActionError
@@ -42,6 +43,7 @@ class Reason(Enum):
     SEATS_NOT_OPEN = ("SEATS_NOT_OPEN", grpc.StatusCode.FAILED_PRECONDITION)
     NO_FREE_SEAT = ("NO_FREE_SEAT", grpc.StatusCode.FAILED_PRECONDITION)
     SEAT_TAKEN = ("SEAT_TAKEN", grpc.StatusCode.FAILED_PRECONDITION)
+    DEAL_IN_PLAY = ("DEAL_IN_PLAY", grpc.StatusCode.PERMISSION_DENIED)
     TOO_MANY_MATCHES = ("TOO_MANY_MATCHES", grpc.StatusCode.RESOURCE_EXHAUSTED)
     TOO_MANY_STREAMS = ("TOO_MANY_STREAMS", grpc.StatusCode.RESOURCE_EXHAUSTED)
     SHUTTING_DOWN = ("SHUTTING_DOWN", grpc.StatusCode.UNAVAILABLE)
@@ -60,11 +62,14 @@ class Reason(Enum):
 class ServiceError(Exception):
     """A refused request; nothing was changed by it."""
 
-    def __init__(self, reason: Reason, message: str, metadata: Mapping[str, str] | None = None) -> None:
+    def __init__(self, reason: Reason, message: str, metadata: Mapping[str, str] | None = None, *,
+                 retry_after_s: float | None = None) -> None:
         super().__init__(message)
         self.reason = reason
         self.message = message
         self.metadata = dict(metadata or {})
+        self.retry_after_s = retry_after_s
+        """Sent as google.rpc.RetryInfo: when trying again makes sense (overload, a full server)."""
 
     @classmethod
     def illegal(cls, exc: IllegalActionError) -> ServiceError:
@@ -72,8 +77,15 @@ class ServiceError(Exception):
         return cls(Reason.ILLEGAL_ACTION, str(exc), {"illegal_reason": exc.reason.value, "message": str(exc)})
 
     def to_status(self) -> grpc.Status:
-        info = ErrorInfo(reason=self.reason.name, domain=ERROR_DOMAIN, metadata=self.metadata)
-        detail = any_pb2.Any()
-        detail.Pack(info)
+        details: list[ErrorInfo | RetryInfo] = [
+            ErrorInfo(reason=self.reason.name, domain=ERROR_DOMAIN, metadata=self.metadata)]
+        if self.retry_after_s is not None:
+            delay = Duration()
+            delay.FromMilliseconds(int(self.retry_after_s * 1000))
+            details.append(RetryInfo(retry_delay=delay))
+        packed = []
+        for detail in details:
+            packed.append(any_pb2.Any())
+            packed[-1].Pack(detail)
         code: int = self.reason.code.value[0]
-        return rpc_status.to_status(Status(code=code, message=self.message, details=[detail]))
+        return rpc_status.to_status(Status(code=code, message=self.message, details=packed))

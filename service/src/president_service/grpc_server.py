@@ -11,11 +11,13 @@ import logging
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer  # health.aio at run time; the stubs name the module
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
+from grpc_reflection.v1alpha._async import ReflectionServicer  # reflection.aio at run time; the stubs name the module
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
@@ -24,6 +26,7 @@ from president_service.clock import ClockSettings
 from president_service.limits import Limits
 from president_service.match_store import MatchStore
 from president_service.registry import Registry
+from president_service.request_guard import GuardedServer
 from president_service.servicer import PresidentServicer
 
 log = logging.getLogger(__name__)
@@ -92,15 +95,20 @@ async def _serve(config: ServerConfig, admin: AdminKey, store: MatchStore,
                  credentials: grpc.ServerCredentials | None) -> RunningServer:
     registry = Registry(store, config.limits, start_grace_s=config.start_grace_s)
     restored = registry.restore()
+    limits = config.limits
     server = grpc.aio.server(options=[
-        ("grpc.max_receive_message_length", config.limits.max_receive_bytes),
+        ("grpc.max_receive_message_length", limits.max_receive_bytes),
         ("grpc.so_reuseport", 0),
+        ("grpc.server.max_pending_requests", limits.max_pending_requests),
+        ("grpc.server.max_pending_requests_hard_limit", 2 * limits.max_pending_requests),
     ])
     servicer = PresidentServicer(registry, admin, config.clock)
-    pb_grpc.add_PresidentServiceServicer_to_server(servicer, server)
     checker = HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(checker, server)
-    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    guarded: Any = GuardedServer(server, max_health_watches=limits.max_health_watches)  # stands in for the server
+    pb_grpc.add_PresidentServiceServicer_to_server(servicer, guarded)
+    health_pb2_grpc.add_HealthServicer_to_server(checker, guarded)
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(  # type: ignore[no-untyped-call]
+        ReflectionServicer((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME)), guarded)
     address = f"{config.host}:{config.port}"
     try:
         port = (server.add_secure_port(address, credentials) if credentials is not None

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+RETRY_FULL_S = 5.0
+"""The retry hint sent with a refusal because the server is full: about how soon a match or stream ends."""
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Limits:
@@ -15,3 +18,9 @@ class Limits:
     """Spectator streams per match."""
     max_receive_bytes: int = 64 * 1024
     """Largest message a client may send; an action or a match request is far smaller."""
+    max_streams: int = 20_000
+    """Play and Spectate streams open at once on the whole server; more are refused with a retry hint."""
+    max_health_watches: int = 1_000
+    """Health Watch streams open at once."""
+    max_pending_requests: int = 20_000
+    """Calls gRPC may hold before the server takes them (its default, 1000, cancels bursts of new streams)."""

@@ -1,21 +1,32 @@
 """Reading a CreateMatchRequest: the rules, explicit hands, clock, seed and names it asks for.
 
 Every value from outside is checked here, before anything is stored: a bad
-rule option or clock setting is BAD_OPTION naming the option, a card that
-cannot exist is MALFORMED.  What the request leaves unset takes the
-server's defaults.
+rule option, clock setting or a value beyond the server's bounds is
+BAD_OPTION naming the option; a card that cannot exist, an over-long name or
+a field this server does not know is MALFORMED.  What the request leaves
+unset takes the server's defaults.  No refusal echoes more than a short
+piece of what was sent.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from president_engine import CardSet, Rules, RulesError
+from google.protobuf.message import Message
+from google.protobuf.unknown_fields import UnknownFieldSet
+from president_engine import PRESETS, CardSet, Rules, RulesError
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 
 from president_service.clock import ClockError, ClockSettings
 from president_service.errors import Reason, ServiceError
+
+
+MAX_DEALS = 1_000
+"""The most deals a match may last (a deal takes about a hundred moves)."""
+MAX_POINTS = 1_000_000
+"""The largest target score and points for a place."""
+MAX_NAME_CHARS = 64
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -29,6 +40,8 @@ class MatchRequest:
     clock: ClockSettings
     names: tuple[str, ...]
     open_seats: bool
+    reserved: frozenset[int] = frozenset()
+    """With open seats: players only the creator's tokens play."""
 
 
 def rules_from_request(preset: str, overrides: pb.Rules) -> Rules:
@@ -44,15 +57,54 @@ def clock_from_proto(msg: pb.ClockSettings) -> ClockSettings:
 
 def read_match_request(request: pb.CreateMatchRequest, default_clock: ClockSettings) -> MatchRequest:
     """What `request` asks for, checked; ServiceError (BAD_OPTION or MALFORMED) otherwise."""
+    refuse_unknown_fields(request)
+    if request.preset not in PRESETS:
+        raise ServiceError(Reason.BAD_OPTION, f"preset: unknown preset {shorten(request.preset)}"
+                                              f" (known: {', '.join(PRESETS)})", {"option": "preset"})
+    for name in request.seat_names:
+        if len(name) > MAX_NAME_CHARS or not name.isprintable():
+            raise ServiceError(Reason.MALFORMED, f"seat_names: a name is at most {MAX_NAME_CHARS} printable"
+                                                 f" characters, not {shorten(name)}")
     try:
         rules = rules_from_request(request.preset, request.rules)
         clock = clock_from_proto(request.clock) if request.HasField("clock") else default_clock
     except (RulesError, ClockError) as exc:
         raise ServiceError(Reason.BAD_OPTION, str(exc), {"option": exc.option}) from None
+    for option, value, most in (("deals", rules.deals or 0, MAX_DEALS), ("target_score", rules.target_score or 0,
+                                MAX_POINTS), ("points", max(rules.points), MAX_POINTS)):
+        if value > most:
+            raise ServiceError(Reason.BAD_OPTION, f"{option}: at most {most} on this server", {"option": option})
     try:
         hands = tuple(tuple(convert.cards_from_proto(hand.cards, f"deals[{d}].hands[{i}]")
                             for i, hand in enumerate(deal.hands)) for d, deal in enumerate(request.deals))
     except convert.WireError as exc:
         raise ServiceError(Reason.MALFORMED, str(exc)) from None
+    reserved = frozenset(request.reserved_seats)
+    if any(player >= rules.players for player in reserved) or (reserved and not request.open_seats):
+        raise ServiceError(Reason.MALFORMED, "reserved_seats: players of this match, and only with open_seats")
     return MatchRequest(preset=request.preset, rules=rules, seed=request.seed if request.HasField("seed") else None,
-                        hands=hands, clock=clock, names=tuple(request.seat_names), open_seats=request.open_seats)
+                        hands=hands, clock=clock, names=tuple(request.seat_names), open_seats=request.open_seats,
+                        reserved=reserved)
+
+
+def shorten(text: str, most: int = 32) -> str:
+    """A piece of a client's text fit to echo in an error: quoted, cut to `most` characters."""
+    return repr(text if len(text) <= most else text[:most] + "...")
+
+
+def refuse_unknown_fields(message: Message, path: str = "") -> None:
+    """MALFORMED when `message` (or a message inside it) carries a field this server's contract does not have."""
+    unknown = UnknownFieldSet(message)
+    if len(unknown):
+        numbers = sorted({field.field_number for field in unknown})
+        raise ServiceError(Reason.MALFORMED, f"{path or message.DESCRIPTOR.name}: unknown field number(s)"
+                                             f" {', '.join(map(str, numbers[:5]))} (a newer client than this server?)")
+    for field, value in message.ListFields():
+        if field.message_type is None:
+            continue
+        where = f"{path or message.DESCRIPTOR.name}.{field.name}"
+        if field.is_repeated:
+            for index, item in enumerate(value):
+                refuse_unknown_fields(item, f"{where}[{index}]")
+        else:
+            refuse_unknown_fields(value, where)

@@ -99,6 +99,8 @@ class MatchRunner:
         self.preset = stored.preset
         self.names = list(stored.names)
         self.open_seats = stored.open_seats
+        self.deal_key = stored.deal_key
+        """Shared by the matches that deal the same cards (see Registry.deal_in_play)."""
         self.token_hashes = list(stored.token_hashes)
         self.claimed = list(stored.claimed)
         self.match = Match(stored.rules, seed=stored.seed, hands=stored.hands)
@@ -179,7 +181,8 @@ class MatchRunner:
         """Register a stream (player None: a spectator); returns its wake-up, set whenever the log grows."""
         if player is None:
             if self._spectators >= self._limits.max_spectators:
-                raise ServiceError(Reason.TOO_MANY_STREAMS, f"this match has {self._spectators} spectators already")
+                raise ServiceError(Reason.TOO_MANY_STREAMS, f"this match has {self._spectators} spectators already",
+                                   retry_after_s=_RETRY_S)
             self._spectators += 1
         else:
             if self._streams[player] >= self._limits.max_streams_per_seat:

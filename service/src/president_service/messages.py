@@ -82,6 +82,13 @@ def prompt_message(turn: Turn) -> pb.Prompt:
                                    time_bank_remaining_ms=turn.bank_ms)
 
 
+def deadline_message(turn: Turn) -> pb.TurnDeadline:
+    """A turn's deadline alone, for a seat already prompted when the clock started."""
+    assert turn.deadline_unix is not None
+    return pb.TurnDeadline(turn_id=turn.turn_id, deadline=timestamp(turn.deadline_unix),
+                           time_bank_remaining_ms=turn.bank_ms)
+
+
 def clock_message(clock: ClockSettings) -> pb.ClockSettings:
     return pb.ClockSettings(move_time_limit_ms=clock.move_ms, time_bank_ms=clock.bank_ms,
                             strikes_before_takeover=clock.max_strikes)

@@ -17,14 +17,16 @@ from president_engine import DealError, Match
 
 from president_service.auth import bearer_token, new_token, token_hash
 from president_service.errors import Reason, ServiceError
-from president_service.limits import Limits
-from president_service.match_request import MatchRequest
+from president_service.limits import RETRY_FULL_S, Limits
+from president_service.match_request import MAX_NAME_CHARS, MatchRequest, shorten
 from president_service.match_runner import MatchRunner
 from president_service.match_store import FinishedSummary, MatchStore, StoredMatch
 
 log = logging.getLogger(__name__)
 
 _FINISHED_CACHE = 16
+_MAX_ID_CHARS = 64
+"""Longer match ids are unknown without a look-up (ours are 16 hex characters)."""
 _MAX_SEED = 2**63 - 1
 """SQLite stores signed 64-bit integers."""
 
@@ -37,6 +39,8 @@ class Registry:
         self.limits = limits
         self._grace_s = start_grace_s
         self.live: dict[str, MatchRunner] = {}
+        self._live_deals: dict[str, set[str]] = {}
+        """Deal key -> the live matches that deal those cards."""
         self._by_token: dict[bytes, tuple[MatchRunner, int]] = {}
         self._finished: OrderedDict[str, MatchRunner] = OrderedDict()
 
@@ -59,11 +63,16 @@ class Registry:
 
     def _go_live(self, runner: MatchRunner) -> None:
         self.live[runner.match_id] = runner
+        self._live_deals.setdefault(runner.deal_key, set()).add(runner.match_id)
         for player, digest in enumerate(runner.token_hashes):
             self._by_token[digest] = (runner, player)
 
     def _over(self, runner: MatchRunner) -> None:
         self.live.pop(runner.match_id, None)
+        twins = self._live_deals.get(runner.deal_key, set())
+        twins.discard(runner.match_id)
+        if not twins:
+            self._live_deals.pop(runner.deal_key, None)
         for digest in runner.token_hashes:
             self._by_token.pop(digest, None)
         self._cache(runner)
@@ -78,7 +87,8 @@ class Registry:
         """A new match, stored before it is announced; returns it and one token per player."""
         rules, seed, names = request.rules, request.seed, request.names
         if len(self.live) >= self.limits.max_matches:
-            raise ServiceError(Reason.TOO_MANY_MATCHES, f"this server plays at most {self.limits.max_matches} matches")
+            raise ServiceError(Reason.TOO_MANY_MATCHES, f"this server plays at most {self.limits.max_matches} matches",
+                               retry_after_s=RETRY_FULL_S)
         if seed is None:
             seed = secrets.randbelow(_MAX_SEED)
         elif not 0 <= seed <= _MAX_SEED:
@@ -103,7 +113,7 @@ class Registry:
             names=tuple((names[p] if p < len(names) else "") or f"player {p}" for p in range(players)),
             open_seats=request.open_seats,
             token_hashes=tuple(token_hash(t) for t in tokens),
-            claimed=(not request.open_seats,) * players,
+            claimed=tuple(not request.open_seats or p in request.reserved for p in range(players)),
         )
         self.store.create(stored)
         runner = self._runner(stored)
@@ -115,9 +125,9 @@ class Registry:
         runner = self.live.get(match_id) or self._finished.get(match_id)
         if runner is not None:
             return runner
-        stored = await self.store.load(match_id) if match_id else None
+        stored = await self.store.load(match_id) if 0 < len(match_id) <= _MAX_ID_CHARS else None
         if stored is None:
-            raise ServiceError(Reason.UNKNOWN_MATCH, f"no match {match_id!r}")
+            raise ServiceError(Reason.UNKNOWN_MATCH, f"no match {shorten(match_id)}")
         runner = self.live.get(match_id) or self._runner(stored)
         if runner.is_over:
             self._cache(runner)
@@ -140,6 +150,8 @@ class Registry:
 
     async def join(self, match_id: str, player: int | None, name: str) -> tuple[int, str]:
         """Claim an open seat: a fresh token replaces the one given at creation."""
+        if len(name) > MAX_NAME_CHARS or not name.isprintable():
+            raise ServiceError(Reason.MALFORMED, f"name: at most {MAX_NAME_CHARS} printable characters")
         runner = await self.get(match_id)
         if runner.is_over:
             raise ServiceError(Reason.MATCH_OVER, "the match is over")
@@ -167,6 +179,11 @@ class Registry:
         runner.claimed[player] = True
         if all(runner.claimed):
             runner.all_claimed()
+
+    def deal_in_play(self, runner: MatchRunner) -> bool:
+        """Another live match deals the same cards: what this one shows would tell its seats their opponents'
+        hands (a duplicate board played in seatings at once)."""
+        return bool(self._live_deals.get(runner.deal_key, set()) - {runner.match_id})
 
     async def finished(self, limit: int) -> list[FinishedSummary]:
         return await self.store.finished(limit)

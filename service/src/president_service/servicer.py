@@ -26,23 +26,28 @@ from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_service.auth import AdminKey
 from president_service.clock import ClockSettings
 from president_service.errors import Reason, ServiceError
+from president_service.limits import RETRY_FULL_S
 from president_service.match_request import read_match_request
-from president_service.match_runner import MatchRunner
+from president_service.match_runner import MatchRunner, Wake
 from president_service.match_store import Fault
 from president_service.messages import (
     SharedEvents,
     clock_message,
+    deadline_message,
     finished_summary,
     match_summary,
     prompt_message,
     result,
 )
 from president_service.registry import Registry
+from president_service.request_guard import is_malformed, malformed_error
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 _LIST_LIMIT = 200
 """Finished matches ListMatches shows at most (newest first)."""
+HELLO_TIMEOUT_S = 5.0
+"""A Play stream that has not sent Hello by then is closed (it counts against its seat meanwhile)."""
 
 Context = grpc.aio.ServicerContext[object, object]
 PlayContext = grpc.aio.ServicerContext[pb.PlayRequest, pb.PlayResponse]
@@ -68,8 +73,10 @@ async def _guard(context: Context, work: Awaitable[_T]) -> _T:
 
 
 async def _next_request(context: PlayContext) -> pb.PlayRequest | None:
-    """The next message on a Play stream; None once the client has finished sending."""
+    """The next message on a Play stream; None once the client has finished sending; MALFORMED for bad bytes."""
     request = await context.read()
+    if is_malformed(request):
+        raise malformed_error()
     return None if request is _EOF else request
 
 
@@ -110,10 +117,27 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         self._shared: WeakKeyDictionary[MatchRunner, SharedEvents] = WeakKeyDictionary()
         self.draining = False
         """Set when the server stops: new calls are refused, running ones finish."""
+        self._streams = 0
+        """Play and Spectate streams open now."""
 
     def _open(self) -> None:
         if self.draining:
             raise _shutting_down()
+
+    def _check_deal_shown(self, runner: MatchRunner, context: Context) -> None:
+        """DEAL_IN_PLAY unless admin: a match whose cards another live match deals shows nothing of its play."""
+        if self._registry.deal_in_play(runner) and not self._admin.given(context.invocation_metadata()):
+            raise ServiceError(Reason.DEAL_IN_PLAY, "another live match deals the same cards (a duplicate board):"
+                                                    " its play is shown once every match of the deal is over,"
+                                                    " or with the admin token", retry_after_s=RETRY_FULL_S)
+
+    def _admit_stream(self) -> None:
+        """Count a new Play or Spectate stream against the server's limit (the caller uncounts it)."""
+        limit = self._registry.limits.max_streams
+        if self._streams >= limit:
+            raise ServiceError(Reason.TOO_MANY_STREAMS, f"this server has {limit} streams open, its limit",
+                               retry_after_s=RETRY_FULL_S)
+        self._streams += 1
 
     # ------------------------------------------------------------------ creating and joining
 
@@ -176,13 +200,33 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         try:
             self._open()
             runner, player = await self._registry.seat(context.invocation_metadata())
-            first = await _next_request(context)
+            self._admit_stream()
+        except ServiceError as exc:
+            await _abort(context, exc)
+        try:
+            try:
+                wake = runner.attach(player)  # counted against the seat's streams from the moment it opens
+            except ServiceError as exc:
+                await _abort(context, exc)
+            try:
+                await self._play(context, runner, player, wake)
+            finally:
+                runner.detach(player, wake)
+        finally:
+            self._streams -= 1
+
+    async def _play(self, context: PlayContext, runner: MatchRunner, player: int, wake: Wake) -> None:
+        try:
+            try:
+                first = await asyncio.wait_for(_next_request(context), HELLO_TIMEOUT_S)
+            except TimeoutError:
+                raise ServiceError(Reason.MALFORMED,
+                                   f"send Hello within {HELLO_TIMEOUT_S:g} s of opening the Play stream") from None
             if first is None or first.WhichOneof("kind") != "hello":
                 raise ServiceError(Reason.MALFORMED, "the first message on the Play stream must be Hello")
             cursor = first.hello.last_seq
             if cursor > runner.last_seq:
                 raise ServiceError(Reason.BAD_SEQ, f"last_seq {cursor} is beyond the last event {runner.last_seq}")
-            wake = runner.attach(player)
         except ServiceError as exc:
             await _abort(context, exc)
         shared = self._shared_events(runner)
@@ -218,8 +262,11 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                 due = runner.turn_key(player)
                 turn = None if due is None or due == prompted else runner.turn_for(player)
                 if turn is not None:
-                    prompted = due  # again once the clock starts: then the prompt has a deadline
-                    await send(pb.PlayResponse(prompt=prompt_message(turn)))
+                    # Once per turn; when the clock starts on a turn already prompted, only its deadline.
+                    again = prompted is not None and prompted[0] == turn.turn_id
+                    prompted = due
+                    await send(pb.PlayResponse(turn_deadline=deadline_message(turn)) if again
+                               else pb.PlayResponse(prompt=prompt_message(turn)))
                     continue
                 if self.draining:
                     await _abort(context, _shutting_down())
@@ -228,14 +275,21 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             if reader is not None:
                 reader.cancel()
                 reader.add_done_callback(_log_reader_failure)
-            runner.detach(player, wake)
 
     @staticmethod
     async def _read_acts(context: PlayContext, send: Callable[[pb.PlayResponse], Awaitable[None]],
                          runner: MatchRunner, player: int) -> None:
         """Apply each Act as it arrives and answer it at once, ahead of the events it caused."""
         try:
-            while (request := await _next_request(context)) is not None:
+            while True:
+                try:
+                    request = await _next_request(context)
+                except ServiceError as exc:
+                    runner.refused(player)
+                    await send(_rejected(0, exc))
+                    continue
+                if request is None:
+                    return
                 turn_id = request.act.turn_id
                 try:
                     if request.WhichOneof("kind") != "act":
@@ -256,11 +310,17 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         try:
             self._open()
             runner = await self._registry.get(request.match_id)
+            self._check_deal_shown(runner, context)
             if request.from_seq > runner.last_seq + 1:
                 raise ServiceError(Reason.BAD_SEQ,
                                    f"from_seq {request.from_seq} is beyond the last event {runner.last_seq}")
+            self._admit_stream()
+        except ServiceError as exc:
+            await _abort(context, exc)
+        try:
             wake = runner.attach(None)
         except ServiceError as exc:
+            self._streams -= 1
             await _abort(context, exc)
         delay = request.delay_ms / 1000
         loop = asyncio.get_running_loop()
@@ -292,6 +352,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                 await wake.wait()
         finally:
             runner.detach(None, wake)
+            self._streams -= 1
 
     async def GetMatch(self, request: pb.GetMatchRequest, context: Context) -> pb.GetMatchResponse:  # noqa: N802
         async def get() -> pb.GetMatchResponse:
@@ -313,6 +374,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         async def replay() -> pb.GetReplayResponse:
             runner = await self._registry.get(request.match_id)
             record = runner.record()
+            self._check_deal_shown(runner, context)
             ended = result(runner)
             assert ended is not None
             return pb.GetReplayResponse(replay=convert.replay_to_proto(record, names=runner.names, result=ended))

@@ -489,6 +489,11 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """The database refused a write; the request changed nothing, retry later
     (UNAVAILABLE).
     """
+    ERROR_REASON_DEAL_IN_PLAY: _ErrorReason.ValueType  # 22
+    """Spectate or GetReplay of a match whose cards another live match deals (a
+    duplicate board played in several seatings at once): refused without the
+    admin token until every match of that deal is over (PERMISSION_DENIED).
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """---------------------------------------------------------------------------
@@ -561,6 +566,11 @@ ERROR_REASON_SHUTTING_DOWN: ErrorReason.ValueType  # 20
 ERROR_REASON_STORAGE: ErrorReason.ValueType  # 21
 """The database refused a write; the request changed nothing, retry later
 (UNAVAILABLE).
+"""
+ERROR_REASON_DEAL_IN_PLAY: ErrorReason.ValueType  # 22
+"""Spectate or GetReplay of a match whose cards another live match deals (a
+duplicate board played in several seatings at once): refused without the
+admin token until every match of that deal is over (PERMISSION_DENIED).
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
 
@@ -1939,6 +1949,7 @@ class CreateMatchRequest(_message.Message):
     CLOCK_FIELD_NUMBER: _builtins.int
     SEAT_NAMES_FIELD_NUMBER: _builtins.int
     OPEN_SEATS_FIELD_NUMBER: _builtins.int
+    RESERVED_SEATS_FIELD_NUMBER: _builtins.int
     preset: _builtins.str
     """The preset: "cardverse", "norwegian" or "italian"."""
     seed: _builtins.int
@@ -1967,6 +1978,13 @@ class CreateMatchRequest(_message.Message):
     def seat_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Display names by player; missing or empty names get a default."""
 
+    @_builtins.property
+    def reserved_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """With open seats: players whose seats JoinMatch may not claim. Only the
+        token CreateMatch returns for them plays them (the creator hands it to
+        the bot it chose); the other seats go to whoever joins first.
+        """
+
     def __init__(
         self,
         *,
@@ -1977,10 +1995,11 @@ class CreateMatchRequest(_message.Message):
         clock: Global___ClockSettings | None = ...,
         seat_names: _abc.Iterable[_builtins.str] | None = ...,
         open_seats: _builtins.bool = ...,
+        reserved_seats: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "rules", b"rules", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "deals", b"deals", "open_seats", b"open_seats", "preset", b"preset", "rules", b"rules", "seat_names", b"seat_names", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "deals", b"deals", "open_seats", b"open_seats", "preset", b"preset", "reserved_seats", b"reserved_seats", "rules", b"rules", "seat_names", b"seat_names", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
@@ -2290,7 +2309,10 @@ Global___Snapshot: _TypeAlias = Snapshot  # noqa: Y015
 
 @_typing.final
 class Prompt(_message.Message):
-    """It is the seat's turn."""
+    """It is the seat's turn. Sent once per turn on a stream (a new stream after a
+    resume sends the open turn's prompt again, with the same id); answer each
+    turn id once.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -2338,6 +2360,42 @@ class Prompt(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Prompt: _TypeAlias = Prompt  # noqa: Y015
+
+@_typing.final
+class TurnDeadline(_message.Message):
+    """The clock started on a turn the seat has already been prompted for (a
+    match starts its clock once every seat has connected, or after the start
+    grace period): the deadline of that turn. It asks for nothing: a Prompt is
+    sent once per turn on a stream, and this is not a second one.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TURN_ID_FIELD_NUMBER: _builtins.int
+    DEADLINE_FIELD_NUMBER: _builtins.int
+    TIME_BANK_REMAINING_MS_FIELD_NUMBER: _builtins.int
+    turn_id: _builtins.int
+    """The turn of the earlier Prompt."""
+    time_bank_remaining_ms: _builtins.int
+    """The seat's time bank at the start of this turn, in milliseconds."""
+    @_builtins.property
+    def deadline(self) -> _timestamp_pb2.Timestamp:
+        """The last moment an action for this turn is accepted from the seat."""
+
+    def __init__(
+        self,
+        *,
+        turn_id: _builtins.int = ...,
+        deadline: _timestamp_pb2.Timestamp | None = ...,
+        time_bank_remaining_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["deadline", b"deadline"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadline", b"deadline", "time_bank_remaining_ms", b"time_bank_remaining_ms", "turn_id", b"turn_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TurnDeadline: _TypeAlias = TurnDeadline  # noqa: Y015
 
 @_typing.final
 class ActionAccepted(_message.Message):
@@ -2440,6 +2498,7 @@ class PlayResponse(_message.Message):
     ACTION_ACCEPTED_FIELD_NUMBER: _builtins.int
     ACTION_REJECTED_FIELD_NUMBER: _builtins.int
     MATCH_OVER_FIELD_NUMBER: _builtins.int
+    TURN_DEADLINE_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def welcome(self) -> Global___Welcome:
         """The first answer to Hello."""
@@ -2468,6 +2527,10 @@ class PlayResponse(_message.Message):
     def match_over(self) -> Global___MatchOver:
         """The match ended."""
 
+    @_builtins.property
+    def turn_deadline(self) -> Global___TurnDeadline:
+        """The clock started on the turn already prompted: its deadline."""
+
     def __init__(
         self,
         *,
@@ -2478,12 +2541,13 @@ class PlayResponse(_message.Message):
         action_accepted: Global___ActionAccepted | None = ...,
         action_rejected: Global___ActionRejected | None = ...,
         match_over: Global___MatchOver | None = ...,
+        turn_deadline: Global___TurnDeadline | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action_accepted", b"action_accepted", "action_rejected", b"action_rejected", "event", b"event", "kind", b"kind", "match_over", b"match_over", "prompt", b"prompt", "snapshot", b"snapshot", "welcome", b"welcome"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action_accepted", b"action_accepted", "action_rejected", b"action_rejected", "event", b"event", "kind", b"kind", "match_over", b"match_over", "prompt", b"prompt", "snapshot", b"snapshot", "turn_deadline", b"turn_deadline", "welcome", b"welcome"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_accepted", b"action_accepted", "action_rejected", b"action_rejected", "event", b"event", "kind", b"kind", "match_over", b"match_over", "prompt", b"prompt", "snapshot", b"snapshot", "welcome", b"welcome"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_accepted", b"action_accepted", "action_rejected", b"action_rejected", "event", b"event", "kind", b"kind", "match_over", b"match_over", "prompt", b"prompt", "snapshot", b"snapshot", "turn_deadline", b"turn_deadline", "welcome", b"welcome"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["welcome", "snapshot", "event", "prompt", "action_accepted", "action_rejected", "match_over"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["welcome", "snapshot", "event", "prompt", "action_accepted", "action_rejected", "match_over", "turn_deadline"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 

@@ -98,8 +98,11 @@ class PresidentServiceServicer:
 
     def JoinMatch(self, request, context):
         """Claim a seat of a match created with `open_seats`: the lowest free player
-        index, or the one asked for. Public. Errors: UNKNOWN_MATCH, SEATS_NOT_OPEN,
-        NO_FREE_SEAT, SEAT_TAKEN, MATCH_OVER.
+        index, or the one asked for. Public: anyone who knows the match id may
+        claim any open seat that is not reserved (`reserved_seats`) and that no
+        token has been used for yet; the token CreateMatch returned for that seat
+        then stops working. Errors: UNKNOWN_MATCH, SEATS_NOT_OPEN, NO_FREE_SEAT,
+        SEAT_TAKEN, MATCH_OVER, MALFORMED (a name over 64 characters).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -138,7 +141,10 @@ class PresidentServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Spectate(self, request, context):
-        """Watch a match: public events only, never a hidden card. Public.
+        """Watch a match: public events only, never a hidden card. Public, except
+        while another live match deals the same cards (a duplicate board): then
+        only with the admin token. Errors: UNKNOWN_MATCH, BAD_SEQ, DEAL_IN_PLAY,
+        TOO_MANY_STREAMS.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -152,15 +158,17 @@ class PresidentServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListMatches(self, request, context):
-        """Public summaries of the matches the server holds, newest first.
+        """Public summaries of the matches the server holds, newest first (no card
+        in them).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetReplay(self, request, context):
-        """The full record of a finished match, every hand included. Public, but only
-        once the match is over. Errors: UNKNOWN_MATCH, MATCH_NOT_OVER.
+        """The full record of a finished match, every hand included. Public once the
+        match is over and no live match deals the same cards (before that, only
+        with the admin token). Errors: UNKNOWN_MATCH, MATCH_NOT_OVER, DEAL_IN_PLAY.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

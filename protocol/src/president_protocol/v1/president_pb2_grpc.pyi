@@ -59,8 +59,11 @@ class PresidentServiceStub:
     """
     JoinMatch: _grpc.UnaryUnaryMultiCallable[_president_pb2.JoinMatchRequest, _president_pb2.JoinMatchResponse]
     """Claim a seat of a match created with `open_seats`: the lowest free player
-    index, or the one asked for. Public. Errors: UNKNOWN_MATCH, SEATS_NOT_OPEN,
-    NO_FREE_SEAT, SEAT_TAKEN, MATCH_OVER.
+    index, or the one asked for. Public: anyone who knows the match id may
+    claim any open seat that is not reserved (`reserved_seats`) and that no
+    token has been used for yet; the token CreateMatch returned for that seat
+    then stops working. Errors: UNKNOWN_MATCH, SEATS_NOT_OPEN, NO_FREE_SEAT,
+    SEAT_TAKEN, MATCH_OVER, MALFORMED (a name over 64 characters).
     """
     Play: _grpc.StreamStreamMultiCallable[_president_pb2.PlayRequest, _president_pb2.PlayResponse]
     """Play a seat over one bidirectional stream; the seat token goes in the
@@ -83,14 +86,21 @@ class PresidentServiceStub:
     seat's turn: the way to play for clients without streams.
     """
     Spectate: _grpc.UnaryStreamMultiCallable[_president_pb2.SpectateRequest, _president_pb2.SpectateResponse]
-    """Watch a match: public events only, never a hidden card. Public."""
+    """Watch a match: public events only, never a hidden card. Public, except
+    while another live match deals the same cards (a duplicate board): then
+    only with the admin token. Errors: UNKNOWN_MATCH, BAD_SEQ, DEAL_IN_PLAY,
+    TOO_MANY_STREAMS.
+    """
     GetMatch: _grpc.UnaryUnaryMultiCallable[_president_pb2.GetMatchRequest, _president_pb2.GetMatchResponse]
     """A public summary of one match. Errors: UNKNOWN_MATCH."""
     ListMatches: _grpc.UnaryUnaryMultiCallable[_president_pb2.ListMatchesRequest, _president_pb2.ListMatchesResponse]
-    """Public summaries of the matches the server holds, newest first."""
+    """Public summaries of the matches the server holds, newest first (no card
+    in them).
+    """
     GetReplay: _grpc.UnaryUnaryMultiCallable[_president_pb2.GetReplayRequest, _president_pb2.GetReplayResponse]
-    """The full record of a finished match, every hand included. Public, but only
-    once the match is over. Errors: UNKNOWN_MATCH, MATCH_NOT_OVER.
+    """The full record of a finished match, every hand included. Public once the
+    match is over and no live match deals the same cards (before that, only
+    with the admin token). Errors: UNKNOWN_MATCH, MATCH_NOT_OVER, DEAL_IN_PLAY.
     """
 
 @_typing.type_check_only
@@ -106,8 +116,11 @@ class PresidentServiceAsyncStub(PresidentServiceStub):
     """
     JoinMatch: _aio.UnaryUnaryMultiCallable[_president_pb2.JoinMatchRequest, _president_pb2.JoinMatchResponse]  # type: ignore[assignment]
     """Claim a seat of a match created with `open_seats`: the lowest free player
-    index, or the one asked for. Public. Errors: UNKNOWN_MATCH, SEATS_NOT_OPEN,
-    NO_FREE_SEAT, SEAT_TAKEN, MATCH_OVER.
+    index, or the one asked for. Public: anyone who knows the match id may
+    claim any open seat that is not reserved (`reserved_seats`) and that no
+    token has been used for yet; the token CreateMatch returned for that seat
+    then stops working. Errors: UNKNOWN_MATCH, SEATS_NOT_OPEN, NO_FREE_SEAT,
+    SEAT_TAKEN, MATCH_OVER, MALFORMED (a name over 64 characters).
     """
     Play: _aio.StreamStreamMultiCallable[_president_pb2.PlayRequest, _president_pb2.PlayResponse]  # type: ignore[assignment]
     """Play a seat over one bidirectional stream; the seat token goes in the
@@ -130,14 +143,21 @@ class PresidentServiceAsyncStub(PresidentServiceStub):
     seat's turn: the way to play for clients without streams.
     """
     Spectate: _aio.UnaryStreamMultiCallable[_president_pb2.SpectateRequest, _president_pb2.SpectateResponse]  # type: ignore[assignment]
-    """Watch a match: public events only, never a hidden card. Public."""
+    """Watch a match: public events only, never a hidden card. Public, except
+    while another live match deals the same cards (a duplicate board): then
+    only with the admin token. Errors: UNKNOWN_MATCH, BAD_SEQ, DEAL_IN_PLAY,
+    TOO_MANY_STREAMS.
+    """
     GetMatch: _aio.UnaryUnaryMultiCallable[_president_pb2.GetMatchRequest, _president_pb2.GetMatchResponse]  # type: ignore[assignment]
     """A public summary of one match. Errors: UNKNOWN_MATCH."""
     ListMatches: _aio.UnaryUnaryMultiCallable[_president_pb2.ListMatchesRequest, _president_pb2.ListMatchesResponse]  # type: ignore[assignment]
-    """Public summaries of the matches the server holds, newest first."""
+    """Public summaries of the matches the server holds, newest first (no card
+    in them).
+    """
     GetReplay: _aio.UnaryUnaryMultiCallable[_president_pb2.GetReplayRequest, _president_pb2.GetReplayResponse]  # type: ignore[assignment]
-    """The full record of a finished match, every hand included. Public, but only
-    once the match is over. Errors: UNKNOWN_MATCH, MATCH_NOT_OVER.
+    """The full record of a finished match, every hand included. Public once the
+    match is over and no live match deals the same cards (before that, only
+    with the admin token). Errors: UNKNOWN_MATCH, MATCH_NOT_OVER, DEAL_IN_PLAY.
     """
 
 class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -162,8 +182,11 @@ class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_president_pb2.JoinMatchResponse, _abc.Awaitable[_president_pb2.JoinMatchResponse]]:
         """Claim a seat of a match created with `open_seats`: the lowest free player
-        index, or the one asked for. Public. Errors: UNKNOWN_MATCH, SEATS_NOT_OPEN,
-        NO_FREE_SEAT, SEAT_TAKEN, MATCH_OVER.
+        index, or the one asked for. Public: anyone who knows the match id may
+        claim any open seat that is not reserved (`reserved_seats`) and that no
+        token has been used for yet; the token CreateMatch returned for that seat
+        then stops working. Errors: UNKNOWN_MATCH, SEATS_NOT_OPEN, NO_FREE_SEAT,
+        SEAT_TAKEN, MATCH_OVER, MALFORMED (a name over 64 characters).
         """
 
     @_abc_1.abstractmethod
@@ -210,7 +233,11 @@ class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _president_pb2.SpectateRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_president_pb2.SpectateResponse], _abc.AsyncIterator[_president_pb2.SpectateResponse]]:
-        """Watch a match: public events only, never a hidden card. Public."""
+        """Watch a match: public events only, never a hidden card. Public, except
+        while another live match deals the same cards (a duplicate board): then
+        only with the admin token. Errors: UNKNOWN_MATCH, BAD_SEQ, DEAL_IN_PLAY,
+        TOO_MANY_STREAMS.
+        """
 
     @_abc_1.abstractmethod
     def GetMatch(
@@ -226,7 +253,9 @@ class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _president_pb2.ListMatchesRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_president_pb2.ListMatchesResponse, _abc.Awaitable[_president_pb2.ListMatchesResponse]]:
-        """Public summaries of the matches the server holds, newest first."""
+        """Public summaries of the matches the server holds, newest first (no card
+        in them).
+        """
 
     @_abc_1.abstractmethod
     def GetReplay(
@@ -234,8 +263,9 @@ class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _president_pb2.GetReplayRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_president_pb2.GetReplayResponse, _abc.Awaitable[_president_pb2.GetReplayResponse]]:
-        """The full record of a finished match, every hand included. Public, but only
-        once the match is over. Errors: UNKNOWN_MATCH, MATCH_NOT_OVER.
+        """The full record of a finished match, every hand included. Public once the
+        match is over and no live match deals the same cards (before that, only
+        with the admin token). Errors: UNKNOWN_MATCH, MATCH_NOT_OVER, DEAL_IN_PLAY.
         """
 
 def add_PresidentServiceServicer_to_server(servicer: PresidentServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
