@@ -21,7 +21,6 @@ from president_protocol.v1 import president_pb2 as pb
 from president_service.clock import ClockError, ClockSettings
 from president_service.errors import Reason, ServiceError
 
-
 MAX_DEALS = 1_000
 """The most deals a match may last (a deal takes about a hundred moves)."""
 MAX_POINTS = 1_000_000
