@@ -95,7 +95,7 @@ def refuse_unknown_fields(message: Message, path: str = "") -> None:
     """MALFORMED when `message` (or a message inside it) carries a field this server's contract does not have."""
     unknown = UnknownFieldSet(message)
     if len(unknown):
-        numbers = sorted({field.field_number for field in unknown})
+        numbers = sorted({unknown[i].field_number for i in range(len(unknown))})
         raise ServiceError(Reason.MALFORMED, f"{path or message.DESCRIPTOR.name}: unknown field number(s)"
                                              f" {', '.join(map(str, numbers[:5]))} (a newer client than this server?)")
     for field, value in message.ListFields():

@@ -126,8 +126,13 @@ def _call(play: PlayMatch, spec: MatchSpec) -> Outcome:
 
 
 def run_pending(pending: list[MatchSpec], backend: Backend, store: LadderStore, *, retries: int,
-                progress: Progress | None = None) -> list[tuple[MatchSpec, str]]:
-    """Play `pending`, counting each finished match once; returns the matches that failed every attempt."""
+                progress: Progress | None = None,
+                watchdog: Callable[[], None] | None = None) -> list[tuple[MatchSpec, str]]:
+    """Play `pending`, counting each finished match once; returns the matches that failed every attempt.
+
+    `watchdog` runs after every failed attempt (it restarts the ladder's own server if that died, or raises
+    to stop the ladder).
+    """
     queue = deque((spec, store.failures(spec.index) + 1) for spec in pending)
     limit = {spec.index: store.failures(spec.index) + 1 + retries for spec in pending}
     flying: dict[Hashable, tuple[MatchSpec, int]] = {}
@@ -149,7 +154,10 @@ def run_pending(pending: list[MatchSpec], backend: Backend, store: LadderStore, 
                 if not isinstance(result, Exception):
                     raise result
                 message = f"{type(result).__name__}: {result}"
-                store.record_failure(spec.index, attempt, message)
+                crashed = getattr(result, "bot", "") or getattr(getattr(result, "cause", None), "bot", "")
+                store.record_failure(spec.index, attempt, message, crashed)
+                if watchdog is not None:
+                    watchdog()
                 if attempt < limit[spec.index]:
                     queue.append((spec, attempt + 1))
                 else:

@@ -11,6 +11,8 @@ import hashlib
 import json
 import math
 import shlex
+import shutil
+import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -69,19 +71,67 @@ class Seatings(Enum):
         return cls.ALL if players <= 4 else cls.ROTATIONS
 
 
+SOURCE_SUFFIXES = frozenset({".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".lua", ".jar", ".sh", ".exe",
+                             ".R", ".jl", ".php"})
+"""A command argument ending in one of these names a file of the bot (checked, and hashed into its identity)."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class BotSpec:
-    """One entrant: a built-in level, or a command run once per seat (placeholders filled in)."""
+    """One entrant: a built-in level, or a command run once per seat (placeholders filled in).
+
+    A command runs in the ladder file's folder.  Its program is looked up on
+    PATH and then beside the Python running the ladder (a virtual
+    environment's ``bin``), so ``president-bot`` works without an activated
+    environment.
+    """
 
     name: str
     builtin: str | None = None
     command: tuple[str, ...] = ()
+    version: str = ""
+    """Set by the user to mark a new version of a bot whose files the ladder cannot see."""
 
     def argv(self, *, server: str, token: str, match: str, player: int, seed: int) -> list[str]:
-        """The command line for one seat, placeholders replaced."""
+        """The command line for one seat, placeholders replaced (the program as found, see `program`)."""
         values = {"server": server, "token": token, "match": match, "player": str(player), "name": self.name,
                   "seed": str(seed)}
         return [part.format(**values) for part in self.command]
+
+    def files(self, base: Path) -> list[Path]:
+        """The files the command names (arguments that are paths to source files or contain a '/')."""
+        out = []
+        for part in self.command[1:]:
+            if "{" in part or part.startswith("-"):
+                continue
+            path = part.split(":", 1)[0] if ".py:" in part else part
+            if "/" in path or Path(path).suffix in SOURCE_SUFFIXES:
+                out.append(base / path)
+        return out
+
+    def program(self, base: Path) -> str | None:
+        """The command's program as it will be run, or None when it cannot be found."""
+        first = self.command[0]
+        if "/" in first:
+            path = base / first
+            return str(path) if path.is_file() else None
+        found = shutil.which(first) or shutil.which(first, path=str(Path(sys.executable).parent))
+        return found
+
+    def identity(self, base: Path) -> str:
+        """A hash of what makes this bot play as it does: its level and SDK, or its command, version and files."""
+        parts: list[object] = [self.name, self.builtin, list(self.command), self.version]
+        if self.builtin is not None:
+            parts.append(_sdk_version())
+        for path in self.files(base):
+            parts.append(hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None)
+        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+
+def _sdk_version() -> str:
+    from importlib.metadata import version
+
+    return version("president-sdk")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,6 +158,8 @@ class LadderConfig:
     """Rule options changed from the preset (never ``players``: that is `players`)."""
     bots: tuple[BotSpec, ...]
     db: Path
+    base: Path = Path()
+    """The ladder file's folder: commands run there and their paths are relative to it."""
     parallel: int = 2
     retries: int = 2
     """Further attempts of a match that failed (a bot crashed, the server went away)."""
@@ -119,18 +171,41 @@ class LadderConfig:
         """The effective rules of every match."""
         return Rules.preset(self.preset, players=self.players, **self.overrides)
 
+    @property
+    def runs(self) -> Path:
+        """The run folder: one folder per match with its record and its command bots' output."""
+        return self.db.with_name(self.db.stem + "-matches")
+
     def bot(self, name: str) -> BotSpec:
         return next(b for b in self.bots if b.name == name)
 
     def fingerprint(self) -> str:
-        """A hash of everything that decides the matches (not db, parallelism or retries)."""
+        """A hash of everything that decides which matches are played (not how each bot plays: `identities`)."""
         data = {
             "format": self.format.value, "players": self.players, "seatings": self.seatings.value,
             "matches": self.matches, "seed": self.seed,
             "rules": self.rules.to_dict(), "clock": [self.clock.move_ms, self.clock.bank_ms, self.clock.strikes],
-            "bots": [[b.name, b.builtin, list(b.command)] for b in self.bots],
+            "bots": [b.name for b in self.bots],
         }
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+    def identities(self) -> dict[str, str]:
+        """Each bot's identity (`BotSpec.identity`): a bot whose identity changed is a new entrant."""
+        return {b.name: b.identity(self.base) for b in self.bots}
+
+    def check_commands(self) -> None:
+        """ConfigError unless every command bot's program and files are there (before any match is played)."""
+        for index, bot in enumerate(self.bots):
+            if bot.builtin is not None:
+                continue
+            if bot.program(self.base) is None:
+                raise ConfigError(f"bots[{index}].command", f"{bot.name}: program {bot.command[0]!r} not found"
+                                  f" (looked on PATH and in {Path(sys.executable).parent};"
+                                  f" a path is relative to {self.base.resolve()})")
+            for path in bot.files(self.base):
+                if not path.is_file():
+                    raise ConfigError(f"bots[{index}].command", f"{bot.name}: no file {path}"
+                                      f" (paths in a command are relative to the ladder file's folder)")
 
 
 def load(path: Path) -> LadderConfig:
@@ -177,6 +252,7 @@ def parse(data: Mapping[str, Any], *, base: Path, default_name: str = "ladder") 
         overrides=rules_table,
         bots=tuple(_bot(i, b) for i, b in enumerate(_get(data, "bots", list, []))),
         db=base / _get(data, "db", str, "ladder.db"),
+        base=base,
         parallel=_get(data, "parallel", int, 2),
         retries=_get(data, "retries", int, 2),
         match_timeout_s=float(_get(data, "match_timeout", (int, float), 300)),
@@ -211,7 +287,7 @@ def _bot(index: int, table: Any) -> BotSpec:
     key = f"bots[{index}]"
     if not isinstance(table, dict):
         raise ConfigError(key, "must be a table with name and builtin or command")
-    _no_unknown(key, table, {"name", "builtin", "command"})
+    _no_unknown(key, table, {"name", "builtin", "command", "version"})
     builtin = table.get("builtin")
     command = table.get("command")
     if (builtin is None) == (command is None):
@@ -230,7 +306,10 @@ def _bot(index: int, table: Any) -> BotSpec:
             part.format(**dict.fromkeys(PLACEHOLDERS, ""))
         except (KeyError, IndexError, ValueError):
             raise ConfigError(f"{key}.command", f"{part!r}: placeholders are {', '.join(PLACEHOLDERS)}") from None
-    return BotSpec(name=str(table["name"]), command=tuple(argv))
+    version = table.get("version", "")
+    if not isinstance(version, str):
+        raise ConfigError(f"{key}.version", "must be a string")
+    return BotSpec(name=str(table["name"]), command=tuple(argv), version=version)
 
 
 def _get(table: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default: Any, prefix: str = "") -> Any:

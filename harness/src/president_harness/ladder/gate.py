@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from president_harness.ladder.config import Format, LadderConfig
+from president_harness.ladder.schedule import board_size, schedule
 from president_harness.ladder.stats import Interval, Units, paired_difference
 
 _CLAIM = re.compile(r"^\s*(\S+)\s*([<>])\s*(\S+)\s*$")
@@ -61,6 +63,39 @@ def parse_claim(text: str, names: Iterable[str]) -> Claim:
         raise ClaimError(f"{text!r}: compares a bot with itself")
     better, worse = (left, right) if op == ">" else (right, left)
     return Claim(text=f"{left} {op} {right}", better=better, worse=worse)
+
+
+def shared_units(config: LadderConfig, claim: Claim) -> int:
+    """The units (boards, or matches in plain format) of the whole schedule in which both bots of `claim` play."""
+    units: set[int] = set()
+    for spec in schedule(config):
+        if claim.better in spec.bots and claim.worse in spec.bots:
+            units.add(spec.board if config.format is Format.DUPLICATE else spec.index)
+    return len(units)
+
+
+def matches_needed(config: LadderConfig, claim: Claim, *, most: int = 100_000) -> int | None:
+    """The fewest matches at which `claim` can be judged (MIN_UNITS shared units), or None above `most`."""
+    step = board_size(config) if config.format is Format.DUPLICATE else 1
+    matches = step
+    while matches <= most:
+        if shared_units(replace(config, matches=matches), claim) >= MIN_UNITS:
+            return matches
+        matches = matches + step if matches < 8 * step else matches * 2 // step * step
+    return None
+
+
+def check_feasible(config: LadderConfig, claim: Claim) -> None:
+    """ClaimError, before anything is played, when the ladder is too small for the claim ever to hold."""
+    have = shared_units(config, claim)
+    if have >= MIN_UNITS:
+        return
+    words = ("board", "boards") if config.format is Format.DUPLICATE else ("match", "matches")
+    needed = matches_needed(config, claim)
+    advice = f"set matches to at least {needed}" if needed is not None else "add matches"
+    raise ClaimError(f"{claim.text!r} can never pass in this ladder: {claim.better} and {claim.worse} meet in"
+                     f" {have} {words[have != 1]}, and the gate judges a claim on at least {MIN_UNITS};"
+                     f" {advice} (now {config.matches})")
 
 
 def judge(claim: Claim, table: Units, players: int) -> Verdict:

@@ -2,8 +2,9 @@
 
 Exit status: 0 when every ``--expect`` claim holds, 1 when one does not,
 2 for a bad ladder file or argument, 3 when matches failed every attempt or
-are missing (the ladder is incomplete; run it again to resume), 130 when
-interrupted.
+are missing (the ladder is incomplete; run it again to resume), 4 with
+``--strict`` when a bot misbehaved (an error, a time-out, an illegal answer,
+a crash, a seat taken over), 130 when interrupted.
 """
 
 from __future__ import annotations
@@ -18,14 +19,14 @@ from typing import Any
 
 from president_harness.ladder.child_server import ChildServer, ServerError
 from president_harness.ladder.config import ConfigError, LadderConfig, load
-from president_harness.ladder.driver import pending, run_ladder
-from president_harness.ladder.gate import ClaimError, parse_claim
+from president_harness.ladder.driver import pending, retire_changed_bots, run_ladder
+from president_harness.ladder.gate import ClaimError, check_feasible, parse_claim
 from president_harness.ladder.ladder_store import LadderMismatchError
 from president_harness.ladder.over_server import OverServer
 from president_harness.ladder.report import json_text, junit, markdown, terminal
 
 ADMIN_TOKEN_ENV = "PRESIDENT_ADMIN_TOKEN"
-EXIT_CLAIM, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 1, 2, 3, 130
+EXIT_CLAIM, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_MISBEHAVED, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
 
 
 def add_ladder_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -42,6 +43,8 @@ def add_ladder_parser(subparsers: Any) -> argparse.ArgumentParser:
                         help="play matches as Ray tasks: 'auto' joins a running cluster, 'local' starts one")
     ladder.add_argument("--expect", action="append", default=[], metavar="CLAIM",
                         help="'A > B': fail unless A finishes ahead of B with 95%% confidence (repeatable)")
+    ladder.add_argument("--strict", action="store_true",
+                        help="fail (exit 4) when any bot misbehaved: errors, time-outs, illegal answers, crashes")
     ladder.add_argument("--junit", type=Path, help="write a JUnit XML report here")
     ladder.add_argument("--json", type=Path, help="write the JSON report here (default: beside the db)")
     ladder.add_argument("--markdown", type=Path, help="write the Markdown report here (default: beside the db)")
@@ -54,24 +57,32 @@ def ladder_command(args: argparse.Namespace) -> int:
     try:
         config = _config(args)
         claims = [parse_claim(text, [b.name for b in config.bots]) for text in args.expect]
+        for claim in claims:
+            check_feasible(config, claim)
+        config.check_commands()
+        changed = retire_changed_bots(config)
         todo, total = pending(config)
     except (ConfigError, ClaimError, LadderMismatchError) as exc:
         print(f"president ladder: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    for name, dropped in changed.items():
+        print(f"president ladder: {name} changed since the last run (its files, command or version):"
+              f" a new entrant, its {dropped} earlier matches are played again", file=sys.stderr)
     try:
         with ExitStack() as stack:
             server, token = args.server, args.admin_token or os.environ.get(ADMIN_TOKEN_ENV, "")
+            watchdog = None
             if todo and server is None:
                 own = stack.enter_context(ChildServer(config.db.with_name(config.db.name + ".server.sqlite")))
-                server, token = own.address, own.admin_token
+                server, token, watchdog = own.address, own.admin_token, own.keep_alive
             elif todo and not token:
                 print(f"president ladder: --server needs --admin-token or {ADMIN_TOKEN_ENV}", file=sys.stderr)
                 return EXIT_USAGE
             over_server = OverServer(server=server or "", admin_token=token, preset=config.preset,
                                      rules=config.rules, clock=config.clock, bots={b.name: b for b in config.bots},
-                                     timeout_s=config.match_timeout_s)
-            summary = run_ladder(config, over_server, claims=claims, ray=args.ray,
-                                 progress=sys.stderr)
+                                     timeout_s=config.match_timeout_s, base=config.base, runs=config.runs)
+            summary = run_ladder(config, over_server, claims=claims, ray=args.ray, progress=sys.stderr,
+                                 watchdog=watchdog)
     except ServerError as exc:
         print(f"president ladder: {exc}", file=sys.stderr)
         return EXIT_INCOMPLETE
@@ -85,10 +96,16 @@ def ladder_command(args: argparse.Namespace) -> int:
     (args.json or base.with_name(base.name + ".json")).write_text(json_text(summary), encoding="utf-8")
     (args.markdown or base.with_name(base.name + ".md")).write_text(markdown(summary), encoding="utf-8")
     if args.junit is not None:
-        args.junit.write_text(junit(summary), encoding="utf-8")
+        args.junit.write_text(junit(summary, strict=args.strict), encoding="utf-8")
     if not summary.complete:
         return EXIT_INCOMPLETE
-    return 0 if summary.passed else EXIT_CLAIM
+    if not summary.passed:
+        return EXIT_CLAIM
+    if args.strict and summary.misbehaved:
+        names = ", ".join(f.name for f in summary.misbehaved)
+        print(f"president ladder: --strict: {names} misbehaved (see Faults above)", file=sys.stderr)
+        return EXIT_MISBEHAVED
+    return 0
 
 
 def _config(args: argparse.Namespace) -> LadderConfig:

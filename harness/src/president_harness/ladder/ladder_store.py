@@ -4,7 +4,10 @@ A match is counted by inserting its row, keyed by its schedule index, in one
 transaction; a match that was interrupted or failed has no row and is simply
 played again, and a second result for a counted match is refused.  So a
 resumed ladder never plays a counted match again and never counts one twice.
-The db remembers the ladder's fingerprint and refuses to mix ladders.
+The db remembers the ladder's fingerprint and refuses to mix ladders; it also
+remembers each bot's identity, and a bot that changed (its files, its
+command, its version) is a new entrant: its earlier matches are dropped and
+played again.
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ CREATE TABLE IF NOT EXISTS matches (
     result TEXT NOT NULL, match_id TEXT NOT NULL, seconds REAL NOT NULL, attempts INTEGER NOT NULL,
     finished_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS failures (
-    idx INTEGER NOT NULL, attempt INTEGER NOT NULL, error TEXT NOT NULL, at REAL NOT NULL);
+    idx INTEGER NOT NULL, attempt INTEGER NOT NULL, error TEXT NOT NULL, at REAL NOT NULL,
+    bot TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS bots (name TEXT PRIMARY KEY, identity TEXT NOT NULL);
 """
 
 
@@ -40,12 +45,33 @@ class LadderStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.executescript(_SCHEMA)
+        if "bot" not in {row[1] for row in self._db.execute("PRAGMA table_info(failures)")}:
+            self._db.execute("ALTER TABLE failures ADD COLUMN bot TEXT NOT NULL DEFAULT ''")
         row = self._db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
         if row is None:
             self._db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
         elif row[0] != fingerprint:
-            raise LadderMismatchError(f"{path} holds a different ladder (bots, rules, format, size or seed changed);"
-                                 " use another db to start afresh")
+            raise LadderMismatchError(f"{path} holds a different ladder (the bots' names, rules, format, size,"
+                                      " seed or clock changed); use another db to start afresh")
+
+    def entrants(self, identities: dict[str, str]) -> dict[str, int]:
+        """Remember each bot's identity; for a bot that changed, drop its counted matches.
+
+        Returns the changed bots with how many of their matches were dropped (to be played again).
+        """
+        known = dict(self._db.execute("SELECT name, identity FROM bots").fetchall())
+        changed: dict[str, int] = {}
+        rows = self._db.execute("SELECT idx, bots FROM matches").fetchall()
+        self._db.execute("BEGIN")
+        for name, identity in identities.items():
+            if known.get(name, identity) != identity:
+                stale = [idx for idx, bots in rows if name in json.loads(bots)]
+                self._db.executemany("DELETE FROM matches WHERE idx = ?", [(i,) for i in stale])
+                self._db.executemany("DELETE FROM failures WHERE idx = ?", [(i,) for i in stale])
+                changed[name] = len(stale)
+            self._db.execute("INSERT OR REPLACE INTO bots VALUES (?, ?)", (name, identity))
+        self._db.execute("COMMIT")
+        return changed
 
     def record(self, outcome: Outcome) -> bool:
         """Count a finished match; False (and nothing changes) when it was already counted."""
@@ -58,9 +84,13 @@ class LadderStore:
             return False
         return True
 
-    def record_failure(self, index: int, attempt: int, error: str) -> None:
-        """Keep a failed attempt for the report; it counts for nothing."""
-        self._db.execute("INSERT INTO failures VALUES (?, ?, ?, ?)", (index, attempt, error, time.time()))
+    def record_failure(self, index: int, attempt: int, error: str, bot: str = "") -> None:
+        """Keep a failed attempt for the report (`bot`: the bot whose program crashed); it counts for nothing."""
+        self._db.execute("INSERT INTO failures VALUES (?, ?, ?, ?, ?)", (index, attempt, error, time.time(), bot))
+
+    def crashes(self) -> dict[str, int]:
+        """Failed attempts caused by each bot's program crashing, over every run."""
+        return dict(self._db.execute("SELECT bot, COUNT(*) FROM failures WHERE bot != '' GROUP BY bot").fetchall())
 
     def done(self) -> set[int]:
         """The schedule indices already counted."""

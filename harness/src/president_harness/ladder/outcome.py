@@ -24,13 +24,16 @@ class Outcome:
     attempts: int = 1
     taken_over: tuple[int, ...] = ()
     """Players whose seat the server's bot took over (timeouts): their results are suspect."""
+    faults: tuple[tuple[int, int, int, int], ...] = ()
+    """By player: (errors, time-outs, illegal answers, clock strikes) as the server counted them."""
 
     def orders(self) -> list[tuple[str, ...]]:
         """Each deal's finishing order as bot names."""
         return [tuple(self.bots[p] for p in deal) for deal in self.places]
 
     def to_json(self) -> str:
-        return json.dumps({"places": self.places, "scores": self.scores, "taken_over": self.taken_over})
+        return json.dumps({"places": self.places, "scores": self.scores, "taken_over": self.taken_over,
+                           "faults": self.faults})
 
     @classmethod
     def from_row(cls, *, index: int, board: int, seating: int, bots: str, result: str, match_id: str,
@@ -38,4 +41,5 @@ class Outcome:
         data = json.loads(result)
         return cls(index=index, board=board, seating=seating, bots=tuple(json.loads(bots)),
                    places=tuple(tuple(d) for d in data["places"]), scores=tuple(data["scores"]),
-                   match_id=match_id, seconds=seconds, attempts=attempts, taken_over=tuple(data["taken_over"]))
+                   match_id=match_id, seconds=seconds, attempts=attempts, taken_over=tuple(data["taken_over"]),
+                   faults=tuple(tuple(f) for f in data.get("faults", ())))

@@ -92,10 +92,21 @@ def terminal(summary: Summary) -> str:
     head, rows = _h2h_rows(summary)
     lines += ["", "Head to head: share of deals the row bot finished ahead of the column bot (deals)"]
     lines += _grid(head, rows)
+    if summary.misbehaved:
+        lines += ["", "Faults (answers replaced or refused, clock strikes, seats taken over, program crashes)"]
+        lines += _grid(_FAULT_HEAD, _fault_rows(summary))
     lines += _notes(summary)
     if summary.verdicts:
         lines += ["", *(_verdict_line(v, _unit(summary)) for v in summary.verdicts)]
     return "\n".join(lines) + "\n"
+
+
+_FAULT_HEAD = ["bot", "errors", "time-outs", "illegal", "strikes", "taken over", "crashes"]
+
+
+def _fault_rows(summary: Summary) -> list[list[str]]:
+    return [[f.name, str(f.errors), str(f.timeouts), str(f.invalid), str(f.strikes), str(f.takeovers),
+             str(f.crashes)] for f in summary.misbehaved]
 
 
 def _notes(summary: Summary) -> list[str]:
@@ -125,6 +136,11 @@ def markdown(summary: Summary) -> str:
     head, rows = _h2h_rows(summary)
     out += ["## Head to head", "", "Share of deals the row bot finished ahead of the column bot (deals).", "",
             *table(head, rows)]
+    if summary.misbehaved:
+        out += ["", "## Faults", "", *table(_FAULT_HEAD, _fault_rows(summary))]
+    if summary.runs is not None:
+        out += ["", f"Each match's record and its command bots' output: [{summary.runs.name}/]({summary.runs.name}/)"
+                    f" (match-NNNNN, by schedule index)."]
     out += [line for line in _notes(summary)]
     return "\n".join(out) + "\n"
 
@@ -151,6 +167,9 @@ def to_json(summary: Summary) -> dict[str, Any]:
                              "holds": v.holds, "difference": _interval_json(v.difference)}
                             for v in summary.verdicts]},
         "failed": [{"index": i, "error": e} for i, e in summary.failed],
+        "faults": [{"name": f.name, "errors": f.errors, "timeouts": f.timeouts, "invalid": f.invalid,
+                    "strikes": f.strikes, "taken_over": f.takeovers, "crashes": f.crashes} for f in summary.faults],
+        "runs": None if summary.runs is None else str(summary.runs),
     }
 
 
@@ -158,8 +177,9 @@ def json_text(summary: Summary) -> str:
     return json.dumps(to_json(summary), indent=2) + "\n"
 
 
-def junit(summary: Summary) -> str:
-    """JUnit XML: one test case per claim, plus one that fails while matches failed or are missing."""
+def junit(summary: Summary, *, strict: bool = False) -> str:
+    """JUnit XML: one test case per claim, one that fails while matches failed or are missing, and with
+    `strict` one that fails when a bot misbehaved."""
     suite = ET.Element("testsuite", name=f"ladder.{summary.name}")
     failures = 0
     unit = _unit(summary)
@@ -174,7 +194,13 @@ def junit(summary: Summary) -> str:
     if not summary.complete:
         failures += 1
         ET.SubElement(case, "failure", message="ladder incomplete").text = "\n".join(_notes(summary)).strip()
-    suite.set("tests", str(len(summary.verdicts) + 1))
+    if strict:
+        case = ET.SubElement(suite, "testcase", classname=f"ladder.{summary.name}", name="no bot misbehaved")
+        if summary.misbehaved:
+            failures += 1
+            ET.SubElement(case, "failure", message="a bot misbehaved").text = "\n".join(
+                _grid(_FAULT_HEAD, _fault_rows(summary)))
+    suite.set("tests", str(len(summary.verdicts) + 1 + strict))
     suite.set("failures", str(failures))
     suite.set("errors", "0")
     ET.indent(suite)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import permutations
+from pathlib import Path
 
 from president_harness.ladder.config import Format, LadderConfig
 from president_harness.ladder.gate import Claim, Verdict, judge
@@ -36,6 +37,29 @@ class HeadToHead:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class BotFaults:
+    """What went wrong for one bot over the counted matches (crashes: over every attempt)."""
+
+    name: str
+    errors: int = 0
+    """Answers its runner replaced because the bot raised."""
+    timeouts: int = 0
+    """Answers replaced because the bot was too slow (its runner's deadline)."""
+    invalid: int = 0
+    """Illegal answers: replaced by its runner, or refused by the server."""
+    strikes: int = 0
+    """Turns the server's clock played for it."""
+    takeovers: int = 0
+    """Matches in which the server took its seat over (too many strikes)."""
+    crashes: int = 0
+    """Attempts that failed because its program exited with an error."""
+
+    @property
+    def total(self) -> int:
+        return self.errors + self.timeouts + self.invalid + self.strikes + self.takeovers + self.crashes
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Summary:
     name: str
     format: Format
@@ -52,6 +76,15 @@ class Summary:
     """Matches that failed every attempt in this run: (schedule index, last error)."""
     taken_over: int
     """Counted matches in which the server had to play some seat (a bot timed out)."""
+    faults: tuple[BotFaults, ...] = ()
+    """By bot, in the order of the ladder file."""
+    runs: Path | None = None
+    """The run folder with each match's record and logs (None: matches not played over a server)."""
+
+    @property
+    def misbehaved(self) -> tuple[BotFaults, ...]:
+        """The bots with any fault (what --strict fails on)."""
+        return tuple(f for f in self.faults if f.total)
 
     @property
     def complete(self) -> bool:
@@ -67,7 +100,7 @@ class Summary:
 
 
 def summarize(config: LadderConfig, outcomes: Sequence[Outcome], scheduled: int, claims: Sequence[Claim] = (),
-              failed: Sequence[tuple[int, str]] = ()) -> Summary:
+              failed: Sequence[tuple[int, str]] = (), *, crashes: Mapping[str, int] | None = None) -> Summary:
     """The ratings, places, head-to-head table and claim verdicts of a ladder's counted matches."""
     names = [b.name for b in config.bots]
     table = units(outcomes, config.format, board_size(config))
@@ -83,7 +116,24 @@ def summarize(config: LadderConfig, outcomes: Sequence[Outcome], scheduled: int,
         scheduled=scheduled, counted=len(outcomes), units=len(table), standings=standings,
         head_to_head=tuple(pairs), verdicts=tuple(judge(c, table, players) for c in claims), failed=tuple(failed),
         taken_over=sum(1 for o in outcomes if o.taken_over),
+        faults=tuple(_faults(name, outcomes, (crashes or {}).get(name, 0)) for name in names),
+        runs=config.runs if config.runs.is_dir() else None,
     )
+
+
+def _faults(name: str, outcomes: Sequence[Outcome], crashes: int) -> BotFaults:
+    counts = [0, 0, 0, 0]
+    takeovers = 0
+    for outcome in outcomes:
+        for player, bot in enumerate(outcome.bots):
+            if bot != name:
+                continue
+            takeovers += player in outcome.taken_over
+            if outcome.faults:
+                counts = [a + b for a, b in zip(counts, outcome.faults[player], strict=True)]
+    errors, timeouts, invalid, strikes = counts
+    return BotFaults(name=name, errors=errors, timeouts=timeouts, invalid=invalid, strikes=strikes,
+                     takeovers=takeovers, crashes=crashes)
 
 
 def _standing_order(standing: Standing) -> tuple[float, float]:
