@@ -293,7 +293,7 @@ class Match:
             play = t.play(bits, rank)
             found.append((strength[rank], size, wilds, bits, play))
 
-        for rank in t.natural_ranks[0]:
+        for rank in t.natural_ranks:
             bucket = hand & rank_bucket_mask(rank)
             if not bucket:
                 continue
@@ -312,7 +312,7 @@ class Match:
             elif table is None:
                 add(wild_bits, self.rules.wild_lead_rank, wild_size)
             else:
-                for rank in t.natural_ranks[0]:
+                for rank in t.natural_ranks:
                     add(wild_bits, rank, wild_size)
         jokers = slot_count(hand, JOKER_SLOT)
         if jokers and not t.jokers_wild:
@@ -456,7 +456,7 @@ class Match:
             raise IllegalActionError(IllegalReason.CARDS_NOT_HELD, f"you do not hold {action.cards}")
         natural = bits & ~t.special_mask
         plain_jokers = bits & JOKER_MASK if t.has_jokers and not t.jokers_wild else 0
-        ranks = {r for r in t.natural_ranks[0] if natural & rank_bucket_mask(r)}
+        ranks = {r for r in t.natural_ranks if natural & rank_bucket_mask(r)}
         if len(ranks) > 1:
             raise IllegalActionError(IllegalReason.MIXED_RANKS, "all natural cards of a play must have one rank")
         table = self._table

@@ -46,17 +46,12 @@ class Tables:
             for position, suit in enumerate(rules.suit_order):
                 power[suit] = position
             self.suit_order = tuple(power)
-        # strength[rev][rank value]: position in the current order; jokers fixed.
-        joker_strength = -1 if rules.joker_alone is JokerAlone.LOW else 13
-        self.strength: tuple[list[int], list[int]] = ([0] * 16, [0] * 16)
-        for position, rank in enumerate(rules.rank_order):
-            self.strength[0][rank] = position
-            self.strength[1][rank] = 12 - position
-        self.strength[0][Rank.JOKER] = self.strength[1][Rank.JOKER] = joker_strength
-        self.natural_ranks: tuple[tuple[Rank, ...], tuple[Rank, ...]] = (
-            tuple(r for r in rules.rank_order if r not in wild),
-            tuple(r for r in reversed(rules.rank_order) if r not in wild),
+        # strength[rev][rank value]: Rules.strength as a list, for the hot path.
+        self.strength: tuple[list[int], list[int]] = (
+            [0, 0] + [rules.strength(rank) for rank in Rank],
+            [0, 0] + [rules.strength(rank, reversed=True) for rank in Rank],
         )
+        self.natural_ranks = rules.natural_ranks
         self.rank_masks: tuple[list[int], list[int]] = (
             [rank_bucket_mask(r) for r in rules.rank_order],
             [rank_bucket_mask(r) for r in reversed(rules.rank_order)],
@@ -72,9 +67,7 @@ class Tables:
         self.special_mask = self.wild_rank_mask | (JOKER_MASK if self.has_jokers else 0)
         # The bucket index fast path needs every rank natural, no suits and no jokers.
         self.simple = not wild and self.suit_order is None and not self.has_jokers
-        self.deck = CardSet.from_bits(
-            sum(rules.decks << (slot * SLOT_BITS) for slot in range(52))
-            + ((rules.jokers * rules.decks) << JOKER_SHIFT))
+        self.deck = rules.deck
         self.tribute_slots = self._tribute_slots()
         # Pass events carry no cards: share one per player.
         self.passed = tuple(Passed(p, False) for p in range(self.n))
