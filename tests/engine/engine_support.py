@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
-from president_engine import CardSet, IllegalActionError, IllegalReason, Match, Rules, parse_action
+from president_engine import (
+    CardSet,
+    IllegalActionError,
+    IllegalReason,
+    Match,
+    Observation,
+    PublicObservation,
+    Rules,
+    parse_action,
+)
 from president_engine.events import Event
 from president_engine.narrate import describe
 
@@ -56,3 +66,10 @@ def state(m: Match) -> tuple[object, ...]:
     return (m.phase, m.to_act, m.deal, tuple(m.events), tuple(m.scores), tuple(m.roles), m.seats,
             tuple(m.hand(p) for p in range(m.rules.players)), m.table, m.reversed, m.direction,
             m.legal_actions(), m.winner, m.is_over)
+
+
+def public_part(obs: Observation) -> PublicObservation:
+    """A player's view without its private fields, its exchange cards hidden as a spectator's are."""
+    fields = {f.name: getattr(obs, f.name) for f in dataclasses.fields(PublicObservation)}
+    fields["exchange"] = tuple(dataclasses.replace(g, cards=None) for g in obs.exchange)
+    return PublicObservation(**fields)

@@ -3,7 +3,8 @@
 Each example plays a whole match with uniformly random legal actions and, at
 every step, checks: cards are conserved; every listed action passes `check`;
 random other actions are refused with a reason or are equivalent to a listed
-one; `copy` is independent; observations hold no hidden card.  At the end the
+one; `copy` is independent; observations hold no hidden card, and a player's
+view without its private fields is the spectator's.  At the end the
 match must be over within a bounded number of steps and its record must
 replay to the identical state.
 """
@@ -15,7 +16,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from engine_support import state
+from engine_support import public_part, state
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from president_engine import (
@@ -239,8 +240,11 @@ def check_fast_path(m: Match) -> None:
 def check_observations(m: Match) -> None:
     hands = [m.hand(p) for p in range(m.rules.players)]
     public = played_this_deal(m)
+    spectator = m.public_observation()
+    assert spectator.played == public and all(g.cards is None for g in spectator.exchange)
     for p in range(m.rules.players):
         obs = m.observation(p)
+        assert public_part(obs) == spectator
         assert obs.hand == hands[p]
         assert obs.played == public
         assert obs.hand_sizes == tuple(len(h) for h in hands)

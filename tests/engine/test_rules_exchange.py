@@ -165,3 +165,12 @@ def test_exchange_is_seen_only_by_the_pair() -> None:
 def parse(text: str) -> Any:
     from president_engine import parse_action
     return parse_action(text)
+
+
+def test_the_spectator_sees_that_cards_moved_and_how_many() -> None:
+    m = exchange_match(["3C 3D", "4C 4D", "KC 5D 9S", "2C 2H 2D 7C"], exchange_requests=True)
+    run(m, "request 7C", "request AS", "give 3C 3D", "give 4C")
+    seen = m.public_observation().exchange
+    assert [(g.giver, g.receiver, g.count, g.tribute) for g in seen] == [
+        (g.giver, g.receiver, g.count, g.tribute) for g in m.observation(0).exchange]
+    assert len(seen) == 4 and all(g.cards is None for g in seen)

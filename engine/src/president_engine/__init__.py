@@ -20,7 +20,7 @@ from president_engine.errors import (
 )
 from president_engine.events import Event, visible_to
 from president_engine.match import Match
-from president_engine.observation import Observation
+from president_engine.observation import Observation, PublicObservation
 from president_engine.phase import Phase
 from president_engine.record import MatchRecord
 from president_engine.roles import Role
@@ -60,6 +60,7 @@ __all__ = [
     "Pass",
     "Phase",
     "Play",
+    "PublicObservation",
     "Rank",
     "RecordError",
     "Request",

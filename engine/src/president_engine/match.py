@@ -10,6 +10,7 @@ whole match; seats only matter for the order of play.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, TypeVar
 
 from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request
 from president_engine.cards import (
@@ -41,7 +42,7 @@ from president_engine.events import (
     WentOut,
 )
 from president_engine.movegen import beats, bucket_row, general_plays, give_backs, requests, simple_plays
-from president_engine.observation import Observation, observe
+from president_engine.observation import Observation, PublicObservation, read_deal
 from president_engine.phase import Phase
 from president_engine.roles import Role, roles_by_place
 from president_engine.rules import (
@@ -56,6 +57,7 @@ from president_engine.rules import (
 from president_engine.tables import JOKER_MASK, Tables, tables_for
 
 _ALL_PASS, _ALL_PASS_FINAL, _ONE_ORBIT = 0, 1, 2
+_View = TypeVar("_View", bound=PublicObservation)
 _THREE_OF_CLUBS_BITS = 1 << ((3 - 2) * 4 * SLOT_BITS)
 
 
@@ -196,9 +198,24 @@ class Match:
                 deals[-1].append((e.giver, GiveBack(e.cards)))
         return deals
 
+    def public_observation(self) -> PublicObservation:
+        """Everything a spectator may know now."""
+        return self._view(PublicObservation, None)
+
     def observation(self, player: int) -> Observation:
         """Everything `player` may know now, and nothing more."""
-        return observe(self, player)
+        if not 0 <= player < self._n:
+            raise ValueError(f"no player {player} in a {self._n}-player match")
+        return self._view(Observation, player, player=player, hand=self.hand(player), owed=self.owed(player),
+                          legal_actions=self.legal_actions() if self.to_act == player else ())
+
+    def _view(self, kind: type[_View], viewer: int | None, **private: Any) -> _View:
+        trick, played, exchange = read_deal(self.events, viewer)
+        return kind(rules=self.rules, deal=self.deal, phase=self.phase, to_act=self.to_act,
+                    hand_sizes=self.hand_sizes(), seats=self.seats, roles=tuple(self.roles),
+                    scores=tuple(self.scores), places=self.places, rank_order=self.rank_order,
+                    reversed=self.reversed, direction=self.direction, table=self.table,
+                    table_player=self.table_player, trick=trick, played=played, exchange=exchange, **private)
 
     def owed(self, player: int) -> int:
         """Cards `player` must name or give back in the current exchange step."""
