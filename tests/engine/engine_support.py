@@ -12,6 +12,7 @@ from president_engine import (
     IllegalReason,
     Match,
     Observation,
+    Play,
     PublicObservation,
     Rules,
     parse_action,
@@ -46,6 +47,11 @@ def reason(m: Match, text: str, player: int | None = None) -> IllegalReason:
     except IllegalActionError as exc:
         return exc.reason
     raise AssertionError(f"{text!r} was accepted")
+
+
+def same_play(found: object, expected: Play) -> bool:
+    """`found` is `expected` and stands for the same rank (Play equality leaves `rank` out)."""
+    return isinstance(found, Play) and found == expected and found.rank is expected.rank
 
 
 def texts(actions: Iterable[object]) -> list[str]:

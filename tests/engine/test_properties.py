@@ -1,10 +1,11 @@
 """Properties over random seeds (every preset) and random valid option sets, with random play.
 
 Each example plays a whole match with uniformly random legal actions and, at
-every step, checks: cards are conserved; every listed action passes `check`;
-random other actions are refused with a reason or are equivalent to a listed
-one; `copy` is independent; observations hold no hidden card, and a player's
-view without its private fields is the spectator's.  At the end the
+every step, checks: cards are conserved; every listed action passes `check`,
+and so do its text form and, for a play, its cards with its rank (a client's
+echo); random other actions are refused with a reason or are equivalent to a
+listed one; `copy` is independent; observations hold no hidden card, and a
+player's view without its private fields is the spectator's.  At the end the
 match must be over within a bounded number of steps and its record must
 replay to the identical state.
 """
@@ -35,6 +36,7 @@ from president_engine import (
     Request,
     Rules,
     RulesError,
+    parse_action,
 )
 from president_engine.cards import NATURAL_RANKS, full_deck
 from president_engine.events import CardsGiven, DealStarted, HandDealt, Played
@@ -148,7 +150,7 @@ def random_other_actions(m: Match, rng: random.Random) -> list[Action]:
         size = table.size if table is not None and rng.random() < 0.7 else rng.randint(0, 5)
         cards = random_cards(rng, hand, size)
         rank = rng.choice([None, None, *Rank])
-        out.append(Play(cards, rank))
+        out.append(Play(cards, rank) if rng.random() < 0.5 else Play(cards, rank=rank))
     out.append(Play(random_cards(rng, deck, rng.randint(1, 3))))  # maybe cards not held
     owed = m.owed(player)
     out.append(GiveBack(random_cards(rng, hand, owed + rng.choice([-1, 0, 0, 1]))))
@@ -166,6 +168,12 @@ def check_actions(m: Match, rng: random.Random) -> None:
     sample = legal if len(legal) <= CHECK_LISTED else rng.sample(legal, CHECK_LISTED)
     for action in sample:
         assert m.check(action) is action or m.check(action) == action
+        text = str(action)
+        assert parse_action(text) == action and m.check(parse_action(text)) == action, text
+        if isinstance(action, Play):  # interned, stands for a rank, and accepted when echoed as cards and rank
+            assert action.rank is not None and m.check(action) is action
+            assert m.check(parse_action(text)) is action
+            assert m.check(Play(action.cards, rank=action.rank)) is action
     actor = m.to_act
     assert actor is not None
     other = (actor + 1) % m.rules.players

@@ -288,7 +288,7 @@ class Match:
 
     def _check_play(self, action: Play) -> Play:
         t = self._t
-        bits = action.cards.bits
+        bits = action.bits
         if not bits:
             raise IllegalActionError(IllegalReason.EMPTY_PLAY, "a play needs at least one card")
         if not bits_contains(self._hands[self._turn], bits):
@@ -299,22 +299,31 @@ class Match:
         if len(ranks) > 1:
             raise IllegalActionError(IllegalReason.MIXED_RANKS, "all natural cards of a play must have one rank")
         table = self._table
+        declares = False
         if plain_jokers:
             if bits != plain_jokers:
                 raise IllegalActionError(IllegalReason.JOKER_NOT_WILD, "jokers are not wild: play them alone")
-            rank = Rank.JOKER
+            rank, stands_for = Rank.JOKER, "the joker rank"
         elif ranks:
             rank = ranks.pop()
+            stands_for = "its own rank" if natural == bits else "the rank of its natural cards"
         elif not t.declared:
-            rank = Rank.JOKER
+            rank, stands_for = Rank.JOKER, "the joker rank"
         elif table is None:
             rank = self.rules.wild_lead_rank
-        else:
-            if action.rank is None or action.rank is Rank.JOKER or action.rank in self.rules.wild_ranks:
+            stands_for = f"{rank} when it leads"
+        else:  # a follow of wild cards alone declares its rank; an echoed `rank` counts as the declaration
+            declares = True
+            declared = action.declared if action.declared is not None else action.rank
+            if declared is None or declared is Rank.JOKER or declared in self.rules.wild_ranks:
                 raise IllegalActionError(
                     IllegalReason.BAD_DECLARED_RANK,
                     "a follow of wild cards only must declare a rank that is not wild (e.g. '6H 6S as K')")
-            rank = action.rank
+            rank = declared
+        if action.declared is not None and not declares:
+            raise IllegalActionError(
+                IllegalReason.WRONG_RANK,
+                f"{action.cards} stands for {stands_for}: only a follow of wild cards alone declares a rank")
         if action.rank is not None and action.rank is not rank:
             raise IllegalActionError(IllegalReason.WRONG_RANK, f"these cards stand for {rank}, not {action.rank}")
         if table is not None:
@@ -322,7 +331,7 @@ class Match:
                 raise IllegalActionError(IllegalReason.WRONG_COUNT, f"play exactly {table.size} card(s) or pass")
             if not beats(t, bits, rank, table, self._table_strength, self._rev):
                 raise IllegalActionError(IllegalReason.DOES_NOT_BEAT, f"{action.cards} does not beat {table.cards}")
-        return t.play(bits, rank)
+        return t.declared_play(bits, rank) if declares else t.play(bits, rank)
 
     def _check_request(self, action: Request) -> Request:
         owed = self._exchange_steps[0][3]

@@ -77,9 +77,10 @@ def general_plays(t: Tables, hand: int, table: Play | None, table_strength: int,
             add(wild_bits, Rank.JOKER, wild_size)
         elif table is None:
             add(wild_bits, t.rules.wild_lead_rank, wild_size)
-        else:
+        else:  # a follow of wild cards alone: the one play that declares its rank
             for rank in t.natural_ranks:
-                add(wild_bits, rank, wild_size)
+                if beats(t, wild_bits, rank, table, table_strength, rev):
+                    found.append((strength[rank], k, wild_size, wild_bits, t.declared_play(wild_bits, rank)))
     jokers = slot_count(hand, JOKER_SLOT)
     if jokers and not t.jokers_wild:
         for count in range(1, jokers + 1):

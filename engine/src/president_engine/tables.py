@@ -1,8 +1,8 @@
 """Per-rules lookup tables and the cache of `Play` objects (internal).
 
 Built once per `Rules` (rules are frozen and hashable) so that the legal-move
-loop only shifts, masks and indexes.  Plays are interned: the same cards
-standing for the same rank are always the same `Play` object, which lets
+loop only shifts, masks and indexes.  Plays are interned: the same cards,
+declared rank and rank are always the same `Play` object, which lets
 `Match.apply` recognise a listed legal action by identity.
 """
 
@@ -68,6 +68,7 @@ class Tables:
         self.passed = tuple(Passed(p, False) for p in range(rules.players))
         self.skipped = tuple(Passed(p, True) for p in range(rules.players))
         self._plays: dict[tuple[int, Rank], Play] = {}
+        self._declared: dict[tuple[int, Rank], Play] = {}
         self.canonical: Callable[[int], tuple[Play, ...]] = _CanonicalPlays(self.play).__getitem__
         """Plays of 1..n cards of one natural rank, lowest suits first, for a hand's rank bucket (empty: none).
 
@@ -75,11 +76,19 @@ class Tables:
         """
 
     def play(self, bits: int, rank: Rank) -> Play:
-        """The interned Play for these cards standing for `rank`."""
+        """The interned Play of these cards standing for `rank` by themselves."""
         key = (bits, rank)
         found = self._plays.get(key)
         if found is None:
-            found = self._plays[key] = Play(CardSet.from_bits(bits), rank)
+            found = self._plays[key] = Play(CardSet.from_bits(bits), rank=rank)
+        return found
+
+    def declared_play(self, bits: int, rank: Rank) -> Play:
+        """The interned Play of these wild cards following as the declared `rank`."""
+        key = (bits, rank)
+        found = self._declared.get(key)
+        if found is None:
+            found = self._declared[key] = Play(CardSet.from_bits(bits), rank, rank=rank)
         return found
 
     def top_suit(self, bits: int) -> int:
