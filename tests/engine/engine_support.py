@@ -26,6 +26,20 @@ def deal(*hands: str) -> list[CardSet]:
     return [CardSet(h) for h in hands]
 
 
+PLACES_IN_SEAT_ORDER = {3: "2S 2H 3C", 4: "2S 2H 2D 3C", 5: "2S 2H 2D 2C 3C"}
+"""A deal 1 in which seat i finishes in place i (each plays a single two and goes out)."""
+
+
+def exchange_match(deal2: list[str], players: int = 4, **options: Any) -> Match:
+    """A match whose deal 2 (roles by seat: President, Vice-President, ..., Scum) has these hands."""
+    rules = Rules(players=players, deals=2, exchange=True, **options)
+    m = Match(rules, hands=[deal(*PLACES_IN_SEAT_ORDER[players].split()), deal(*deal2)])
+    while m.deal == 1:
+        m.apply(m.legal_actions()[0])
+    assert m.last_places == tuple(range(players))
+    return m
+
+
 def match(rules: Rules | None = None, *deals: list[CardSet], seed: int = 0, **options: Any) -> Match:
     """A match of `rules` (or plain `Rules(**options)`) with explicit hands for the first deals."""
     if rules is None:

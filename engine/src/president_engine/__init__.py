@@ -2,14 +2,15 @@
 
 Pure Python, no dependencies.  Start with `Rules.preset` and `Match`::
 
-    from president_engine import Match, Rules
+    from president_engine import Match, Rules, fallback_action
     match = Match(Rules.preset("cardverse"), seed=7)
     while not match.is_over:
-        match.apply(match.legal_actions()[0])
+        match.apply(fallback_action(match.legal_actions()))
 """
 
 from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request, parse_action
 from president_engine.cards import JOKER, Card, CardSet, Rank, Suit
+from president_engine.deal import shuffled_deal
 from president_engine.errors import (
     CardParseError,
     DealError,
@@ -19,6 +20,7 @@ from president_engine.errors import (
     RulesError,
 )
 from president_engine.events import Event, visible_to
+from president_engine.fallback import fallback_action
 from president_engine.match import Match
 from president_engine.observation import Observation, PublicObservation
 from president_engine.phase import Phase
@@ -72,6 +74,8 @@ __all__ = [
     "Seating",
     "Suit",
     "TrickEnd",
+    "fallback_action",
     "parse_action",
+    "shuffled_deal",
     "visible_to",
 ]
