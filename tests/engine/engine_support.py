@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
-from president_engine import CardSet, IllegalActionError, IllegalReason, Match, Rules, parse_action
+from president_engine import (
+    CardSet,
+    IllegalActionError,
+    IllegalReason,
+    Match,
+    Observation,
+    Play,
+    PublicObservation,
+    Rules,
+    parse_action,
+)
 from president_engine.events import Event
 from president_engine.narrate import describe
 
@@ -13,6 +24,20 @@ from president_engine.narrate import describe
 def deal(*hands: str) -> list[CardSet]:
     """One deal's hands by seat, from card notation."""
     return [CardSet(h) for h in hands]
+
+
+PLACES_IN_SEAT_ORDER = {3: "2S 2H 3C", 4: "2S 2H 2D 3C", 5: "2S 2H 2D 2C 3C"}
+"""A deal 1 in which seat i finishes in place i (each plays a single two and goes out)."""
+
+
+def exchange_match(deal2: list[str], players: int = 4, **options: Any) -> Match:
+    """A match whose deal 2 (roles by seat: President, Vice-President, ..., Scum) has these hands."""
+    rules = Rules(players=players, deals=2, exchange=True, **options)
+    m = Match(rules, hands=[deal(*PLACES_IN_SEAT_ORDER[players].split()), deal(*deal2)])
+    while m.deal == 1:
+        m.apply(m.legal_actions()[0])
+    assert m.last_places == tuple(range(players))
+    return m
 
 
 def match(rules: Rules | None = None, *deals: list[CardSet], seed: int = 0, **options: Any) -> Match:
@@ -38,6 +63,11 @@ def reason(m: Match, text: str, player: int | None = None) -> IllegalReason:
     raise AssertionError(f"{text!r} was accepted")
 
 
+def same_play(found: object, expected: Play) -> bool:
+    """`found` is `expected` and stands for the same rank (Play equality leaves `rank` out)."""
+    return isinstance(found, Play) and found == expected and found.rank is expected.rank
+
+
 def texts(actions: Iterable[object]) -> list[str]:
     return [str(a) for a in actions]
 
@@ -56,3 +86,10 @@ def state(m: Match) -> tuple[object, ...]:
     return (m.phase, m.to_act, m.deal, tuple(m.events), tuple(m.scores), tuple(m.roles), m.seats,
             tuple(m.hand(p) for p in range(m.rules.players)), m.table, m.reversed, m.direction,
             m.legal_actions(), m.winner, m.is_over)
+
+
+def public_part(obs: Observation) -> PublicObservation:
+    """A player's view without its private fields, its exchange cards hidden as a spectator's are."""
+    fields = {f.name: getattr(obs, f.name) for f in dataclasses.fields(PublicObservation)}
+    fields["exchange"] = tuple(dataclasses.replace(g, cards=None) for g in obs.exchange)
+    return PublicObservation(**fields)

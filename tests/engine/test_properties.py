@@ -1,9 +1,11 @@
 """Properties over random seeds (every preset) and random valid option sets, with random play.
 
 Each example plays a whole match with uniformly random legal actions and, at
-every step, checks: cards are conserved; every listed action passes `check`;
-random other actions are refused with a reason or are equivalent to a listed
-one; `copy` is independent; observations hold no hidden card.  At the end the
+every step, checks: cards are conserved; every listed action passes `check`,
+and so do its text form and, for a play, its cards with its rank (a client's
+echo); random other actions are refused with a reason or are equivalent to a
+listed one; `copy` is independent; observations hold no hidden card, and a
+player's view without its private fields is the spectator's.  At the end the
 match must be over within a bounded number of steps and its record must
 replay to the identical state.
 """
@@ -15,7 +17,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from engine_support import state
+from engine_support import public_part, state
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from president_engine import (
@@ -34,9 +36,11 @@ from president_engine import (
     Request,
     Rules,
     RulesError,
+    parse_action,
 )
 from president_engine.cards import NATURAL_RANKS, full_deck
 from president_engine.events import CardsGiven, DealStarted, HandDealt, Played
+from president_engine.movegen import general_plays, simple_plays
 
 MAX_STEPS = 20_000
 SCALE = int(os.environ.get("ENGINE_PROPERTY_SCALE", "1"))
@@ -146,7 +150,7 @@ def random_other_actions(m: Match, rng: random.Random) -> list[Action]:
         size = table.size if table is not None and rng.random() < 0.7 else rng.randint(0, 5)
         cards = random_cards(rng, hand, size)
         rank = rng.choice([None, None, *Rank])
-        out.append(Play(cards, rank))
+        out.append(Play(cards, rank) if rng.random() < 0.5 else Play(cards, rank=rank))
     out.append(Play(random_cards(rng, deck, rng.randint(1, 3))))  # maybe cards not held
     owed = m.owed(player)
     out.append(GiveBack(random_cards(rng, hand, owed + rng.choice([-1, 0, 0, 1]))))
@@ -164,6 +168,12 @@ def check_actions(m: Match, rng: random.Random) -> None:
     sample = legal if len(legal) <= CHECK_LISTED else rng.sample(legal, CHECK_LISTED)
     for action in sample:
         assert m.check(action) is action or m.check(action) == action
+        text = str(action)
+        assert parse_action(text) == action and m.check(parse_action(text)) == action, text
+        if isinstance(action, Play):  # interned, stands for a rank, and accepted when echoed as cards and rank
+            assert action.rank is not None and m.check(action) is action
+            assert m.check(parse_action(text)) is action
+            assert m.check(Play(action.cards, rank=action.rank)) is action
     actor = m.to_act
     assert actor is not None
     other = (actor + 1) % m.rules.players
@@ -230,14 +240,19 @@ def check_listed_plays_follow_the_rules(m: Match) -> None:
 def check_fast_path(m: Match) -> None:
     """Simple rules use a tuned path for plays; it must list what the general enumeration lists."""
     if m.phase is Phase.PLAY and m._t.simple:
-        assert m._legal_plays_simple() == m._legal_plays_general()
+        t, s = m._t, m._turn
+        assert (simple_plays(t, m._bp[s], m._table, m._table_strength, m._rev)
+                == general_plays(t, m._hands[s], m._table, m._table_strength, m._rev))
 
 
 def check_observations(m: Match) -> None:
     hands = [m.hand(p) for p in range(m.rules.players)]
     public = played_this_deal(m)
+    spectator = m.public_observation()
+    assert spectator.played == public and all(g.cards is None for g in spectator.exchange)
     for p in range(m.rules.players):
         obs = m.observation(p)
+        assert public_part(obs) == spectator
         assert obs.hand == hands[p]
         assert obs.played == public
         assert obs.hand_sizes == tuple(len(h) for h in hands)

@@ -6,7 +6,7 @@ import json
 import random
 
 import pytest
-from president_engine import CardSet, Match, MatchRecord, RecordError, Rules
+from president_engine import CardSet, Match, MatchRecord, Play, Rank, RecordError, Rules, parse_action
 from president_engine.record import ReplayError
 
 
@@ -54,10 +54,38 @@ def test_replay_names_the_first_illegal_action() -> None:
     assert caught.value.index == 0 and caught.value.cause.reason.value == "NOT_YOUR_TURN"
 
 
-@pytest.mark.parametrize("text", ["{}", "[]", '{"format": "president-match/1"}', "not json"])
+@pytest.mark.parametrize("text", ["{}", "[]", '{"format": "president-match/2"}', "not json"])
 def test_malformed_records_are_refused(text: str) -> None:
     with pytest.raises(RecordError):
         MatchRecord.loads(text)
+
+
+def test_actions_are_written_in_the_text_notation() -> None:
+    rules = Rules.preset("norwegian", players=3)
+    match = Match(rules, hands=[[CardSet("9C 3C"), CardSet("6D 6H 4D"), CardSet("5C 7C")]])
+    match.apply(parse_action("9C"))
+    match.apply(parse_action("6D as K"))
+    data = MatchRecord.from_match(match).to_json()
+    assert data["format"] == "president-match/2"
+    assert data["deals"][0]["actions"] == [{"player": 0, "action": "9C"}, {"player": 1, "action": "6D as K"}]
+    assert MatchRecord.from_json(data).deals[0].actions[1] == (1, Play(CardSet("6D"), Rank.KING))
+
+
+def test_a_version_1_record_is_refused_by_name() -> None:
+    data = MatchRecord.from_match(_played(Rules.preset("cardverse"), seed=1)).to_json()
+    data["format"] = "president-match/1"
+    with pytest.raises(RecordError, match=r"president-match/1 .* president-match/2"):
+        MatchRecord.from_json(data)
+
+
+@pytest.mark.parametrize("entry", [{"player": 0, "play": "3C"}, {"player": 0, "action": 3},
+                                   {"player": "0", "action": "3C"}, {"player": 0, "action": "3C as X"},
+                                   {"player": 0, "action": "3X"}])
+def test_malformed_actions_are_refused(entry: dict[str, object]) -> None:
+    data = MatchRecord.from_match(_played(Rules.preset("cardverse"), seed=1)).to_json()
+    data["deals"][0]["actions"][0] = entry
+    with pytest.raises(RecordError):
+        MatchRecord.from_json(data)
 
 
 def test_bad_rules_in_a_record_name_the_option() -> None:

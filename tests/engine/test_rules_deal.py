@@ -6,8 +6,8 @@ import pytest
 from engine_support import deal, match, run
 from president_engine import CardSet, DealError, Match, Rank, Role, Rules
 from president_engine.cards import full_deck
+from president_engine.deal import shuffled_deal
 from president_engine.events import DealStarted, PlayStarted
-from president_engine.match import shuffled_deal
 
 
 @pytest.mark.parametrize(("players", "decks", "jokers"), [(3, 1, 0), (4, 1, 0), (5, 1, 2), (7, 2, 1), (4, 2, 0)])

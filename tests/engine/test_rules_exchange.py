@@ -5,22 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from engine_support import deal, reason, run, texts
+from engine_support import exchange_match, reason, run, texts
 from president_engine import CardSet, IllegalReason, Match, Phase, Role, Rules, visible_to
 from president_engine.events import CardsGiven, CardsRequested, PlayStarted
-
-PLACES_IN_SEAT_ORDER = {3: "2S 2H 3C", 4: "2S 2H 2D 3C", 5: "2S 2H 2D 2C 3C"}
-"""A deal 1 in which seat i finishes in place i (each plays a single two and goes out)."""
-
-
-def exchange_match(deal2: list[str], players: int = 4, **options: Any) -> Match:
-    """A match whose deal 2 (roles by seat: President, Vice-President, ..., Scum) has these hands."""
-    rules = Rules(players=players, deals=2, exchange=True, **options)
-    m = Match(rules, hands=[deal(*PLACES_IN_SEAT_ORDER[players].split()), deal(*deal2)])
-    while m.deal == 1:
-        m.apply(m.legal_actions()[0])
-    assert m.last_places == tuple(range(players))
-    return m
 
 
 def given(m: Match) -> list[CardsGiven]:
@@ -165,3 +152,12 @@ def test_exchange_is_seen_only_by_the_pair() -> None:
 def parse(text: str) -> Any:
     from president_engine import parse_action
     return parse_action(text)
+
+
+def test_the_spectator_sees_that_cards_moved_and_how_many() -> None:
+    m = exchange_match(["3C 3D", "4C 4D", "KC 5D 9S", "2C 2H 2D 7C"], exchange_requests=True)
+    run(m, "request 7C", "request AS", "give 3C 3D", "give 4C")
+    seen = m.public_observation().exchange
+    assert [(g.giver, g.receiver, g.count, g.tribute) for g in seen] == [
+        (g.giver, g.receiver, g.count, g.tribute) for g in m.observation(0).exchange]
+    assert len(seen) == 4 and all(g.cards is None for g in seen)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from president_engine import PRESETS, Beat, JokerAlone, Rank, Rules, RulesError, Suit, TrickEnd
+from president_engine import JOKER, PRESETS, Beat, Card, CardSet, JokerAlone, Rank, Rules, RulesError, Suit, TrickEnd
+from president_engine.cards import full_deck
 from president_engine.rules import OPTION_NAMES
 
 
@@ -136,3 +137,39 @@ def test_rules_built_from_lists_are_hashable_and_playable() -> None:
     rules = Rules(players=3, points=[5, 2, 0], rank_order=[*"3456789", "10", "J", "Q", "K", "A", "2"])
     assert isinstance(rules.points, tuple) and isinstance(rules.rank_order, tuple)
     assert hash(rules) == hash(Rules(players=3, points=(5, 2, 0)))
+
+
+def test_rule_facts_derived_from_the_options() -> None:
+    """RULES 1 and 1.3: the facts the engine's tables and the SDK's helpers share."""
+    norwegian = Rules.preset("norwegian", jokers=1)
+    assert norwegian.natural_ranks == tuple(r for r in norwegian.rank_order if r is not Rank.SIX)
+    assert norwegian.strength(Rank.THREE) == 0 and norwegian.strength(Rank.TWO) == 12
+    assert norwegian.strength(Rank.THREE, reversed=True) == 12 and norwegian.strength(Rank.TWO, reversed=True) == 0
+    assert norwegian.joker_strength == 13 == norwegian.strength(Rank.JOKER, reversed=True)
+    assert Rules(jokers=1, joker_alone="low").joker_strength == -1
+    assert norwegian.is_wild(Card.parse("6H")) and norwegian.is_wild(JOKER) and not norwegian.is_wild(Card.parse("9C"))
+    assert norwegian.wild_count(CardSet("6H 6S JK 9C")) == 3 and norwegian.plain_joker_count(CardSet("JK 9C")) == 0
+    plain = Rules(jokers=2, joker_wild=False)
+    assert not plain.is_wild(JOKER) and plain.wild_count(CardSet("JK JK")) == 0
+    assert plain.plain_joker_count(CardSet("JK JK 3C")) == 2
+    assert plain.deck == full_deck(1, 2) and len(plain.deck) == plain.deck_size == 54
+
+
+def test_interchangeable_follows_suit_order() -> None:
+    """RULES 1.8: without suit_order the same count of each rank is the same choice; with it, the same cards."""
+    rules = Rules(jokers=2)
+    assert rules.interchangeable(CardSet("3C 3D JK"), CardSet("3H 3S JK"))
+    assert not rules.interchangeable(CardSet("3C 3D"), CardSet("3C 4D"))
+    assert not rules.interchangeable(CardSet("3C"), CardSet("3C 3D"))
+    ordered = rules.replace(suit_order="C D H S")
+    assert ordered.interchangeable(CardSet("3C JK"), CardSet("3C JK"))
+    assert not ordered.interchangeable(CardSet("3C"), CardSet("3D"))
+
+
+def test_derived_facts_do_not_change_equality_or_hash() -> None:
+    """The cached facts live beside the options; equality and hash read the options only."""
+    used, fresh = Rules.preset("norwegian"), Rules.preset("norwegian")
+    assert used.natural_ranks and used.deck  # computed and cached on `used` only
+    assert used == fresh and hash(used) == hash(fresh)
+    nines_too = used.replace(wild_ranks=["6", "9"])
+    assert nines_too.natural_ranks == tuple(r for r in used.natural_ranks if r is not Rank.NINE)

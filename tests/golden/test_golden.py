@@ -61,9 +61,10 @@ def test_replay_command_accepts_a_good_record() -> None:
 def test_replay_command_rejects_a_tampered_record_with_the_reason(tmp_path: Path) -> None:
     data = json.loads((HERE / f"{CASES[0].name}.json").read_text())
     actions = data["deals"][0]["actions"]
-    index = next(i for i, a in enumerate(actions) if "play" in a and i > 0 and "pass" in actions[i - 1])
+    index = next(i for i, a in enumerate(actions) if i > 0 and a["action"] != "pass"
+                 and actions[i - 1]["action"] == "pass")
     player = actions[index]["player"]
-    actions[index] = {"player": (player + 1) % 4, "pass": True}  # the wrong player acts
+    actions[index] = {"player": (player + 1) % 4, "action": "pass"}  # the wrong player acts
     bad = tmp_path / "tampered.json"
     bad.write_text(json.dumps(data))
     result = _cli("replay", str(bad))

@@ -2,14 +2,15 @@
 
 Pure Python, no dependencies.  Start with `Rules.preset` and `Match`::
 
-    from president_engine import Match, Rules
+    from president_engine import Match, Rules, fallback_action
     match = Match(Rules.preset("cardverse"), seed=7)
     while not match.is_over:
-        match.apply(match.legal_actions()[0])
+        match.apply(fallback_action(match.legal_actions()))
 """
 
 from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request, parse_action
 from president_engine.cards import JOKER, Card, CardSet, Rank, Suit
+from president_engine.deal import shuffled_deal
 from president_engine.errors import (
     CardParseError,
     DealError,
@@ -21,7 +22,7 @@ from president_engine.errors import (
 from president_engine.events import Event, visible_to
 from president_engine.fallback import fallback_action
 from president_engine.match import Match
-from president_engine.observation import Observation
+from president_engine.observation import Observation, PublicObservation
 from president_engine.phase import Phase
 from president_engine.record import MatchRecord
 from president_engine.roles import Role
@@ -61,6 +62,7 @@ __all__ = [
     "Pass",
     "Phase",
     "Play",
+    "PublicObservation",
     "Rank",
     "RecordError",
     "Request",
@@ -74,5 +76,6 @@ __all__ = [
     "TrickEnd",
     "fallback_action",
     "parse_action",
+    "shuffled_deal",
     "visible_to",
 ]

@@ -4,7 +4,7 @@
   or the first illegal move with its reason (exit status 1).
 - ``random --preset NAME [--seed N] [--out FILE]``: play uniformly random
   legal actions and write the record (for fuzzing and transcripts).
-- ``demo``: play a match of lowest-play bots in-process and print it.
+- ``demo``: play a match of easy-level players (`fallback_action`) in-process and print it.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from president_engine.errors import RecordError, RulesError
+from president_engine.fallback import fallback_action
 from president_engine.match import Match
 from president_engine.narrate import describe
 from president_engine.record import MatchRecord, ReplayError
@@ -77,7 +78,7 @@ def _demo(args: argparse.Namespace) -> int:
         shown = len(match.events)
         if match.is_over:
             return 0
-        match.apply(match.legal_actions()[0])
+        match.apply(fallback_action(match.legal_actions()))
 
 
 def main(argv: list[str] | None = None) -> int:

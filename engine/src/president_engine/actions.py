@@ -1,14 +1,15 @@
 """The actions a player can take: play cards, pass, give cards back, request cards.
 
-Text forms (records, CLI, logs): ``pass``; ``3C 3D`` (a play; ``6H 6S as K``
-when a play of wild cards only stands for a declared rank); ``give 4C 9D``;
-``request AS 2H`` (``request`` alone names nothing).
+Text forms (records, CLI, logs, the server's store): ``pass``; ``3C 3D`` (a
+play; ``6H 6S as K`` for a follow of wild cards alone that declares a rank,
+``as`` in lower case since ``AS`` is the ace of spades); ``give 4C 9D``;
+``request AS 2H`` (``request`` alone names nothing).  `parse_action` reads
+what ``str`` writes.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from president_engine.cards import CardSet, Rank
 from president_engine.errors import CardParseError
@@ -16,16 +17,21 @@ from president_engine.errors import CardParseError
 
 @dataclass(frozen=True, slots=True)
 class Play:
-    """Cards played to the trick and the rank they stand for.
+    """Cards played to the trick, and the rank they stand for.
 
-    `rank` is the natural rank of the cards, `Rank.JOKER` for jokers alone,
-    the wild lead rank for a lead of wild cards, or the declared rank of a
-    follow made only of wild cards.  A submitted play may leave `rank` None
-    when the cards alone decide it; legal actions always carry it.
+    Only a follow made of wild cards alone under ``joker_alone = declared``
+    declares a rank (RULES 1 "A play"): `declared` is that rank, and None on
+    every other play, which stands for a rank by its cards alone.  `rank` is
+    the rank the play stands for: always set on legal actions, on `Played`
+    events and on what `Match.check` returns; on a submitted play it is an
+    optional claim that `check` verifies, so a legal action echoed back as
+    cards and rank is accepted.  Plays are equal when their cards and
+    `declared` are: `rank` follows from those under one set of rules.
     """
 
     cards: CardSet
-    rank: Rank | None = None
+    declared: Rank | None = None
+    rank: Rank | None = field(default=None, compare=False, kw_only=True)
     bits: int = field(init=False, repr=False, compare=False)
     size: int = field(init=False, repr=False, compare=False)
 
@@ -35,9 +41,7 @@ class Play:
 
     def __str__(self) -> str:
         text = str(self.cards)
-        if self.rank is not None and self.rank is not Rank.JOKER and self.cards.count_rank(self.rank) == 0:
-            text += f" as {self.rank}"
-        return text
+        return text if self.declared is None else f"{text} as {self.declared}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,36 +90,9 @@ def parse_action(text: str) -> Action:
         return GiveBack(CardSet(" ".join(words[1:])))
     if head == "request":
         return Request(CardSet(" ".join(words[1:])))
-    rank: Rank | None = None
-    if len(words) >= 2 and words[-2].lower() == "as":
-        rank = Rank.parse(words[-1])
+    declared: Rank | None = None
+    if len(words) >= 2 and words[-2] == "as":  # only in lower case: "AS" is the ace of spades
+        declared = Rank.parse(words[-1])
         words = words[:-2]
-    return Play(CardSet(" ".join(words)), rank)
+    return Play(CardSet(" ".join(words)), declared)
 
-
-def action_to_json(action: Action) -> dict[str, Any]:
-    if isinstance(action, Play):
-        out: dict[str, Any] = {"play": str(action.cards)}
-        if action.rank is not None:
-            out["rank"] = str(action.rank)
-        return out
-    if isinstance(action, Pass):
-        return {"pass": True}
-    if isinstance(action, GiveBack):
-        return {"give": str(action.cards)}
-    return {"request": str(action.cards)}
-
-
-def action_from_json(data: Any) -> Action:
-    if not isinstance(data, dict):
-        raise CardParseError(f"an action is a JSON object, got {data!r}")
-    if data.get("pass") is True and len(data) == 1:
-        return PASS
-    if "play" in data:
-        rank = data.get("rank")
-        return Play(CardSet(str(data["play"])), None if rank is None else Rank.parse(str(rank)))
-    if "give" in data:
-        return GiveBack(CardSet(str(data["give"])))
-    if "request" in data:
-        return Request(CardSet(str(data["request"])))
-    raise CardParseError(f"not an action: {data!r}")

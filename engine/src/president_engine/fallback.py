@@ -1,4 +1,8 @@
-"""The one fallback action: the easy level's move, read from the legal actions alone."""
+"""The one fallback action: the built-in easy level's move, read from the legal actions alone.
+
+The SDK's easy bot, a bot's error fallback and the server's clock all act
+through it, so a player who does not choose always gets the same move.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,14 @@ from president_engine.actions import Action, Request
 
 
 def fallback_action(legal: Sequence[Action]) -> Action:
-    """The lowest play (pass only when no play is legal), the worst give-back, the best request."""
+    """The lowest play (pass only when no play is legal), the worst give-back, or the best request.
+
+    `legal` is a list in the engine's order (movegen.py): plays lowest first
+    and pass last, so the first action is the lowest play, or pass when it is
+    alone; give-backs worst cards first; requests by size, best cards first
+    within a size, so the first of the largest size names the best cards the
+    player does not hold.
+    """
     if not legal:
         raise ValueError("no legal action: it is not this player's turn")
     first = legal[0]

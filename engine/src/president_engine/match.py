@@ -2,28 +2,18 @@
 
 A Match is mutable (``apply``) and cheap to ``copy`` for simulation.  The
 player to act is `to_act`; `legal_actions()` lists what they may do in the
-engine's fixed order; `check`/`can_apply` explain or test any other action.
-Players keep their identity (their seat in deal 1) for the whole match; seats
-only matter for the order of play.
-
-Order of legal actions (documented in docs/RULES-DECISIONS.md):
-- play: plays by strength in the current order (low first), then by number
-  of cards, then by number of wild cards, then by the cards' bits; ``pass``
-  last when allowed;
-- give-back: worst cards first (the reverse of the tribute order);
-- request: the empty request first, then fewer cards first, best cards first.
+engine's fixed order (movegen.py); `check`/`can_apply` explain or test any
+other action.  Players keep their identity (their seat in deal 1) for the
+whole match; seats only matter for the order of play.
 """
 
 from __future__ import annotations
 
-import hashlib
-import struct
 from collections.abc import Sequence
-from itertools import chain, combinations, combinations_with_replacement
+from typing import Any, TypeVar
 
 from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request
 from president_engine.cards import (
-    JOKER_SLOT,
     SLOT_BITS,
     SLOT_COUNT,
     SLOT_MAX,
@@ -34,6 +24,7 @@ from president_engine.cards import (
     rank_bucket_mask,
     slot_count,
 )
+from president_engine.deal import shuffled_deal
 from president_engine.errors import DealError, IllegalActionError, IllegalReason
 from president_engine.events import (
     CardsGiven,
@@ -50,11 +41,11 @@ from president_engine.events import (
     TrickWon,
     WentOut,
 )
-from president_engine.observation import Observation, observe
+from president_engine.movegen import beats, bucket_row, general_plays, give_backs, requests, simple_plays
+from president_engine.observation import Observation, PublicObservation, read_deal
 from president_engine.phase import Phase
 from president_engine.roles import Role, roles_by_place
 from president_engine.rules import (
-    Beat,
     FirstLead,
     NextLead,
     RevolutionEffect,
@@ -63,38 +54,11 @@ from president_engine.rules import (
     Seating,
     TrickEnd,
 )
-from president_engine.tables import JOKER_MASK, JOKER_ONE, Tables, subsets_by_size, tables_for, unit_bits
+from president_engine.tables import JOKER_MASK, Tables, tables_for
 
 _ALL_PASS, _ALL_PASS_FINAL, _ONE_ORBIT = 0, 1, 2
+_View = TypeVar("_View", bound=PublicObservation)
 _THREE_OF_CLUBS_BITS = 1 << ((3 - 2) * 4 * SLOT_BITS)
-
-
-def shuffled_deal(rules: Rules, seed: int, deal: int, start_seat: int) -> list[CardSet]:
-    """The hands a seeded shuffle deals, by seat: a pure function of seed and deal number.
-
-    The deck (slots ascending, copies together, jokers last) is sorted by
-    64-bit keys read little-endian from SHAKE-256 of ``president/<seed>/<deal>``,
-    so any language can reproduce a deal; then dealt one card at a time from
-    `start_seat` in seat order.
-    """
-    deck = _DECKS.get((rules.decks, rules.jokers))
-    if deck is None:
-        deck = [slot for slot in range(52) for _ in range(rules.decks)]
-        deck += [JOKER_SLOT] * (rules.jokers * rules.decks)
-        deck = _DECKS[(rules.decks, rules.jokers)] = deck
-    size = len(deck)
-    keys = struct.unpack(f"<{size}Q", hashlib.shake_256(f"president/{seed}/{deal}".encode()).digest(8 * size))
-    order = sorted(range(size), key=keys.__getitem__)
-    units = [_UNITS[deck[i]] for i in order]
-    n = rules.players
-    hands = [0] * n
-    for offset in range(n):
-        hands[(start_seat + offset) % n] = sum(units[offset::n])
-    return [CardSet.from_bits(h) for h in hands]
-
-
-_DECKS: dict[tuple[int, int], list[int]] = {}
-_UNITS = [1 << (slot * SLOT_BITS) for slot in range(SLOT_COUNT)]
 
 
 class Match:
@@ -109,7 +73,6 @@ class Match:
         self._n = n
         self._mode = (_ONE_ORBIT if rules.trick_end is TrickEnd.ONE_ORBIT
                       else _ALL_PASS_FINAL if rules.pass_is_final else _ALL_PASS)
-        self._strict = rules.beat is Beat.STRICTLY_HIGHER
         self._rev_on = rules.revolution
         self._rev_four = rules.revolution and RevolutionTrigger.FOUR_OF_A_KIND in rules.revolution_triggers
         self._rev_singles = rules.revolution and RevolutionTrigger.FOUR_SINGLES in rules.revolution_triggers
@@ -235,9 +198,24 @@ class Match:
                 deals[-1].append((e.giver, GiveBack(e.cards)))
         return deals
 
+    def public_observation(self) -> PublicObservation:
+        """Everything a spectator may know now."""
+        return self._view(PublicObservation, None)
+
     def observation(self, player: int) -> Observation:
         """Everything `player` may know now, and nothing more."""
-        return observe(self, player)
+        if not 0 <= player < self._n:
+            raise ValueError(f"no player {player} in a {self._n}-player match")
+        return self._view(Observation, player, player=player, hand=self.hand(player), owed=self.owed(player),
+                          legal_actions=self.legal_actions() if self.to_act == player else ())
+
+    def _view(self, kind: type[_View], viewer: int | None, **private: Any) -> _View:
+        trick, played, exchange = read_deal(self.events, viewer)
+        return kind(rules=self.rules, deal=self.deal, phase=self.phase, to_act=self.to_act,
+                    hand_sizes=self.hand_sizes(), seats=self.seats, roles=tuple(self.roles),
+                    scores=tuple(self.scores), places=self.places, rank_order=self.rank_order,
+                    reversed=self.reversed, direction=self.direction, table=self.table,
+                    table_player=self.table_player, trick=trick, played=played, exchange=exchange, **private)
 
     def owed(self, player: int) -> int:
         """Cards `player` must name or give back in the current exchange step."""
@@ -251,159 +229,20 @@ class Match:
         """Every legal action of the player to act, in the engine's fixed order."""
         legal = self._legal
         if legal is None:
+            t = self._t
             if self.phase is Phase.PLAY:
-                legal = self._legal_plays_simple() if self._t.simple else self._legal_plays_general()
-            elif self.phase is Phase.GIVE_BACK:
-                legal = self._legal_give_backs()
-            elif self.phase is Phase.REQUEST:
-                legal = self._legal_requests()
-            else:
+                if t.simple:
+                    legal = simple_plays(t, self._bp[self._turn], self._table, self._table_strength, self._rev)
+                else:
+                    legal = general_plays(t, self._hands[self._turn], self._table, self._table_strength, self._rev)
+            elif self.phase is Phase.OVER:
                 legal = ()
+            else:
+                step, actor, _, owed = self._exchange_steps[0]
+                hand = self._hands[self._player_seat[actor]]
+                legal = give_backs(t, hand, owed) if step is Phase.GIVE_BACK else requests(t, hand, owed)
             self._legal = legal
         return legal
-
-    def _legal_plays_simple(self) -> tuple[Action, ...]:
-        """No wild cards, jokers or suit order: read the seat's canonical plays by rank."""
-        buckets = self._bp[self._turn]  # kept up to date by _play, by strength in the normal order
-        table = self._table
-        if table is None:
-            return tuple(chain.from_iterable(reversed(buckets) if self._rev else buckets))
-        k = table.size
-        start = self._table_strength + 1 if self._strict else self._table_strength
-        above = (buckets[12 - start::-1] if start <= 12 else []) if self._rev else buckets[start:]
-        out: list[Action] = [plays[k - 1] for plays in above if len(plays) >= k]
-        out.append(PASS)
-        return tuple(out)
-
-    def _legal_plays_general(self) -> tuple[Action, ...]:
-        """Plays with wild cards, jokers or suit order: enumerate, then sort."""
-        t = self._t
-        hand = self._hands[self._turn]
-        table = self._table
-        strength = t.strength[self._rev]
-        every_suit = t.suit_order is not None
-        wild_sets = self._wild_subsets(hand & t.wild_mask, every_suit)
-        k = 0 if table is None else table.size
-        found: list[tuple[int, int, int, int, Play]] = []
-
-        def add(bits: int, rank: Rank, wilds: int) -> None:
-            size = bits_size(bits)
-            if table is not None and (size != k or not self._beats(bits, rank)):
-                return
-            play = t.play(bits, rank)
-            found.append((strength[rank], size, wilds, bits, play))
-
-        for rank in t.natural_ranks[0]:
-            bucket = hand & rank_bucket_mask(rank)
-            if not bucket:
-                continue
-            for size, subsets in subsets_by_size(bucket, every_suit).items():
-                if table is not None and size > k:
-                    break
-                for natural in subsets:
-                    for wild_bits, wild_size in wild_sets:
-                        if table is None or size + wild_size == k:
-                            add(natural + wild_bits, rank, wild_size)
-        for wild_bits, wild_size in wild_sets:
-            if wild_size == 0 or (table is not None and wild_size != k):
-                continue
-            if not t.declared:
-                add(wild_bits, Rank.JOKER, wild_size)
-            elif table is None:
-                add(wild_bits, self.rules.wild_lead_rank, wild_size)
-            else:
-                for rank in t.natural_ranks[0]:
-                    add(wild_bits, rank, wild_size)
-        jokers = slot_count(hand, JOKER_SLOT)
-        if jokers and not t.jokers_wild:
-            for count in range(1, jokers + 1):
-                add(count * JOKER_ONE, Rank.JOKER, 0)
-        found.sort(key=lambda item: item[:4])
-        out: list[Action] = [item[4] for item in found]
-        if table is not None:
-            out.append(PASS)
-        return tuple(out)
-
-    def _wild_subsets(self, wild: int, every_suit: bool) -> list[tuple[int, int]]:
-        """(bits, size) of every choice of wild cards from `wild`, the empty one first."""
-        choices = [(0, 0)]
-        if not wild:
-            return choices
-        jokers = slot_count(wild, JOKER_SLOT)
-        groups: list[list[tuple[int, int]]] = []
-        if jokers:
-            groups.append([(0, 0)] + [(j * JOKER_ONE, j) for j in range(1, jokers + 1)])
-        for rank in sorted(self.rules.wild_ranks):
-            bucket = wild & rank_bucket_mask(rank)
-            if bucket:
-                options = [(0, 0)]
-                for size, subsets in subsets_by_size(bucket, every_suit).items():
-                    options.extend((bits, size) for bits in subsets)
-                groups.append(options)
-        for group in groups:
-            choices = [(a + b, sa + sb) for a, sa in choices for b, sb in group]
-        choices.sort(key=lambda c: (c[1], c[0]))
-        return choices
-
-    def _beats(self, bits: int, rank: Rank) -> bool:
-        table = self._table
-        assert table is not None and table.rank is not None
-        strength = self._t.strength[self._rev]
-        mine, theirs = strength[rank], self._table_strength
-        if mine > theirs:
-            return True
-        if mine < theirs or self._strict:
-            return False
-        if self._t.suit_order is None:
-            return True
-        return self._t.top_suit(bits) > self._t.top_suit(table.bits)
-
-    def _legal_give_backs(self) -> tuple[Action, ...]:
-        _, giver, _, owed = self._exchange_steps[0]
-        hand = self._hands[self._player_seat[giver]]
-        every_suit = self._t.suit_order is not None
-        # Interchangeable cards form a class (a rank, or one exact card under suit_order);
-        # classes go worst first, and a class lists its cards lowest suit first.
-        classes: list[list[int]] = []
-        ranks_done: set[int] = set()
-        for slot in reversed(self._t.tribute_slots):
-            count = slot_count(hand, slot)
-            if not count:
-                continue
-            if every_suit or slot == JOKER_SLOT:
-                classes.append([1 << (slot * SLOT_BITS)] * count)
-            elif slot // 4 not in ranks_done:
-                ranks_done.add(slot // 4)
-                classes.append(unit_bits(hand & rank_bucket_mask(Rank(slot // 4 + 2))))
-        out: list[Action] = []
-        for combo in combinations_with_replacement(range(len(classes)), owed):
-            bits = 0
-            for index in set(combo):
-                taken = combo.count(index)
-                if taken > len(classes[index]):
-                    break
-                bits += sum(classes[index][:taken])
-            else:
-                out.append(GiveBack(CardSet.from_bits(bits)))
-        return tuple(out)
-
-    def _legal_requests(self) -> tuple[Action, ...]:
-        _, receiver, _, owed = self._exchange_steps[0]
-        hand = self._hands[self._player_seat[receiver]]
-        deck = self._t.deck.bits
-        units: list[int] = []
-        for slot in self._t.tribute_slots:
-            free = slot_count(deck, slot) - slot_count(hand, slot)
-            units.extend([1 << (slot * SLOT_BITS)] * free)
-        out: list[Action] = [Request(CardSet.from_bits(0))]
-        seen: set[int] = {0}
-        for size in range(1, owed + 1):
-            for combo in combinations(range(len(units)), size):
-                bits = sum(units[i] for i in combo)
-                if bits not in seen:
-                    seen.add(bits)
-                    out.append(Request(CardSet.from_bits(bits)))
-        return tuple(out)
 
     # ------------------------------------------------------------------ checking
 
@@ -449,41 +288,50 @@ class Match:
 
     def _check_play(self, action: Play) -> Play:
         t = self._t
-        bits = action.cards.bits
+        bits = action.bits
         if not bits:
             raise IllegalActionError(IllegalReason.EMPTY_PLAY, "a play needs at least one card")
         if not bits_contains(self._hands[self._turn], bits):
             raise IllegalActionError(IllegalReason.CARDS_NOT_HELD, f"you do not hold {action.cards}")
         natural = bits & ~t.special_mask
         plain_jokers = bits & JOKER_MASK if t.has_jokers and not t.jokers_wild else 0
-        ranks = {r for r in t.natural_ranks[0] if natural & rank_bucket_mask(r)}
+        ranks = {r for r in t.natural_ranks if natural & rank_bucket_mask(r)}
         if len(ranks) > 1:
             raise IllegalActionError(IllegalReason.MIXED_RANKS, "all natural cards of a play must have one rank")
         table = self._table
+        declares = False
         if plain_jokers:
             if bits != plain_jokers:
                 raise IllegalActionError(IllegalReason.JOKER_NOT_WILD, "jokers are not wild: play them alone")
-            rank = Rank.JOKER
+            rank, stands_for = Rank.JOKER, "the joker rank"
         elif ranks:
             rank = ranks.pop()
+            stands_for = "its own rank" if natural == bits else "the rank of its natural cards"
         elif not t.declared:
-            rank = Rank.JOKER
+            rank, stands_for = Rank.JOKER, "the joker rank"
         elif table is None:
             rank = self.rules.wild_lead_rank
-        else:
-            if action.rank is None or action.rank is Rank.JOKER or action.rank in self.rules.wild_ranks:
+            stands_for = f"{rank} when it leads"
+        else:  # a follow of wild cards alone declares its rank; an echoed `rank` counts as the declaration
+            declares = True
+            declared = action.declared if action.declared is not None else action.rank
+            if declared is None or declared is Rank.JOKER or declared in self.rules.wild_ranks:
                 raise IllegalActionError(
                     IllegalReason.BAD_DECLARED_RANK,
                     "a follow of wild cards only must declare a rank that is not wild (e.g. '6H 6S as K')")
-            rank = action.rank
+            rank = declared
+        if action.declared is not None and not declares:
+            raise IllegalActionError(
+                IllegalReason.WRONG_RANK,
+                f"{action.cards} stands for {stands_for}: only a follow of wild cards alone declares a rank")
         if action.rank is not None and action.rank is not rank:
             raise IllegalActionError(IllegalReason.WRONG_RANK, f"these cards stand for {rank}, not {action.rank}")
         if table is not None:
             if action.size != table.size:
                 raise IllegalActionError(IllegalReason.WRONG_COUNT, f"play exactly {table.size} card(s) or pass")
-            if not self._beats(bits, rank):
+            if not beats(t, bits, rank, table, self._table_strength, self._rev):
                 raise IllegalActionError(IllegalReason.DOES_NOT_BEAT, f"{action.cards} does not beat {table.cards}")
-        return t.play(bits, rank)
+        return t.declared_play(bits, rank) if declares else t.play(bits, rank)
 
     def _check_request(self, action: Request) -> Request:
         owed = self._exchange_steps[0][3]
@@ -549,8 +397,7 @@ class Match:
         hand = self._hands[s] = self._hands[s] - play.bits
         left = self._sizes[s] = self._sizes[s] - play.size
         if t.simple:
-            bucket = hand & t.bucket_mask[rank]
-            self._bp[s][t.strength[0][rank]] = (t._canon.get(bucket) or t.canonical(bucket)) if bucket else ()
+            self._bp[s][t.strength[0][rank]] = t.canonical(hand & t.bucket_mask[rank])
         beaten = self._table
         self._table = play
         self._last = s
@@ -600,18 +447,9 @@ class Match:
                 self._direction = -self._direction
             self.events.append(RevolutionHappened(bool(self._rev), self._direction))
 
-    def _refresh_bucket(self, s: int, rank: Rank) -> None:
-        t = self._t
-        bucket = self._hands[s] & t.bucket_mask[rank]
-        self._bp[s][t.strength[0][rank]] = (t._canon.get(bucket) or t.canonical(bucket)) if bucket else ()
-
     def _refresh_buckets(self, s: int) -> None:
-        t = self._t
-        if t.simple:
-            hand, canon, row = self._hands[s], t._canon, self._bp[s]
-            for strength, mask in enumerate(t.rank_masks[0]):
-                bucket = hand & mask
-                row[strength] = (canon.get(bucket) or t.canonical(bucket)) if bucket else ()
+        if self._t.simple:
+            self._bp[s] = bucket_row(self._t, self._hands[s])
 
     def _pass(self, s: int) -> None:
         self.events.append(self._t.passed[self._seat_player[s]])

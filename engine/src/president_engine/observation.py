@@ -1,36 +1,45 @@
-"""A player's view of a match: the only thing a bot is given (OpenSpiel style).
+"""What a spectator, and what a player, may know of a match (OpenSpiel style).
 
-It holds the player's own hand and the public state, and never another
-player's card: exchange cards appear only for the two players of a pair.
+`PublicObservation` is the spectator's view: the public state, and the
+exchange with every card hidden.  `Observation` is a player's view, the only
+thing a bot is given: the public state plus the player's own hand, what they
+owe and their legal actions, and the exchange cards of their own pair.
+Hidden cards are removed by `events.visible_to`, the one place that decides
+what is hidden; `Match.observation` and `Match.public_observation` build them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from president_engine.actions import Action, Play
-from president_engine.cards import CardSet
-from president_engine.events import CardsGiven, DealStarted, Passed, Played, PlayStarted, TrickWon, visible_to
+from president_engine.cards import CardSet, Rank
+from president_engine.events import (
+    CardsGiven,
+    DealStarted,
+    Event,
+    Passed,
+    Played,
+    PlayStarted,
+    TrickWon,
+    visible_to,
+)
 from president_engine.phase import Phase
 from president_engine.roles import Role
 from president_engine.rules import Rules
 
-if TYPE_CHECKING:
-    from president_engine.cards import Rank
-    from president_engine.match import Match
-
 TrickEntry = Played | Passed
 
 
-@dataclass(frozen=True, slots=True)
-class Observation:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PublicObservation:
+    """Everything a spectator may know now."""
+
     rules: Rules
-    player: int
     deal: int
     phase: Phase
     to_act: int | None
-    hand: CardSet
     hand_sizes: tuple[int, ...]
     """Cards held by each player, by player."""
     seats: tuple[int, ...]
@@ -52,60 +61,54 @@ class Observation:
     played: CardSet
     """Every card played in this deal so far."""
     exchange: tuple[CardsGiven, ...]
-    """This deal's exchange as this player may see it (cards only within the pair)."""
+    """This deal's exchange as this viewer may see it (cards only within a pair, to its two players)."""
+
+    def strength(self, rank: Rank) -> int:
+        """Position of `rank` in the current order (0 weakest); jokers alone keep their fixed place."""
+        return self.rules.strength(rank, reversed=self.reversed)
+
+    @property
+    def top_rank(self) -> Rank:
+        """The highest rank of the current order (2 normally, 3 after a revolution)."""
+        return self.rank_order[-1]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Observation(PublicObservation):
+    """Everything `player` may know now, and nothing more."""
+
+    player: int
+    hand: CardSet
     owed: int
     """Cards this player must name or give back now."""
     legal_actions: tuple[Action, ...]
     """What this player may do now; empty when it is not their turn."""
 
-    @property
-    def my_turn(self) -> bool:
-        return self.to_act == self.player
 
+def read_deal(events: Sequence[Event], viewer: int | None) -> tuple[tuple[TrickEntry, ...], CardSet,
+                                                                    tuple[CardsGiven, ...]]:
+    """The current trick, the cards played and the exchange of the deal in progress, as `viewer` sees them.
 
-def observe(match: Match, player: int) -> Observation:
-    if not 0 <= player < match.rules.players:
-        raise ValueError(f"no player {player} in a {match.rules.players}-player match")
+    `viewer` is a player, or None for a spectator.  Every event goes through
+    `visible_to`, so nothing hidden can leak into a view.
+    """
     trick: list[TrickEntry] = []
     played = 0
     exchange: list[CardsGiven] = []
     in_trick = True
-    for event in reversed(match.events):
+    for event in reversed(events):
         if isinstance(event, DealStarted):
             break
-        if isinstance(event, (PlayStarted, TrickWon)):
+        shown = visible_to(event, viewer)
+        if isinstance(shown, (PlayStarted, TrickWon)):
             in_trick = False
-        elif isinstance(event, Played):
-            played += event.play.bits
+        elif isinstance(shown, Played):
+            played += shown.play.bits
             if in_trick:
-                trick.append(event)
-        elif isinstance(event, Passed) and in_trick:
-            trick.append(event)
-        elif isinstance(event, CardsGiven):
-            shown = visible_to(event, player)
-            assert isinstance(shown, CardsGiven)
+                trick.append(shown)
+        elif isinstance(shown, Passed):
+            if in_trick:
+                trick.append(shown)
+        elif isinstance(shown, CardsGiven):
             exchange.append(shown)
-    to_act = match.to_act
-    return Observation(
-        rules=match.rules,
-        player=player,
-        deal=match.deal,
-        phase=match.phase,
-        to_act=to_act,
-        hand=match.hand(player),
-        hand_sizes=match.hand_sizes(),
-        seats=match.seats,
-        roles=tuple(match.roles),
-        scores=tuple(match.scores),
-        places=match.places,
-        rank_order=match.rank_order,
-        reversed=match.reversed,
-        direction=match.direction,
-        table=match.table,
-        table_player=match.table_player,
-        trick=tuple(reversed(trick)),
-        played=CardSet.from_bits(played),
-        exchange=tuple(reversed(exchange)),
-        owed=match.owed(player),
-        legal_actions=match.legal_actions() if to_act == player else (),
-    )
+    return tuple(reversed(trick)), CardSet.from_bits(played), tuple(reversed(exchange))

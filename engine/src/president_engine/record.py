@@ -2,6 +2,8 @@
 
 A record replays to the identical state (`MatchRecord.replay`); replaying
 checks every action and stops at the first illegal one with its reason.
+Actions are written in their text form (``"6H 6S as K"``, ``"pass"``), the
+one notation the engine, the CLI and the server's store share.
 """
 
 from __future__ import annotations
@@ -10,13 +12,15 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from president_engine.actions import Action, action_from_json, action_to_json
+from president_engine.actions import Action, parse_action
 from president_engine.cards import CardSet
 from president_engine.errors import CardParseError, IllegalActionError, RecordError, RulesError
 from president_engine.match import Match
 from president_engine.rules import Rules
 
-FORMAT = "president-match/1"
+FORMAT = "president-match/2"
+FORMER_FORMATS = ("president-match/1",)
+"""Formats of earlier engines, refused by name: /1 wrote actions as JSON objects."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,28 +92,30 @@ class MatchRecord:
                 "seats": list(d.seats),
                 "hands": [str(h) for h in d.hands],
                 "shuffled": d.shuffled,
-                "actions": [{"player": p, **action_to_json(a)} for p, a in d.actions],
+                "actions": [{"player": p, "action": str(a)} for p, a in d.actions],
             } for d in self.deals],
         }
 
     def dumps(self, *, indent: int | None = 1) -> str:
-        """The record as JSON text; ``indent=None`` is compact (and several times faster to write)."""
+        """The record as JSON text; ``indent=None`` is compact."""
         return json.dumps(self.to_json(), indent=indent)
 
     @classmethod
     def from_json(cls, data: Any) -> MatchRecord:
         try:
-            if data.get("format") != FORMAT:
-                raise RecordError(f"not a {FORMAT} record (format {data.get('format')!r})")
+            found = data.get("format")
+            if found in FORMER_FORMATS:
+                raise RecordError(f"a {found} record: this engine reads {FORMAT} only")
+            if found != FORMAT:
+                raise RecordError(f"not a {FORMAT} record (format {found!r})")
             deals = []
             for d in data["deals"]:
                 actions = []
                 for entry in d["actions"]:
-                    entry = dict(entry)
-                    player = entry.pop("player")
-                    if not isinstance(player, int):
-                        raise RecordError(f"player must be a number, got {player!r}")
-                    actions.append((player, action_from_json(entry)))
+                    player, text = entry["player"], entry["action"]
+                    if not isinstance(player, int) or not isinstance(text, str):
+                        raise RecordError(f'an action is {{"player": number, "action": text}}, got {entry!r}')
+                    actions.append((player, parse_action(text)))
                 deals.append(DealRecord(
                     seats=tuple(int(s) for s in d["seats"]),
                     hands=tuple(CardSet(h) for h in d["hands"]),

@@ -13,9 +13,10 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
 from typing import Any
 
-from president_engine.cards import NATURAL_RANKS, Rank, Suit
+from president_engine.cards import NATURAL_RANKS, Card, CardSet, Rank, Suit, full_deck
 from president_engine.errors import RulesError
 
 MAX_DECKS = 7  # a CardSet slot counts up to 15 copies: 7 decks of 2 jokers is 14
@@ -147,6 +148,55 @@ class Rules:
     @property
     def is_wild_possible(self) -> bool:
         return bool(self.wild_ranks) or (self.jokers > 0 and self.joker_wild)
+
+    # Rule facts derived from the options: the engine's tables and the SDK's helpers read these,
+    # so each fact has one definition.
+
+    @cached_property
+    def natural_ranks(self) -> tuple[Rank, ...]:
+        """The ranks whose cards stand for themselves, low to high in the normal order."""
+        return tuple(r for r in self.rank_order if r not in self.wild_ranks)
+
+    @property
+    def joker_strength(self) -> int:
+        """Where jokers played alone stand against the order's positions 0..12: below or above them all."""
+        return -1 if self.joker_alone is JokerAlone.LOW else 13
+
+    def strength(self, rank: Rank, *, reversed: bool = False) -> int:
+        """Position of `rank` in the normal (or reversed) order, 0 weakest; jokers alone keep their place."""
+        if rank is Rank.JOKER:
+            return self.joker_strength
+        position = self.rank_order.index(rank)
+        return 12 - position if reversed else position
+
+    def is_wild(self, card: Card) -> bool:
+        """True for a card that stands for the rank of the natural cards it is played with."""
+        return self.joker_wild if card.is_joker else card.rank in self.wild_ranks
+
+    def wild_count(self, cards: CardSet) -> int:
+        """How many wild cards `cards` holds."""
+        jokers = cards.count_rank(Rank.JOKER) if self.joker_wild else 0
+        return jokers + sum(cards.count_rank(rank) for rank in self.wild_ranks)
+
+    def plain_joker_count(self, cards: CardSet) -> int:
+        """Jokers in `cards` that are not wild: they are played only alone, at the joker rank."""
+        return 0 if self.joker_wild else cards.count_rank(Rank.JOKER)
+
+    @cached_property
+    def deck(self) -> CardSet:
+        """Every card of the match's deck."""
+        return full_deck(self.decks, self.jokers)
+
+    def interchangeable(self, a: CardSet, b: CardSet) -> bool:
+        """True when `a` and `b` are the same choice under these rules (RULES 1.8).
+
+        Without `suit_order` suits change nothing, so two sets with the same
+        number of cards of each rank (jokers alike) are one choice; with it,
+        only the same cards are.
+        """
+        if self.suit_order is not None:
+            return a == b
+        return all(a.count_rank(rank) == b.count_rank(rank) for rank in Rank)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: every option, explicitly."""

@@ -1,15 +1,15 @@
 """Per-rules lookup tables and the cache of `Play` objects (internal).
 
 Built once per `Rules` (rules are frozen and hashable) so that the legal-move
-loop only shifts, masks and indexes.  Plays are interned: the same cards
-standing for the same rank are always the same `Play` object, which lets
+loop only shifts, masks and indexes.  Plays are interned: the same cards,
+declared rank and rank are always the same `Play` object, which lets
 `Match.apply` recognise a listed legal action by identity.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
-from itertools import combinations
 
 from president_engine.actions import Play
 from president_engine.cards import (
@@ -22,7 +22,7 @@ from president_engine.cards import (
     rank_bucket_mask,
 )
 from president_engine.events import Passed
-from president_engine.rules import JokerAlone, Rules
+from president_engine.rules import Beat, JokerAlone, Rules
 
 JOKER_SHIFT = JOKER_SLOT * SLOT_BITS
 JOKER_MASK = SLOT_MAX << JOKER_SHIFT
@@ -35,73 +35,60 @@ class Tables:
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
-        self.n = rules.players
-        wild = rules.wild_ranks
         self.has_jokers = rules.jokers > 0
         self.jokers_wild = self.has_jokers and rules.joker_wild
         self.declared = rules.joker_alone is JokerAlone.DECLARED
+        self.strict = rules.beat is Beat.STRICTLY_HIGHER
         self.suit_order: tuple[int, ...] | None = None
         if rules.suit_order is not None:
             power = [0] * 4
             for position, suit in enumerate(rules.suit_order):
                 power[suit] = position
             self.suit_order = tuple(power)
-        # strength[rev][rank value]: position in the current order; jokers fixed.
-        joker_strength = -1 if rules.joker_alone is JokerAlone.LOW else 13
-        self.strength: tuple[list[int], list[int]] = ([0] * 16, [0] * 16)
-        for position, rank in enumerate(rules.rank_order):
-            self.strength[0][rank] = position
-            self.strength[1][rank] = 12 - position
-        self.strength[0][Rank.JOKER] = self.strength[1][Rank.JOKER] = joker_strength
-        self.natural_ranks: tuple[tuple[Rank, ...], tuple[Rank, ...]] = (
-            tuple(r for r in rules.rank_order if r not in wild),
-            tuple(r for r in reversed(rules.rank_order) if r not in wild),
+        # strength[rev][rank value]: Rules.strength as a list, for the hot path.
+        self.strength: tuple[list[int], list[int]] = (
+            [0, 0] + [rules.strength(rank) for rank in Rank],
+            [0, 0] + [rules.strength(rank, reversed=True) for rank in Rank],
         )
-        self.rank_masks: tuple[list[int], list[int]] = (
-            [rank_bucket_mask(r) for r in rules.rank_order],
-            [rank_bucket_mask(r) for r in reversed(rules.rank_order)],
-        )
+        self.natural_ranks = rules.natural_ranks
+        self.rank_masks = tuple(rank_bucket_mask(r) for r in rules.rank_order)
+        """Bits of each rank's cards, by strength in the normal order."""
         self.bucket_mask = [0] * 16
         """Bits of each rank's cards, indexed by rank value (the joker slot for JOKER)."""
         for rank in Rank:
             self.bucket_mask[rank] = rank_bucket_mask(rank)
-        self.wild_rank_mask = 0
-        for r in wild:
-            self.wild_rank_mask |= rank_bucket_mask(r)
-        self.wild_mask = self.wild_rank_mask | (JOKER_MASK if self.jokers_wild else 0)
-        self.special_mask = self.wild_rank_mask | (JOKER_MASK if self.has_jokers else 0)
+        wild_rank_mask = sum(rank_bucket_mask(r) for r in rules.wild_ranks)
+        self.wild_mask = wild_rank_mask | (JOKER_MASK if self.jokers_wild else 0)
+        self.special_mask = wild_rank_mask | (JOKER_MASK if self.has_jokers else 0)
         # The bucket index fast path needs every rank natural, no suits and no jokers.
-        self.simple = not wild and self.suit_order is None and not self.has_jokers
-        self.deck = CardSet.from_bits(
-            sum(rules.decks << (slot * SLOT_BITS) for slot in range(52))
-            + ((rules.jokers * rules.decks) << JOKER_SHIFT))
+        self.simple = not rules.wild_ranks and self.suit_order is None and not self.has_jokers
+        self.deck = rules.deck
         self.tribute_slots = self._tribute_slots()
         # Pass events carry no cards: share one per player.
-        self.passed = tuple(Passed(p, False) for p in range(self.n))
-        self.skipped = tuple(Passed(p, True) for p in range(self.n))
-        self._canon: dict[int, tuple[Play, ...]] = {}
+        self.passed = tuple(Passed(p, False) for p in range(rules.players))
+        self.skipped = tuple(Passed(p, True) for p in range(rules.players))
         self._plays: dict[tuple[int, Rank], Play] = {}
+        self._declared: dict[tuple[int, Rank], Play] = {}
+        self.canonical: Callable[[int], tuple[Play, ...]] = _CanonicalPlays(self.play).__getitem__
+        """Plays of 1..n cards of one natural rank, lowest suits first, for a hand's rank bucket (empty: none).
+
+        A dict lookup that builds the entry on a miss: it runs for every play the simple path applies.
+        """
 
     def play(self, bits: int, rank: Rank) -> Play:
-        """The interned Play for these cards standing for `rank`."""
+        """The interned Play of these cards standing for `rank` by themselves."""
         key = (bits, rank)
         found = self._plays.get(key)
         if found is None:
-            found = self._plays[key] = Play(CardSet.from_bits(bits), rank)
+            found = self._plays[key] = Play(CardSet.from_bits(bits), rank=rank)
         return found
 
-    def canonical(self, bucket: int) -> tuple[Play, ...]:
-        """Plays of 1..n cards of one natural rank, lowest suits first, for a hand's rank bucket."""
-        found = self._canon.get(bucket)
+    def declared_play(self, bits: int, rank: Rank) -> Play:
+        """The interned Play of these wild cards following as the declared `rank`."""
+        key = (bits, rank)
+        found = self._declared.get(key)
         if found is None:
-            units = unit_bits(bucket)
-            rank = rank_of_bucket(bucket)
-            plays = []
-            total = 0
-            for unit in units:
-                total += unit
-                plays.append(self.play(total, rank))
-            found = self._canon[bucket] = tuple(plays)
+            found = self._declared[key] = Play(CardSet.from_bits(bits), rank, rank=rank)
         return found
 
     def top_suit(self, bits: int) -> int:
@@ -128,6 +115,24 @@ class Tables:
         return tuple([JOKER_SLOT, *slots] if jokers_best else [*slots, JOKER_SLOT])
 
 
+class _CanonicalPlays(dict[int, tuple[Play, ...]]):
+    """Rank bucket bits -> its canonical plays, each built on first use."""
+
+    def __init__(self, play: Callable[[int, Rank], Play]) -> None:
+        super().__init__({0: ()})
+        self._play = play
+
+    def __missing__(self, bucket: int) -> tuple[Play, ...]:
+        rank = rank_of_bucket(bucket)
+        plays = []
+        total = 0
+        for unit in unit_bits(bucket):
+            total += unit
+            plays.append(self._play(total, rank))
+        found = self[bucket] = tuple(plays)
+        return found
+
+
 def unit_bits(bucket: int) -> list[int]:
     """One single-card bits value per card in `bucket`, lowest slot first (copies repeated)."""
     units: list[int] = []
@@ -150,24 +155,6 @@ def rank_of_bucket(bits: int) -> Rank:
     return Rank.JOKER if slot == JOKER_SLOT else Rank(slot // 4 + 2)
 
 
-@lru_cache(maxsize=1 << 14)
-def subsets_by_size(bucket: int, every_suit: bool) -> dict[int, list[int]]:
-    """Sub-multisets of a bucket by size: canonical lowest suits, or every distinct one."""
-    units = unit_bits(bucket)
-    out: dict[int, list[int]] = {}
-    if not every_suit:
-        total = 0
-        for size, unit in enumerate(units, 1):
-            total += unit
-            out[size] = [total]
-        return out
-    for size in range(1, len(units) + 1):
-        seen = sorted({sum(combo) for combo in combinations(units, size)})
-        out[size] = seen
-    return out
-
-
 @lru_cache(maxsize=64)
 def tables_for(rules: Rules) -> Tables:
     return Tables(rules)
-
