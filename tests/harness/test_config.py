@@ -13,11 +13,13 @@ EXAMPLE = Path(__file__).parents[2] / "examples" / "ladder.toml"
 def test_example_parses() -> None:
     config = load(EXAMPLE)
     assert config.format is Format.DUPLICATE and config.players == 4 and config.rules.players == 4
-    assert [b.name for b in config.bots] == ["mybot", "easy", "normal", "hard"]
+    assert [b.name for b in config.bots] == ["first", "random", "easy", "normal"]
     argv = config.bots[0].argv(server="h:1", token="t", match="m", player=2, seed=9)
-    assert argv[-4:] == ["--server", "h:1", "--token", "t"]
-    assert config.db == EXAMPLE.parent / "ladder.db"
+    assert argv[-5:] == ["--server", "h:1", "--token", "t", "--quiet"]
+    assert config.db == EXAMPLE.parent / "../run/example-ladder.db"
     assert config.seatings is Seatings.ALL
+    config.check_commands()  # its program is found beside this Python, its bot file exists
+    assert config.bots[0].files(config.base) == [EXAMPLE.parent / "python/first_bot.py"]
 
 
 def test_seed_placeholder_and_seatings_default() -> None:
@@ -58,3 +60,30 @@ def test_mistakes_name_their_key(data: dict[str, object], key: str) -> None:
     with pytest.raises(ConfigError) as error:
         parse(base | data, base=Path("."))
     assert error.value.key == key
+
+
+def test_a_command_whose_program_or_file_is_missing_is_named_before_any_match(tmp_path: Path) -> None:
+    def config(command: str) -> None:
+        parse({"players": 3, "matches": 3, "bots": [{"name": "mine", "command": command}, {"builtin": "easy"},
+                                                     {"builtin": "hard"}]}, base=tmp_path).check_commands()
+
+    with pytest.raises(ConfigError, match="mine: program 'no-such-program' not found") as error:
+        config("no-such-program --token {token}")
+    assert error.value.key == "bots[0].command"
+    with pytest.raises(ConfigError, match=r"mine: no file .*mybot\.py \(paths in a command are relative"):
+        config("president-bot mybot.py:MyBot --server {server} --token {token}")
+    (tmp_path / "mybot.py").write_text("")
+    config("president-bot mybot.py:MyBot --server {server} --token {token}")  # found beside this Python
+
+
+def test_a_bots_identity_covers_its_files_and_version(tmp_path: Path) -> None:
+    (tmp_path / "mybot.py").write_text("one")
+    bots = [{"name": "mine", "command": "python3 mybot.py {token}"}, {"builtin": "easy"}, {"builtin": "hard"}]
+    first = parse({"players": 3, "matches": 3, "bots": bots}, base=tmp_path)
+    before = first.identities()
+    (tmp_path / "mybot.py").write_text("two")
+    after = first.identities()
+    assert before["mine"] != after["mine"] and before["easy"] == after["easy"]
+    versioned = parse({"players": 3, "matches": 3, "bots": [{**bots[0], "version": "2"}, *bots[1:]]}, base=tmp_path)
+    assert versioned.identities()["mine"] != after["mine"]
+    assert first.fingerprint() == versioned.fingerprint()  # the same ladder: only a bot changed

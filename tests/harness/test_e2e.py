@@ -16,6 +16,8 @@ BOT = Path(__file__).with_name("first_legal_bot.py")
 def test_ladder_over_the_real_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     crash = tmp_path / "crash-once"
     crash.touch()
+    bot = tmp_path / "first_legal_bot.py"
+    bot.write_text(BOT.read_text())
     (tmp_path / "ladder.toml").write_text(f"""
 name = "e2e"
 format = "duplicate"
@@ -38,22 +40,41 @@ builtin = "hard"
 
 [[bots]]
 name = "first"
-command = ["{sys.executable}", "{BOT}", "--server", "{{server}}", "--token", "{{token}}", "--seed", "{{seed}}",
-           "--crash-file", "{crash}"]
+command = ["{sys.executable}", "first_legal_bot.py", "--server", "{{server}}", "--token", "{{token}}",
+           "--seed", "{{seed}}", "--crash-file", "{crash}"]
 """)
+    ladder = str(tmp_path / "ladder.toml")
+    # A claim the ladder is too small to judge is refused before anything is played.
+    assert main(["ladder", ladder, "--expect", "hard > first"]) == 2
+    assert "set matches to at least 30" in capsys.readouterr().err
+    assert not (tmp_path / "out" / "ladder.json").exists()
+
     junit = tmp_path / "report.xml"
-    status = main(["ladder", str(tmp_path / "ladder.toml"), "--expect", "hard > first", "--junit", str(junit)])
-    assert status == 1  # one board cannot support a claim at 95%
-    assert "[-inf, inf]" in capsys.readouterr().out  # ... and its intervals are unbounded
+    status = main(["ladder", ladder, "--junit", str(junit), "--strict"])
+    assert status == 4  # the first attempt crashed on purpose: with --strict that fails the run
+    captured = capsys.readouterr()
+    assert "Faults" in captured.out and "first misbehaved" in captured.err
+    assert "[1.00, 3.00]" in captured.out or "[-" not in captured.out  # intervals stay within places 1..3
     data = json.loads((tmp_path / "out" / "ladder.json").read_text())
     assert data["counted"] == data["scheduled"] == 6 and data["complete"]  # one board: every seating of 3 bots
     assert all(s["deals"] == 12 for s in data["standings"])
-    assert data["gate"]["claims"][0]["holds"] is False
+    assert {f["name"]: f["crashes"] for f in data["faults"]} == {"easy": 0, "hard": 0, "first": 1}
     assert not crash.exists()  # the crashed attempt was retried, and counted once
     assert ET.parse(junit).getroot().get("failures") == "1"
     assert (tmp_path / "out" / "ladder.md").read_text().startswith("# Ladder e2e")
+    runs = tmp_path / "out" / "ladder-matches"
+    assert sorted(p.name for p in runs.iterdir()) == [f"match-{i:05d}" for i in range(6)]
+    assert all((folder / "record.json").is_file() for folder in runs.iterdir())
+    assert len(list(runs.glob("*/player*-first.stderr"))) == 6
 
     # Run again: nothing left to play, same counts, and no server needed.
-    assert main(["ladder", str(tmp_path / "ladder.toml")]) == 0
+    assert main(["ladder", ladder]) == 0
     again = json.loads((tmp_path / "out" / "ladder.json").read_text())
     assert again["counted"] == 6 and again["standings"] == data["standings"]
+
+    # Edit the bot: it is a new entrant, and its matches (all six) are played again.
+    bot.write_text(bot.read_text() + "\n# a second version\n")
+    assert main(["ladder", ladder]) == 0
+    assert "first changed since the last run" in capsys.readouterr().err
+    third = json.loads((tmp_path / "out" / "ladder.json").read_text())
+    assert third["counted"] == 6

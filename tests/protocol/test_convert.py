@@ -111,16 +111,20 @@ def test_too_many_copies_is_a_wire_error() -> None:
 @pytest.mark.parametrize("action", [
     PASS,
     Play(CardSet("7C 7D")),
-    Play(CardSet("7C 7D"), Rank.SEVEN),
+    Play(CardSet("7C 7D"), rank=Rank.SEVEN),
+    Play(CardSet("6H 6S"), Rank.KING, rank=Rank.KING),
     Play(CardSet("6H 6S"), Rank.KING),
-    Play(CardSet("JK"), Rank.JOKER),
+    Play(CardSet("JK"), rank=Rank.JOKER),
     GiveBack(CardSet("3C 4D")),
     Request(CardSet("AS 2H")),
     Request(CardSet()),
 ], ids=str)
 def test_every_action_kind_round_trips(action: Any) -> None:
     msg = through_bytes(convert.action_to_proto(action))
-    assert convert.action_from_proto(msg) == action
+    back = convert.action_from_proto(msg)
+    assert back == action
+    if isinstance(action, Play):
+        assert isinstance(back, Play) and (back.rank, back.declared) == (action.rank, action.declared)
 
 
 def test_an_empty_action_is_a_wire_error() -> None:
@@ -251,9 +255,14 @@ def test_observations_and_prompts_round_trip_at_every_step(table: str, seed: int
             obs = match.observation(player)
             msg = through_bytes(convert.observation_to_proto(obs))
             assert convert.observation_from_proto(msg, rules, obs.legal_actions) == obs
+            # a player's observation given where a spectator's is wanted still shows only the public part
             public = through_bytes(convert.public_observation_to_proto(obs))
             assert not public.HasField("player") and not public.hand and public.owed == 0
             assert not any(given.HasField("cards") for given in public.exchange)
+        spectator = match.public_observation()
+        msg = through_bytes(convert.public_observation_to_proto(spectator))
+        assert msg == public
+        assert convert.public_observation_from_proto(msg, rules) == spectator
         if match.is_over:
             break
         to_act = match.to_act

@@ -14,7 +14,7 @@ from president_protocol.v1 import president_pb2 as pb
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTO = ROOT / "protos" / "president" / "v1" / "president.proto"
-GENERATED = ROOT / "sdk" / "src" / "president_sdk" / "proto"
+GENERATED = ROOT / "protocol" / "src" / "president_protocol" / "v1"
 needs_make = pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 
 
@@ -37,9 +37,9 @@ def test_committed_generated_code_is_what_make_protos_writes(tmp_path: Path) -> 
 
 @needs_make
 def test_check_protos_fails_with_a_clear_message_on_stale_code(tmp_path: Path) -> None:
-    stale = tmp_path / "proto"
+    stale = tmp_path / "v1"
     shutil.copytree(GENERATED, stale, ignore=shutil.ignore_patterns("__pycache__"))
-    (stale / "president" / "v1" / "president_pb2.py").write_text("# edited by hand\n")
+    (stale / "president_pb2.py").write_text("# edited by hand\n")
     result = run("make", "--no-print-directory", "check-protos", f"PROTO_OUT={stale}",
                  f"PROTO_CHECK={tmp_path / 'check'}")
     assert result.returncode != 0
@@ -47,7 +47,9 @@ def test_check_protos_fails_with_a_clear_message_on_stale_code(tmp_path: Path) -
 
 
 def test_generated_modules_import_each_other_relatively() -> None:
-    for path in (GENERATED / "president" / "v1").glob("*_grpc.py*"):
+    paths = sorted(GENERATED.glob("*_grpc.py*"))
+    assert paths
+    for path in paths:
         text = path.read_text()
         assert "from president.v1 import" not in text, path
         assert "from . import president_pb2 " in text, path

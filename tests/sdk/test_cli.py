@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ def test_load_from_file_builtin_and_module() -> None:
 
 
 @pytest.mark.parametrize(("spec", "words"), [
-    ("builtin:expert", "no built-in bot 'expert'"),
+    ("builtin:grandmaster", "no built-in bot 'grandmaster'"),
     ("missing.py", "no file missing.py"),
     (f"{FIRST_BOT}:Nope", "has no Bot subclass named Nope"),
     ("president_sdk.bots", "defines 0 Bot subclasses"),
@@ -36,10 +37,56 @@ def test_local_match_prints_the_result(capsys: pytest.CaptureFixture[str]) -> No
     assert out.strip().splitlines()[-1].startswith("FirstBot: ")
 
 
-def test_no_server_is_a_clear_error(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_token_names_the_flag(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PRESIDENT_TOKEN", raising=False)
-    assert main(["builtin:easy", "--server", "127.0.0.1:1", "-q"]) == 1
-    assert "no seat token" in capsys.readouterr().err
+    assert main(["builtin:easy", "--server", "127.0.0.1:1", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert "no seat token: give --token TOKEN or set PRESIDENT_TOKEN" in err and "token=" not in err
+
+
+def test_an_unreachable_server_fails_fast_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    started = time.monotonic()
+    assert main(["builtin:easy", "--server", "127.0.0.1:1", "--token", "abc", "-q"]) == 1
+    assert time.monotonic() - started < 5
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["president-bot: cannot reach 127.0.0.1:1: is the server running, and is the address right?"]
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.startswith("president-bot 0.")
+
+
+BROKEN = """
+import time
+from president_sdk import Bot
+
+
+class Broken(Bot):
+    def play(self, obs):
+        if len(obs.hand) % 3 == 0:
+            raise RuntimeError("oops")
+        if len(obs.hand) % 3 == 1:
+            time.sleep(30)
+        return "pass"
+"""
+
+
+def test_local_play_counts_faults_keeps_deadlines_and_strict_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                   caplog: pytest.LogCaptureFixture) -> None:
+    bot = tmp_path / "broken.py"
+    bot.write_text(BROKEN)
+    started = time.monotonic()
+    assert main([str(bot), "--local", "--deals", "1", "--move-timeout", "0.2", "-q"]) == 0
+    assert time.monotonic() - started < 25  # a hanging answer waits 0.2 s, not 30
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert "errors" in last or "error" in last
+    assert "time-out" in last and "illegal answer" in last
+    assert "returned a str ('pass'), not an action: return a Play or PASS" in caplog.text
+    assert main([str(bot), "--local", "--deals", "1", "--move-timeout", "0.2", "-q", "--strict"]) == 1
+    assert "--strict" in capsys.readouterr().err
 
 
 def test_seed_makes_local_play_with_random_bots_repeat(capsys: pytest.CaptureFixture[str]) -> None:

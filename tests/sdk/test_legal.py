@@ -9,10 +9,8 @@ from president_sdk import (
     highest_play,
     lowest_play,
     plays_of_rank,
+    fallback_action,
     plays_of_size,
-    safe_action,
-    strength,
-    top_rank,
     unseen,
     whole_group_plays,
 )
@@ -26,34 +24,34 @@ def test_leader_helpers() -> None:
     match = Match(Rules.preset("cardverse"), hands=HANDS)
     obs = match.observation(0)
     assert not can_pass(obs)
-    assert lowest_play(obs) == Play(CardSet("3C"), Rank.THREE)
-    assert highest_play(obs) == Play(CardSet("2C"), Rank.TWO)
+    assert lowest_play(obs) == Play(CardSet("3C"), rank=Rank.THREE)
+    assert highest_play(obs) == Play(CardSet("2C"), rank=Rank.TWO)
     assert [str(p) for p in plays_of_rank(obs, Rank.NINE)] == ["9D", "9D 9H", "9D 9H 9S"]
     assert all(p.size == 2 for p in plays_of_size(obs, 2))
     assert [str(p) for p in whole_group_plays(obs)] == ["3C 3D", "5H", "9D 9H 9S", "2C"]
     assert going_out(obs) is None
-    assert safe_action(obs) == obs.legal_actions[0]
-    assert top_rank(obs) is Rank.TWO and strength(obs, Rank.TWO) == 12
+    assert fallback_action(obs.legal_actions) == obs.legal_actions[0]
+    assert obs.top_rank is Rank.TWO and obs.strength(Rank.TWO) == 12
     assert len(unseen(obs)) == 52 - 7  # every card but its own (nothing played yet)
     assert not any(card in unseen(obs) for card in obs.hand)
-    match.apply(Play(CardSet("3C 3D"), Rank.THREE))
+    match.apply(Play(CardSet("3C 3D")))
     assert len(unseen(match.observation(0))) == 45  # own cards left the hand for the table
     assert len(unseen(match.observation(1))) == 52 - 7 - 2
 
 
-def test_follower_may_pass_and_safe_action_passes() -> None:
+def test_follower_may_pass_and_the_fallback_plays_the_lowest_play() -> None:
     match = Match(Rules.preset("cardverse"), hands=HANDS)
-    match.apply(Play(CardSet("3C"), Rank.THREE))
+    match.apply(Play(CardSet("3C")))
     obs = match.observation(1)
     assert can_pass(obs)
-    assert safe_action(obs) is PASS
+    assert fallback_action(obs.legal_actions) == Play(CardSet("4C"))
 
 
 def test_resolve_accepts_other_suits_without_suit_order() -> None:
     match = Match(Rules.preset("cardverse"), hands=HANDS)
     obs = match.observation(0)
     chosen = resolve(obs, Play(CardSet("9S 9H")))
-    assert chosen == Play(CardSet("9S 9H"), Rank.NINE)
+    assert chosen == Play(CardSet("9S 9H"), rank=Rank.NINE)
     assert resolve(obs, Play(CardSet("9S 3C"))) is None  # mixed ranks
     assert resolve(obs, Play(CardSet("4C"))) is None  # not held
     assert resolve(obs, PASS) is None  # the leader must play

@@ -153,10 +153,13 @@ def test_a_deal_in_play_is_hidden_from_all_but_the_admin(tmp_path: Path) -> None
             request = pb.CreateMatchRequest(preset="cardverse", seed=5, deals=_hands(), clock=NO_CLOCK)
             first = await stub.CreateMatch(request, metadata=auth(ADMIN))
             second = await stub.CreateMatch(request, metadata=auth(ADMIN))
+            await refused(stub.Spectate(pb.SpectateRequest(match_id=second.match_id)).read(),
+                          grpc.StatusCode.PERMISSION_DENIED, "DEAL_IN_PLAY")
+            watching = stub.Spectate(pb.SpectateRequest(match_id=second.match_id), metadata=auth(ADMIN))
+            assert (await watching.read()).HasField("snapshot")
+            watching.cancel()
             await asyncio.gather(*(play_seat(stub, s.token, SeatLog(s.player)) for s in first.seats))
             await refused(stub.GetReplay(pb.GetReplayRequest(match_id=first.match_id)),
-                          grpc.StatusCode.PERMISSION_DENIED, "DEAL_IN_PLAY")
-            await refused(stub.Spectate(pb.SpectateRequest(match_id=second.match_id)).read(),
                           grpc.StatusCode.PERMISSION_DENIED, "DEAL_IN_PLAY")
             admin = await stub.GetReplay(pb.GetReplayRequest(match_id=first.match_id), metadata=auth(ADMIN))
             assert admin.replay.deals

@@ -19,8 +19,9 @@ def assert_answers_come_first(log: SeatLog) -> None:
     assert kinds[0] == "welcome" and kinds.index("snapshot") < kinds.index("action_accepted")
     for prompt, after in itertools.pairwise(log.messages):
         if prompt.HasField("prompt"):
-            # the same prompt again (with a deadline once the clock starts), or the answer to it
-            turn = after.prompt.turn_id if after.HasField("prompt") else after.action_accepted.turn_id
+            # the answer to it, or its deadline when the clock starts during the turn: never a second prompt
+            assert not after.HasField("prompt"), (prompt, after)
+            turn = after.turn_deadline.turn_id if after.HasField("turn_deadline") else after.action_accepted.turn_id
             assert turn == prompt.prompt.turn_id, (prompt, after)
 
 

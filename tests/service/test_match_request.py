@@ -48,7 +48,7 @@ def test_a_bad_override_names_its_option(preset: str, msg: pb.Rules, option: str
 
 
 def test_a_bad_clock_is_bad_option_naming_the_setting() -> None:
-    request = pb.CreateMatchRequest(preset="cardverse", clock=pb.ClockSettings(move_time_limit_ms=10**12))
+    request = pb.CreateMatchRequest(preset="cardverse", clock=pb.ClockSettings(move_time_limit_ms=10**9))
     with pytest.raises(ServiceError) as info:
         read_match_request(request, ClockSettings())
     assert info.value.reason is Reason.BAD_OPTION and info.value.metadata == {"option": "move_ms"}

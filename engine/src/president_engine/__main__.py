@@ -13,6 +13,7 @@ import argparse
 import json
 import random
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 from president_engine.errors import RecordError, RulesError
@@ -84,6 +85,7 @@ def _demo(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m president_engine", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"president-engine {version('president-engine')}")
     sub = parser.add_subparsers(dest="command", required=True)
     replay = sub.add_parser("replay", help="check a match record move by move")
     replay.add_argument("record")

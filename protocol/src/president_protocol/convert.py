@@ -21,6 +21,7 @@ service's.  Conventions:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -459,8 +460,12 @@ def observation_to_proto(obs: Observation) -> pb.Observation:
 
 
 def public_observation_to_proto(obs: PublicObservation) -> pb.Observation:
-    """A spectator's view: no player, hand or owed cards."""
-    return pb.Observation(**_public_fields(obs, obs.exchange))
+    """A spectator's view: no player, hand or owed cards, and no card of the exchange.
+
+    Given a player's `Observation` (a PublicObservation too) it still sends
+    only what a spectator may see.
+    """
+    return pb.Observation(**_public_fields(obs, (replace(e, cards=None) for e in obs.exchange)))
 
 
 def _public_from_proto(msg: pb.Observation, rules: Rules) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -74,13 +75,15 @@ class _Seat:
 
 def run(bot: Bot, server: str = DEFAULT_SERVER, token: str = "", *, tls: bool = False,
         root_certificates: bytes | None = None, move_timeout: float | None = None,
-        retry_delays: Sequence[float] = RETRY_DELAYS_S) -> MatchEnded:
+        retry_delays: Sequence[float] = RETRY_DELAYS_S, cancel: threading.Event | None = None) -> MatchEnded:
     """Play the seat of `token` on `server` ("host:port") with `bot` until the match ends.
 
     move_timeout: seconds the bot may think when the server sets no deadline
     (default: no limit).  retry_delays: the waits between reconnection
-    attempts after a dropped connection.  Returns the result; raises `RunnerError` with a
-    clear message when the runner cannot go on.
+    attempts after a dropped connection.  cancel: set it (from another
+    thread) to leave the match at once.  Returns the result; raises
+    `RunnerError` with a clear message when the runner cannot go on
+    (reason "CANCELLED" after `cancel`).
     """
     if not token:
         raise RunnerError("no seat token given", reason="MISSING_TOKEN")
@@ -91,13 +94,15 @@ def run(bot: Bot, server: str = DEFAULT_SERVER, token: str = "", *, tls: bool = 
         with (grpc.secure_channel(server, credentials) if credentials else grpc.insecure_channel(server)) as channel:
             stub = pb_grpc.PresidentServiceStub(channel)
             try:
-                _stream(bot, stub, token, seat, move_timeout)
+                _stream(bot, stub, token, seat, move_timeout, cancel)
                 if seat.result is None:
                     raise RunnerError("the server ended the stream before the match was over")
                 return seat.result
             except grpc.RpcError as exc:
                 if seat.result is not None:
                     return seat.result
+                if cancel is not None and cancel.is_set():
+                    raise RunnerError("left the match: cancelled", reason="CANCELLED") from None
                 reason, message = _error(exc)
                 code = exc.code() if isinstance(exc, grpc.Call) else None
                 if code not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED,
@@ -118,7 +123,7 @@ def run(bot: Bot, server: str = DEFAULT_SERVER, token: str = "", *, tls: bool = 
 
 
 def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, seat: _Seat,
-            move_timeout: float | None) -> None:
+            move_timeout: float | None, cancel: threading.Event | None) -> None:
     outbox: queue.Queue[pb.PlayRequest | None] = queue.Queue()
 
     def requests() -> Iterator[pb.PlayRequest]:
@@ -129,6 +134,12 @@ def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, seat: _Sea
     sent_here: set[int] = set()
     """Turns answered on this connection: the server may prompt again (e.g. when its clock starts)."""
     responses = stub.Play(requests(), metadata=(("authorization", f"Bearer {token}"),))
+    if cancel is not None:
+        def watch() -> None:
+            cancel.wait()
+            responses.cancel()  # type: ignore[no-untyped-call]
+
+        threading.Thread(target=watch, name="president-cancel", daemon=True).start()
     try:
         for msg in responses:
             kind = msg.WhichOneof("kind")

@@ -17,7 +17,7 @@ import inspect
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 
@@ -151,7 +151,13 @@ class GuardedServer:
         return capped
 
 
-class _GuardedGeneric(grpc.GenericRpcHandler[Any, Any]):
+if TYPE_CHECKING:
+    _GenericHandler = grpc.GenericRpcHandler[Any, Any]
+else:
+    _GenericHandler = grpc.GenericRpcHandler  # generic only in the type stubs
+
+
+class _GuardedGeneric(_GenericHandler):
     def __init__(self, inner: grpc.GenericRpcHandler[Any, Any], guard: GuardedServer) -> None:
         self._inner = inner
         self._guard = guard

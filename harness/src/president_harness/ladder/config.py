@@ -99,13 +99,13 @@ class BotSpec:
         return [part.format(**values) for part in self.command]
 
     def files(self, base: Path) -> list[Path]:
-        """The files the command names (arguments that are paths to source files or contain a '/')."""
+        """The source files the command names (arguments ending in a source suffix, ``file.py:Class`` too)."""
         out = []
         for part in self.command[1:]:
             if "{" in part or part.startswith("-"):
                 continue
             path = part.split(":", 1)[0] if ".py:" in part else part
-            if "/" in path or Path(path).suffix in SOURCE_SUFFIXES:
+            if Path(path).suffix in SOURCE_SUFFIXES:
                 out.append(base / path)
         return out
 

@@ -126,14 +126,16 @@ class _BuiltinSeat:
     def __init__(self, name: str, level: str, seed: int, server: str, token: str) -> None:
         self.name = name
         self._error: str | None = None
+        self._cancel = threading.Event()
         self._thread = threading.Thread(target=self._play, args=(level, seed, server, token), daemon=True)
         self._thread.start()
 
     def _play(self, level: str, seed: int, server: str, token: str) -> None:
         try:
-            run_seat(builtin_bot(level, seed=seed), server=server, token=token)
+            run_seat(builtin_bot(level, seed=seed), server=server, token=token, cancel=self._cancel)
         except Exception as exc:  # reported as the attempt's failure
-            self._error = f"built-in {level}: {type(exc).__name__}: {exc}"
+            if not self._cancel.is_set():
+                self._error = f"built-in {level}: {type(exc).__name__}: {exc}"
 
     def finished(self) -> bool:
         return not self._thread.is_alive()
@@ -142,7 +144,8 @@ class _BuiltinSeat:
         return self._error
 
     def stop(self) -> None:
-        """A thread cannot be killed: it ends when the server ends its stream."""
+        """Leave the match (an attempt given up, or the match over and the seat still there)."""
+        self._cancel.set()
 
 
 def match_folder(runs: Path, index: int) -> Path:
