@@ -5,11 +5,11 @@ from __future__ import annotations
 from president_engine import PASS, CardSet, GiveBack, Match, Play, Rank, Rules
 from president_sdk import (
     can_pass,
+    fallback_action,
     going_out,
     highest_play,
     lowest_play,
     plays_of_rank,
-    fallback_action,
     plays_of_size,
     unseen,
     whole_group_plays,

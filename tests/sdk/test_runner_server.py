@@ -148,7 +148,7 @@ def test_missing_token_is_refused_before_connecting() -> None:
 def test_a_server_never_reached_fails_at_once() -> None:
     """No retries for a connection that never existed: the address is wrong or the server is not running."""
     started = time.monotonic()
-    with pytest.raises(RunnerError, match="cannot reach .*is the server running") as caught:
+    with pytest.raises(RunnerError, match=r"cannot reach .*is the server running") as caught:
         run(builtin_bot("easy"), f"127.0.0.1:{_free_port()}", "token", retry_delays=(5.0, 5.0))
     assert caught.value.reason == "UNREACHABLE"
     assert time.monotonic() - started < 4
