@@ -27,7 +27,8 @@ ROOMS: dict[str, tuple[str, set[str]]] = {
     "president_service": ("service/src", {"president_engine", "president_protocol", "google", "grpc",
                                           "grpc_health", "grpc_reflection", "grpc_status"}),
     "president_harness": ("harness/src", {"president_engine", "president_protocol", "president_sdk",
-                                          "president_service", "google", "grpc", "openskill", "ray"}),
+                                          "president_service", "google", "grpc", "grpc_status", "openskill",
+                                          "ray"}),
 }
 
 

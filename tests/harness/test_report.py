@@ -26,7 +26,10 @@ def test_reports(tmp_path: Path) -> None:
     data = json.loads(json_text(summary))
     assert {s["name"] for s in data["standings"]} == set(names)
     assert data["gate"]["passed"] is False and "paired place difference per board" in data["gate"]["statistic"]
-    assert all(s["place"]["low"] <= s["place"]["mean"] <= s["place"]["high"] for s in data["standings"])
+    assert all(1 <= s["place"]["low"] <= s["place"]["mean"] <= s["place"]["high"] <= 4 for s in data["standings"])
+    places = [s.place.mean for s in summary.standings]
+    assert places == sorted(places)  # the table is ordered by the mean place it shows
+    assert "over 10 boards" in text and "10 boards," in text
 
     md = markdown(summary)
     assert md.startswith("# Ladder ladder") and "| # | bot | ordinal |" in md and "❌" in md and "✅" in md
@@ -35,3 +38,9 @@ def test_reports(tmp_path: Path) -> None:
     assert suite.get("tests") == "3" and suite.get("failures") == "1"
     failed = [c.get("name") for c in suite.iter("testcase") if c.find("failure") is not None]
     assert failed == ["random > hard"]
+
+
+def test_plain_units_are_matches_in_words(tmp_path: Path) -> None:
+    config = builtin_config(tmp_path, matches=8, format="plain")
+    summary = run_ladder(config, in_process(config))
+    assert "8 matches," in terminal(summary) and "matchs" not in terminal(summary) + markdown(summary)

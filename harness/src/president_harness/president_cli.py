@@ -3,6 +3,7 @@
     president serve --db president.db --admin-token SECRET     the game server
     president demo                                              a server and built-in bots, shown live
     president ladder ladder.toml --expect "mybot > normal"      rate bots; gate CI on a claim
+    president match create --server localhost:50051            a match on a running server, with seat tokens
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from president_service.serve_cli import add_serve_parser
 
 from president_harness.demo import add_demo_parser
 from president_harness.ladder.ladder_cli import add_ladder_parser
+from president_harness.match_cli import add_match_parser
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -25,6 +27,7 @@ def _parser() -> argparse.ArgumentParser:
     add_serve_parser(commands)
     add_demo_parser(commands)
     add_ladder_parser(commands)
+    add_match_parser(commands)
     return parser
 
 

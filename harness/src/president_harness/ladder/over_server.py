@@ -34,6 +34,7 @@ from president_sdk.remote import run as run_seat
 from president_harness.ladder.config import BotSpec, ClockSpec
 from president_harness.ladder.outcome import Outcome
 from president_harness.ladder.schedule import MatchSpec
+from president_harness.rpc_errors import describe_rpc_error
 
 _POLL_S = 0.05
 _STATUS_S = 0.5
@@ -164,7 +165,7 @@ def _play(spec: MatchSpec, table: OverServer) -> Outcome:
         try:
             created = stub.CreateMatch(_request(spec, table), metadata=admin, timeout=30)
         except grpc.RpcError as exc:
-            raise MatchError(f"CreateMatch: {_rpc_text(exc)}") from None
+            raise MatchError(f"CreateMatch: {describe_rpc_error(exc, table.server)}") from None
         seats: list[_Seat] = []
         try:
             for seat_token in created.seats:
@@ -184,7 +185,7 @@ def _play(spec: MatchSpec, table: OverServer) -> Outcome:
             replay = stub.GetReplay(pb.GetReplayRequest(match_id=created.match_id), metadata=admin,
                                     timeout=30).replay
         except grpc.RpcError as exc:
-            raise MatchError(f"match {created.match_id}: {_rpc_text(exc)}") from None
+            raise MatchError(f"match {created.match_id}: {describe_rpc_error(exc, table.server)}") from None
         finally:
             for seat in seats:
                 seat.stop()
@@ -235,10 +236,3 @@ def _wait(seats: list[_Seat], deadline: float, match_id: str, stub: pb_grpc.Pres
         if now > deadline:
             raise MatchError(f"match {match_id}: not over after the match timeout")
         time.sleep(_POLL_S)
-
-
-def _rpc_text(exc: grpc.RpcError) -> str:
-    code = exc.code() if isinstance(exc, grpc.Call) else None
-    details = exc.details() if isinstance(exc, grpc.Call) else str(exc)
-    return f"{code.name if code else 'error'}: {details}"
-

@@ -1255,7 +1255,9 @@ class Observation(_message.Message):
 
     @_builtins.property
     def hand_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Cards held by each player, by player."""
+        """Cards held by each player, by player: every player, the observer
+        included (its own entry is len(hand)).
+        """
 
     @_builtins.property
     def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -1271,7 +1273,9 @@ class Observation(_message.Message):
 
     @_builtins.property
     def places(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Players already out in this deal, in finishing order."""
+        """The players already out in this deal, in finishing order: element 0
+        finished first (player numbers, not places).
+        """
 
     @_builtins.property
     def rank_order(self) -> _containers.RepeatedScalarFieldContainer[Global___Rank.ValueType]:
@@ -1352,7 +1356,9 @@ class MatchResult(_message.Message):
 
     @_builtins.property
     def last_places(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """The last deal's finishing order, first place first."""
+        """The last deal's finishing order: player numbers, the first place's
+        player first (element 3 is the player in place 4).
+        """
 
     def __init__(
         self,
@@ -1688,7 +1694,9 @@ class DealEnded(_message.Message):
     """The deal number."""
     @_builtins.property
     def places(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Players in finishing order."""
+        """The players in finishing order: player numbers, the first place's
+        player first, so element i (counted from 0) holds the player in place i+1.
+        """
 
     @_builtins.property
     def points(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
