@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from president_engine.action_space import action_space
 from president_engine.actions import Action, Play
 from president_engine.cards import CardSet, Rank
 from president_engine.events import (
@@ -83,6 +84,10 @@ class Observation(PublicObservation):
     """Cards this player must name or give back now."""
     legal_actions: tuple[Action, ...]
     """What this player may do now; empty when it is not their turn."""
+
+    def action_mask(self) -> bytes:
+        """1 for each index of the rules' fixed action space (action_space.py) that is legal now, else 0."""
+        return action_space(self.rules).mask(self.legal_actions)
 
 
 def read_deal(events: Sequence[Event], viewer: int | None) -> tuple[tuple[TrickEntry, ...], CardSet,
