@@ -5,20 +5,22 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
-PYPROJECTS := engine/pyproject.toml protocol/pyproject.toml sdk/pyproject.toml service/pyproject.toml harness/pyproject.toml
+PYPROJECTS := engine/pyproject.toml protocol/pyproject.toml sdk/pyproject.toml service/pyproject.toml harness/pyproject.toml \
+  learn/pyproject.toml
 
 .PHONY: all venv test lint typecheck pytest bench bench-engine bench-bots bench-service bench-ladder run clean
 
 all: test
 
-# Everything: the five distributions with their test tools, and Ray.
+# Everything: the six distributions with their test tools, Ray, and the learners' PettingZoo and OpenSpiel.
 $(STAMP): $(PYPROJECTS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e 'engine[test]' -e 'protocol[test]' -e 'sdk[test]' -e 'service[test]' -e 'harness[test,ray]'
+	$(PY) -m pip install --quiet -e 'engine[test]' -e 'protocol[test]' -e 'sdk[test]' -e 'service[test]' -e 'harness[test,ray]' \
+	  -e 'learn[test,pettingzoo,openspiel]'
 	touch $(RUN_STAMP) $@
 
-# Only what `make run` needs: no test tools, no Ray.
+# Only what `make run` needs: no test tools, no Ray, no learners.
 $(RUN_STAMP): $(PYPROJECTS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e engine -e protocol -e sdk -e service -e harness
@@ -27,7 +29,7 @@ $(RUN_STAMP): $(PYPROJECTS)
 venv: $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check engine/src protocol/src sdk/src service/src harness/src tests benchmarks tools
+	$(BIN)/ruff check engine/src protocol/src sdk/src service/src harness/src learn/src tests benchmarks tools examples/learning
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -3,6 +3,7 @@
     engine  <-  protocol  <-  sdk
                           <-  service
     harness -> sdk, service, protocol, engine
+    learn   -> sdk, engine
 
 Every import in every source file counts, including imports inside functions
 and under TYPE_CHECKING.  Besides our own rooms, each room may use only the
@@ -29,6 +30,8 @@ ROOMS: dict[str, tuple[str, set[str]]] = {
     "president_harness": ("harness/src", {"president_engine", "president_protocol", "president_sdk",
                                           "president_service", "google", "grpc", "grpc_status", "openskill",
                                           "ray"}),
+    "president_learn": ("learn/src", {"president_engine", "president_sdk", "numpy", "gymnasium", "pettingzoo",
+                                      "pyspiel"}),
 }
 
 
@@ -61,7 +64,7 @@ def test_a_room_imports_only_the_rooms_below_it(package: str) -> None:
 
 
 def test_every_source_file_is_in_a_room() -> None:
-    """No Python package outside the five rooms (tests, benchmarks, tools and examples aside)."""
+    """No Python package outside the six rooms (tests, benchmarks, tools and examples aside)."""
     rooms = {ROOT / folder / package for package, (folder, _) in ROOMS.items()}
     stray = [p for p in ROOT.glob("*/src/*") if p.is_dir() and not p.name.endswith(".egg-info") and p not in rooms]
     assert stray == []

@@ -82,8 +82,7 @@ def observation_fields(rules: Rules) -> tuple[Field, ...]:
     if rules.exchange:
         specs += [("received", RANKS, "cards of each rank the observer received in this deal's exchange / 2"),
                   ("given", RANKS, "cards of each rank the observer gave in this deal's exchange / 2")]
-    if rules.deals != 1:
-        specs.append(("scores", n, "each seat's points / the score scale (target_score, else best place x deals)"))
+    specs.append(("scores", n, "each seat's points / the score scale (target_score, else best place x deals)"))
     fields = []
     start = 0
     for name, size, doc in specs:
@@ -148,9 +147,8 @@ def observation_tensor(obs: Observation) -> list[float]:
             if moved.cards is not None and obs.player in (moved.receiver, moved.giver):
                 name = "received" if moved.receiver == obs.player else "given"
                 layout.by_rank(out, at[name], moved.cards, layout.per_owed)
-    if rules.deals != 1:
-        for player, score in enumerate(obs.scores):
-            out[at["scores"] + seat_of[player]] = min(1.0, score / layout.score_scale)
+    for player, score in enumerate(obs.scores):
+        out[at["scores"] + seat_of[player]] = min(1.0, score / layout.score_scale)
     return out
 
 

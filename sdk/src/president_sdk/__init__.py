@@ -2,7 +2,9 @@
 
 A bot is one class with one method (`Bot.play`); it is given the engine's
 `Observation` and returns an action.  The built-in levels are `builtin_bot`.
-The wire contract it speaks is `president_protocol`.
+The wire contract it speaks is `president_protocol`.  A trained policy reads
+the engine's fixed encoding: `observation_tensor(obs)`, `obs.action_mask()`
+and `action_space(rules)` to turn the chosen index back into an action.
 """
 
 from president_engine import (
@@ -20,6 +22,8 @@ from president_engine import (
     Suit,
     fallback_action,
 )
+from president_engine.action_space import ActionSpace, action_space
+from president_engine.observation_tensor import observation_fields, observation_tensor
 
 from president_sdk.bot import Bot
 from president_sdk.bots import BUILTIN_BOTS, EasyBot, HardBot, NormalBot, RandomBot, builtin_bot
@@ -42,6 +46,7 @@ __all__ = [
     "BUILTIN_BOTS",
     "PASS",
     "Action",
+    "ActionSpace",
     "Bot",
     "BotError",
     "Card",
@@ -60,6 +65,7 @@ __all__ = [
     "Rules",
     "RunnerError",
     "Suit",
+    "action_space",
     "builtin_bot",
     "can_pass",
     "fallback_action",
@@ -67,6 +73,8 @@ __all__ = [
     "highest_play",
     "lowest_play",
     "natural_plays",
+    "observation_fields",
+    "observation_tensor",
     "play_local",
     "plays",
     "plays_of_rank",

@@ -1,0 +1,1 @@
+"""President for learning bots."""
