@@ -54,6 +54,10 @@ def main(argv: list[str] | None = None) -> int:
         claims = [parse_claim(f"{NAME} > {level}", [NAME, *levels]) for level in ("random", "easy") if level in levels]
         summary = run_ladder(config, play, claims=claims, progress=sys.stderr)
     print(terminal(summary), end="")
+    print(f"\nPlaces {NAME} finishes ahead per board (paired, 95% CI):")
+    for level in levels:
+        d = summary.pair(NAME, level).difference
+        print(f"  vs {level:8} {d.mean:+.2f}  [{d.low:+.2f}, {d.high:+.2f}]  over {d.n} boards")
     return 0 if summary.passed else 1
 
 

@@ -71,7 +71,8 @@ def check_step(m: Match, rng: random.Random) -> None:
         section = (range(PASS_INDEX, PASS_INDEX + 1) if action is PASS else space.plays if isinstance(action, Play)
                    else space.give_backs if isinstance(action, GiveBack) else space.requests)
         assert index in section, (str(action), index)
-    mask = m.observation(m.to_act or 0).action_mask() if m.to_act is not None else b""
+    assert m.to_act is not None
+    mask = m.observation(m.to_act).action_mask()
     assert [i for i, bit in enumerate(mask) if bit] == sorted(indices)
     for action, index in rng.sample(list(zip(legal, indices, strict=True)), min(CHECK_BACK, len(legal))):
         assert space.action(index, legal) is action

@@ -9,11 +9,13 @@ action, and the same numbering serves a trained policy as an SDK bot
 - ``0``: pass.
 - Plays, by the rank they stand for, weakest first in the normal order
   (the joker rank of jokers played alone where it stands: first when low,
-  last when high), then by their cards as digits of a mixed radix, least
-  significant last: the natural cards of that rank (how many, or, with
-  `suit_order`, the 4-bit set of their suits, clubs = bit 0), then the wild
-  cards of each wild kind (jokers first, then each wild rank in the normal
-  order: how many, or their suits).  Without `suit_order` suits change
+  last when high), then by their cards as digits of a mixed radix, the
+  first the most significant: the natural cards of that rank (how many, or,
+  with `suit_order`, the 4-bit set of their suits, clubs = bit 0), then the
+  wild cards of each wild kind (jokers first, then each wild rank in the
+  normal order: how many, or their suits).  Only possible plays are
+  numbered: no empty play, and no play without a natural card where wild
+  cards alone cannot stand for that rank.  Without `suit_order` suits change
   nothing (RULES 1.8), so a play is its counts; with it, its exact cards.
   A play of wild cards alone stands for a rank: the joker rank (jokers
   high or low), `wild_lead_rank` when it leads, or the rank it declares
@@ -181,10 +183,8 @@ class ActionSpace:
             natural_bits = 0 if rank in self.rules.wild_ranks else bits & rank_bucket_mask(rank)
             wild_bits = bits & self._wild_mask
             wild = 0
-            scale = 1
-            for kind, radix in self._wild_kinds:
-                wild += self._digit(kind, wild_bits & rank_bucket_mask(kind)) * scale
-                scale *= radix
+            for kind, radix in self._wild_kinds:  # the first kind the most significant digit
+                wild = wild * radix + self._digit(kind, wild_bits & rank_bucket_mask(kind))
             offset = self._offset(rank, self._digit(rank, natural_bits), wild)
             used = natural_bits | wild_bits
         if used != bits or not 0 <= offset < count:
@@ -347,11 +347,12 @@ def _multiset_count(kinds: Sequence[Kind], sizes: Sequence[int], rules: Rules) -
 
 
 def _mixed_digits(code: int, kinds: Sequence[tuple[Rank, int]]) -> list[int]:
+    """The digits of a wild code, one per kind, the first kind's the most significant."""
     digits = []
-    for _, radix in kinds:
+    for _, radix in reversed(kinds):
         code, digit = divmod(code, radix)
         digits.append(digit)
-    return digits
+    return digits[::-1]
 
 
 def _digit_text(kind: Rank, digit: int, suits: bool) -> list[str]:
