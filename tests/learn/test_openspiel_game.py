@@ -68,6 +68,7 @@ def test_openspiels_bots_and_mcts_play_it() -> None:
         assert sorted(returns) == [-1.0, 0.0, 1.0]
 
 
+@pytest.mark.filterwarnings("ignore:Agent's m.* observation space value is")  # Shimmy's Box is unbounded
 def test_shimmy_gives_a_pettingzoo_view() -> None:
     from pettingzoo.test import api_test
 
