@@ -346,7 +346,8 @@ class PresidentObserver:
 
 
 def _played_by_seat(out: np.ndarray[Any, np.dtype[np.float32]], state: PresidentState, obs: Observation) -> None:
-    """What each seat (relative to the observer) played in this deal, per rank / copies, from the public log."""
+    """What each seat (relative to the observer) played in this deal, per rank / copies, from the log as
+    the observer sees it (`visible_to`)."""
     rules = state.rules
     n = rules.players
     me = obs.seats.index(obs.player)
@@ -356,11 +357,12 @@ def _played_by_seat(out: np.ndarray[Any, np.dtype[np.float32]], state: President
     for event in reversed(state.match.events):
         if isinstance(event, DealStarted):
             break
-        if isinstance(event, Played):
+        shown = visible_to(event, obs.player)
+        if isinstance(shown, Played):
             for i, rank in enumerate(axis):
-                count = event.play.cards.count_rank(rank)
+                count = shown.play.cards.count_rank(rank)
                 if count:
-                    out[seat_of[event.player], i] += count / copies[i]
+                    out[seat_of[shown.player], i] += count / copies[i]
 
 
 def _max_deals(rules: Rules) -> int:
