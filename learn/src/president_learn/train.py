@@ -127,7 +127,7 @@ def _play_deal(env: PresidentEnv, policy: Policy, config: TrainConfig, rng: np.r
     steps: dict[int, list[int]] = {p: [] for p in learners}
     earned = dict.fromkeys(learners, 0.0)
     for agent in env.agent_iter():
-        observation, reward, terminated, truncated, _ = env.last()
+        _, reward, terminated, truncated, _ = env.last(observe=False)  # only the learner's turns need the arrays
         player = int(agent.rsplit("_", 1)[1])
         if player in learners:
             earned[player] += float(reward)
@@ -135,6 +135,7 @@ def _play_deal(env: PresidentEnv, policy: Policy, config: TrainConfig, rng: np.r
             env.step(None)
             continue
         if player in learners:
+            observation = env.observe(agent)
             x, mask = observation["observation"], observation["action_mask"]
             index = policy.act(x, mask, rng)
             steps[player].append(len(batch.chosen))
@@ -143,8 +144,7 @@ def _play_deal(env: PresidentEnv, policy: Policy, config: TrainConfig, rng: np.r
             batch.chosen.append(index)
             batch.returns.append(-earned[player])  # the rewards after this decision: the total is added below
         else:
-            obs = env.match.observation(player)
-            index = env.space.index(bots[player].decide(obs))
+            index = env.space.index(bots[player].decide(env.match.observation(player)))
         env.step(index)
     for player in learners:
         for step in steps[player]:
