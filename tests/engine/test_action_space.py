@@ -11,6 +11,7 @@ and be shared by the actions RULES 1.8 calls equivalent.  Rule sets beyond
 from __future__ import annotations
 
 import random
+from itertools import product
 from typing import Any
 
 import pytest
@@ -168,3 +169,19 @@ def test_actions_outside_the_space_are_refused() -> None:
     m = Match(Rules.preset("cardverse"), seed=1)
     with pytest.raises(ActionIndexError, match="not a legal action now"):
         cardverse.action(PASS_INDEX, m.legal_actions())  # the leader cannot pass
+
+
+def test_every_rule_set_with_one_kind_of_wild_card_fits() -> None:
+    """Over every option that changes the count: refusals need two kinds of wild card (docs/learning.md)."""
+    largest = 0
+    for players, decks, jokers, joker_wild, joker_alone, wild_ranks, suit_order, requests in product(
+            (3, 4), range(1, 8), range(3), (True, False), ("high", "low", "declared"), ([], ["6"]),
+            (None, "D C H S"), (False, True)):
+        try:
+            rules = Rules(players=players, decks=decks, jokers=jokers, joker_wild=joker_wild, joker_alone=joker_alone,
+                          wild_ranks=wild_ranks, suit_order=suit_order, exchange=True, exchange_requests=requests)
+        except RulesError:
+            continue
+        if len(rules.wild_ranks) + (rules.jokers > 0 and rules.joker_wild) <= 1:
+            largest = max(largest, action_count(rules))
+    assert largest == 11644 <= MAX_ACTIONS

@@ -26,12 +26,12 @@ def table_rows(first_header: str) -> list[list[str]]:
 
 
 def options(text: str) -> dict[str, object]:
-    """``decks=2 wild_ranks=6,9 suit_order=D,C,H,S exchange`` as rule options."""
+    """``decks=2 wild_ranks=6,9 suit_order=D,C,H,S joker_wild=false exchange`` as rule options."""
     out: dict[str, object] = {}
     for token in text.split():
         name, _, value = token.partition("=")
-        if not value:
-            out[name] = True
+        if not value or value in ("true", "false"):
+            out[name] = value != "false"
         else:
             out[name] = value.split(",") if "," in value else int(value) if value.isdigit() else value
     return out
