@@ -12,7 +12,7 @@ the deals: the same seed and the same actions give the same run.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 import numpy as np
 from gymnasium import spaces
@@ -26,11 +26,21 @@ from president_engine.observation_tensor import observation_size
 from president_learn.arrays import Floats, Mask, mask_array, observation_array
 from president_learn.reward import Reward
 
-AgentObservation = dict[str, Floats | Mask]
+
+class AgentObservation(TypedDict):
+    """What an agent observes, as PettingZoo's classic games give it."""
+
+    observation: Floats
+    action_mask: Mask
 
 
 def agent_name(player: int) -> str:
     return f"player_{player}"
+
+
+def player_number(agent: str) -> int:
+    """The player an agent name stands for (``player_3`` -> 3)."""
+    return int(agent.removeprefix("player_"))
 
 
 class PresidentEnv(AECEnv[str, AgentObservation, int | None]):  # type: ignore[misc]  # pettingzoo ships no types
@@ -49,7 +59,6 @@ class PresidentEnv(AECEnv[str, AgentObservation, int | None]):  # type: ignore[m
         self.render_mode = render_mode
         self.space: ActionSpace = action_space(self.rules)
         self.possible_agents = [agent_name(p) for p in range(self.rules.players)]
-        self._players = {name: p for p, name in enumerate(self.possible_agents)}
         size = observation_size(self.rules)
         self.observation_spaces = {name: spaces.Dict({
             "observation": spaces.Box(0.0, 1.0, (size,), np.float32),
@@ -80,7 +89,7 @@ class PresidentEnv(AECEnv[str, AgentObservation, int | None]):  # type: ignore[m
         self._select()
 
     def observe(self, agent: str) -> AgentObservation:
-        obs = self.match.observation(self._players[agent])
+        obs = self.match.observation(player_number(agent))
         return {"observation": observation_array(obs), "action_mask": mask_array(obs)}
 
     def step(self, action: int | None) -> None:

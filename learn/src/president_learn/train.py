@@ -19,7 +19,7 @@ from president_engine import Rules
 from president_sdk import Bot, builtin_bot
 
 from president_learn.arrays import Floats, Mask
-from president_learn.pettingzoo_env import PresidentEnv
+from president_learn.pettingzoo_env import PresidentEnv, player_number
 from president_learn.policy import Params, Policy
 from president_learn.reward import Reward
 
@@ -128,7 +128,7 @@ def _play_deal(env: PresidentEnv, policy: Policy, config: TrainConfig, rng: np.r
     earned = dict.fromkeys(learners, 0.0)
     for agent in env.agent_iter():
         _, reward, terminated, truncated, _ = env.last(observe=False)  # only the learner's turns need the arrays
-        player = int(agent.rsplit("_", 1)[1])
+        player = player_number(agent)
         if player in learners:
             earned[player] += float(reward)
         if terminated or truncated:
