@@ -25,7 +25,7 @@ ROOMS: dict[str, tuple[str, set[str]]] = {
     "president_protocol": ("protocol/src", {"president_engine", "google", "grpc"}),
     "president_sdk": ("sdk/src", {"president_engine", "president_protocol", "google", "grpc", "grpc_status"}),
     "president_service": ("service/src", {"president_engine", "president_protocol", "google", "grpc",
-                                          "grpc_health", "grpc_reflection", "grpc_status"}),
+                                          "grpc_health", "grpc_reflection", "grpc_status", "openskill"}),
     "president_harness": ("harness/src", {"president_engine", "president_protocol", "president_sdk",
                                           "president_service", "google", "grpc", "grpc_status", "openskill",
                                           "ray"}),

@@ -14,6 +14,7 @@ from president_engine.events import MatchEnded
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 
+from president_service.accounts import Account
 from president_service.clock import ClockSettings
 from president_service.match_runner import MatchRunner, Turn
 from president_service.match_store import Fault, FinishedSummary
@@ -70,6 +71,11 @@ def _shared(cache: dict[int, _M], wrap: Callable[[pb.Event], _M], entry: LogEven
     return message
 
 
+def account_message(account: Account) -> pb.Account:
+    return pb.Account(name=account.name, owner=account.owner, created_at=timestamp(account.created_at),
+                      revoked=account.revoked, house=account.house)
+
+
 def timestamp(unix: float) -> Timestamp:
     stamp = Timestamp()
     stamp.FromNanoseconds(int(unix * 1e9))
@@ -114,7 +120,8 @@ def match_summary(runner: MatchRunner) -> pb.MatchSummary:
         players=[pb.PlayerSummary(
             player=p, name=runner.names[p], seat=match.seat_of(p), role=convert.role_to_proto(match.roles[p]),
             score=match.scores[p], hand_size=sizes[p], claimed=runner.claimed[p],
-            taken_over=runner.taken_over(p), faults=fault_counts(runner, p)) for p in range(match.rules.players)],
+            taken_over=runner.taken_over(p), faults=fault_counts(runner, p),
+            account=runner.accounts[p] if runner.accounts else "") for p in range(match.rules.players)],
         deal=match.deal,
         phase=convert.phase_to_proto(match.phase),
         to_act=match.to_act,

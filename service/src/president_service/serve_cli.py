@@ -18,6 +18,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from president_engine import PRESETS
+
+from president_service.arena import ArenaSettings
 from president_service.clock import ClockError, ClockSettings
 from president_service.grpc_server import ServerConfig, StartError, start
 from president_service.limits import Limits
@@ -26,6 +29,15 @@ ADMIN_TOKEN_ENV = "PRESIDENT_ADMIN_TOKEN"
 _LIMITS = Limits()
 _CLOCK = ClockSettings()
 _CLOCK_FLAGS = {"move_ms": "move-ms", "bank_ms": "bank-ms", "max_strikes": "strikes"}
+_ARENA = ArenaSettings()
+
+
+def _queue(text: str) -> tuple[str, int]:
+    preset, _, players = text.partition(":")
+    if preset not in PRESETS or not players.isdigit() or int(players) < 3:
+        raise argparse.ArgumentTypeError(f"{text!r}: write PRESET:PLAYERS, e.g. cardverse:4"
+                                         f" (presets: {', '.join(PRESETS)})")
+    return preset, int(players)
 
 
 def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -49,6 +61,14 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     serve.add_argument("--start-grace", type=float, default=30.0,
                        help="seconds a match waits for all seats before its clock starts anyway")
     serve.add_argument("--shutdown-grace", type=float, default=5.0, help="seconds running calls get at shutdown")
+    arena = serve.add_argument_group("arena", "matches formed from connected bot accounts, rated with OpenSkill")
+    arena.add_argument("--arena", action="store_true", help="form matches from willing accounts (matchmaking)")
+    arena.add_argument("--arena-queue", action="append", metavar="PRESET:PLAYERS", type=_queue,
+                       help="a queue of the arena, e.g. cardverse:4 (repeatable; default: "
+                            + ", ".join(f"{p}:{n}" for p, n in _ARENA.queues) + ")")
+    arena.add_argument("--arena-deals", type=int, default=_ARENA.deals, help="deals in an arena match")
+    arena.add_argument("--arena-duplicate", action="store_true",
+                       help="each table plays every rotation of one deal (as many matches as players)")
     serve.set_defaults(handler=serve_command)
 
 
@@ -61,6 +81,8 @@ async def _serve(args: argparse.Namespace, admin_token: str) -> None:
                       max_spectators=args.max_spectators, max_receive_bytes=args.max_message_bytes),
         clock=ClockSettings(move_ms=args.move_ms, bank_ms=args.bank_ms, max_strikes=args.strikes),
         start_grace_s=args.start_grace,
+        arena=ArenaSettings(enabled=args.arena, queues=tuple(args.arena_queue or _ARENA.queues),
+                            deals=args.arena_deals, duplicate=args.arena_duplicate),
     ))
     print(f"president: serving on {args.host}:{running.port}", flush=True)
     stopping = asyncio.Event()

@@ -495,8 +495,8 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     admin token until every match of that deal is over (PERMISSION_DENIED).
     """
     ERROR_REASON_UNKNOWN_ACCOUNT: _ErrorReason.ValueType  # 23
-    """No account has this name, or its token is revoked (NOT_FOUND or
-    UNAUTHENTICATED).
+    """No account has this name, or it is revoked and may not be seated
+    (NOT_FOUND). A revoked account's token is BAD_TOKEN.
     """
     ERROR_REASON_ACCOUNT_EXISTS: _ErrorReason.ValueType  # 24
     """An account of this name exists already (ALREADY_EXISTS)."""
@@ -585,8 +585,8 @@ duplicate board played in several seatings at once): refused without the
 admin token until every match of that deal is over (PERMISSION_DENIED).
 """
 ERROR_REASON_UNKNOWN_ACCOUNT: ErrorReason.ValueType  # 23
-"""No account has this name, or its token is revoked (NOT_FOUND or
-UNAUTHENTICATED).
+"""No account has this name, or it is revoked and may not be seated
+(NOT_FOUND). A revoked account's token is BAD_TOKEN.
 """
 ERROR_REASON_ACCOUNT_EXISTS: ErrorReason.ValueType  # 24
 """An account of this name exists already (ALREADY_EXISTS)."""
