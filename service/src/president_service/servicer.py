@@ -28,21 +28,14 @@ from president_service.arena_ratings import Ratings
 from president_service.auth import AdminKey
 from president_service.clock import ClockSettings
 from president_service.errors import Reason, ServiceError
+from president_service.feeds import SeatFeed, SharedEvents, match_over, prompt_message
 from president_service.limits import RETRY_FULL_S
 from president_service.match_request import read_match_request
 from president_service.match_runner import MatchRunner, Wake
 from president_service.match_store import Fault
-from president_service.messages import (
-    SharedEvents,
-    account_message,
-    finished_summary,
-    match_summary,
-    prompt_message,
-    result,
-)
+from president_service.messages import account_message, finished_summary, match_summary, result
 from president_service.registry import Registry
 from president_service.request_guard import is_malformed, malformed_error
-from president_service.seat_feed import SeatFeed, match_over
 from president_service.session import SessionContext, Sessions
 
 log = logging.getLogger(__name__)

@@ -24,11 +24,10 @@ from president_protocol.v1 import president_pb2 as pb
 
 from president_service.accounts import Account
 from president_service.errors import Reason, ServiceError
+from president_service.feeds import SeatFeed, SharedEvents
 from president_service.match_runner import MatchRunner
-from president_service.messages import SharedEvents
 from president_service.registry import Registry
 from president_service.request_guard import is_malformed, malformed_error
-from president_service.seat_feed import SeatFeed
 
 log = logging.getLogger(__name__)
 
