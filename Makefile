@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 PYPROJECTS := engine/pyproject.toml protocol/pyproject.toml sdk/pyproject.toml service/pyproject.toml harness/pyproject.toml
 
-.PHONY: all venv test lint typecheck pytest bench bench-engine bench-bots bench-service bench-ladder run clean
+.PHONY: all venv test lint typecheck pytest bench bench-engine bench-bots bench-service bench-arena bench-ladder run clean
 
 all: test
 
@@ -115,7 +115,7 @@ examples/node/node_modules/.package-lock.json: examples/node/package-lock.json
 	cd examples/node && npm ci --no-audit --no-fund
 
 ## bench: throughput figures (medians of 5 runs); not a test.
-bench: bench-engine bench-bots bench-service bench-ladder
+bench: bench-engine bench-bots bench-service bench-arena bench-ladder
 
 bench-engine: $(STAMP)
 	$(PY) benchmarks/engine_bench.py
@@ -125,6 +125,9 @@ bench-bots: $(STAMP)
 
 bench-service: $(STAMP)
 	$(PY) benchmarks/service_bench.py
+
+bench-arena: $(STAMP)
+	$(PY) benchmarks/arena_bench.py
 
 bench-ladder: $(STAMP)
 	$(PY) benchmarks/ladder_formats.py
