@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
+from importlib.metadata import version
 from pathlib import Path
 
 from president_engine import PRESETS
@@ -128,6 +129,7 @@ def serve_command(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m president_service serve ...``: the server alone."""
     parser = argparse.ArgumentParser(prog="python -m president_service", description="The President game server.")
+    parser.add_argument("--version", action="version", version=f"president-service {version('president-service')}")
     add_serve_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     return int(args.handler(args))
