@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import json
 from contextlib import aclosing
-from pathlib import Path
 from typing import Any
 
 import grpc
@@ -30,11 +29,9 @@ from president_protocol.v1 import president_pb2 as pb
 
 from president_service.errors import ServiceError
 from president_service.servicer import PresidentServicer
+from president_service.web import ASSETS
 from president_service.web.proto_json import proto_json
 from president_service.web.replay_frames import replay_frames
-
-ASSETS = Path(__file__).parent / "assets"
-"""The pages, their script and their style sheet: everything a page loads comes from here."""
 
 _HTTP_STATUS = {
     grpc.StatusCode.INVALID_ARGUMENT: 400,
