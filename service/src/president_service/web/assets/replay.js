@@ -7,7 +7,7 @@
   const P = window.President;
   const el = P.el;
   const page = document.getElementById("page");
-  const SPEEDS = [["slow", 1200], ["normal", 600], ["fast", 250], ["fastest", 60]];
+  const SPEEDS = [["slow", 1200], ["normal", 600], ["fast", 250], ["fastest", 30]];
   const state = { data: null, index: 0, viewer: null, timer: null, delay: 600 };
   const controls = {};
 

@@ -226,8 +226,9 @@ window.President = (function () {
     const passed = mine.length > 0 && mine[mine.length - 1].passed !== undefined;
     const hand = view.hands[player];
     const classes = ["seat"];
+    const toAct = view.toActKnown && obs.to_act === player && !view.dealOver;
     if (view.actor === player) classes.push("actor");
-    if (view.toActKnown && obs.to_act === player && !view.dealOver) classes.push("to-act");
+    if (toAct) classes.push("to-act");
     if (view.viewer === player) classes.push("viewer");
     if (place >= 0) classes.push("out");
     const role = obs.roles[player];
@@ -240,6 +241,8 @@ window.President = (function () {
         roleEl(role),
         el("span", { class: "tag", "data-cards-left": left, text: `${plural(left, "card")} left` }),
         place >= 0 ? el("span", { class: "tag place", text: `${ordinal(place + 1)} place` }) : null,
+        toAct ? el("span", { class: "tag next", text: "to act" }) : null,
+        view.actor === player ? el("span", { class: "tag last", text: "last move" }) : null,
         passed ? el("span", { class: "tag", text: "passed" }) : null,
         view.takenOver && view.takenOver.has(player) ? el("span", { class: "tag warn", text: "played by the server" }) : null,
         view.viewer === player ? el("span", { class: "tag", text: "you are here" }) : null),
