@@ -203,6 +203,11 @@ def test_the_replay_steps_to_a_revolution_and_to_a_trick_won(browser: BrowserCon
     expect(page.locator(".status .revolution")).to_be_visible()
     order = page.locator(".status .order .r").all_inner_texts()
     assert order[0] == "2" and order[-1] == "3"
+    for card in page.locator(".seat .hand [data-card]").all():  # rank and suit symbol; the suit named for readers
+        label, text = card.get_attribute("aria-label") or "", card.inner_text().replace("\n", "")
+        suit = {"C": ("clubs", "\u2663"), "D": ("diamonds", "\u2666"), "H": ("hearts", "\u2665"),
+                "S": ("spades", "\u2660")}[(card.get_attribute("data-card") or "?")[-1]]
+        assert label.endswith(f" of {suit[0]}") and text.endswith(suit[1]), (label, text)
     for seat in page.locator(".seat").all():  # every hand face up, as many cards as the seat has left
         assert seat.locator(".hand [data-card]").count() == int(seat.locator("[data-cards-left]").get_attribute(
             "data-cards-left") or "-1")

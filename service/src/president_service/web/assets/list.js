@@ -29,8 +29,9 @@
     const over = match.status === "MATCH_STATUS_OVER";
     const links = !entry.shown ? el("span", { class: "pill hidden", title: "another live match deals the same cards",
       text: "hidden while its board is in play" })
-      : over ? [el("a", { href: `/matches/${id}/replay`, text: "Replay" }), " \u00B7 ", el("a", { href: `/matches/${id}`, text: "Final table" })]
-        : el("a", { href: `/matches/${id}`, text: "Watch live" });
+      : over ? [el("a", { class: "action", href: `/matches/${id}/replay`, text: "Replay" }),
+        el("a", { class: "action quiet", href: `/matches/${id}`, text: "Final table" })]
+        : el("a", { class: "action", href: `/matches/${id}`, text: "Watch live" });
     const deals = match.rules.deals || 0;
     return el("tr", { "data-match": match.match_id },
       el("td", {}, el("span", { class: `pill ${cls}`, text: label })),
@@ -38,7 +39,7 @@
       el("td", {}, players(match)),
       el("td", { text: over ? (deals ? P.plural(deals, "deal") : "") : `deal ${match.deal}${deals ? ` of ${deals}` : ""}` }),
       el("td", { class: "muted", text: when(match.created_at) }),
-      el("td", {}, links));
+      el("td", { class: "links" }, links));
   }
 
   function section(title, id, entries, empty) {

@@ -301,7 +301,5 @@ window.President = (function () {
     return body;
   }
 
-  return {
-    el, notation, parseCards, cardEl, cardsInline, describe, renderMatch, topbar, fetchJson, plural, ordinal, nameOf,
-  };
+  return { el, parseCards, describe, renderMatch, topbar, fetchJson, plural, nameOf };
 })();
