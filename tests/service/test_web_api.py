@@ -193,3 +193,22 @@ def test_the_pages_fetch_nothing_from_outside_the_package() -> None:
                 assert link.startswith(("/assets/", "data:")), f"{path.name}: {link}"
         else:
             assert not re.search(r"https?://|@import|url\(", text), path.name
+
+
+def test_the_replay_shows_what_went_wrong_for_each_seat(tmp_path: Path) -> None:
+    """A seat whose bot never comes is played by the server's clock: its strikes and take-over are in the replay."""
+    async def scenario() -> None:
+        async with running(tmp_path / "web.db", http_port=0, start_grace_s=0.05) as server, \
+                client(server.port) as stub:
+            assert server.http_port is not None
+            created = await create(stub, clock=pb.ClockSettings(move_time_limit_ms=20, time_bank_ms=0,
+                                                                strikes_before_takeover=1))
+            await asyncio.wait_for(asyncio.gather(
+                *(play_seat(stub, s.token, SeatLog(s.player)) for s in created.seats[1:])), 60)
+            status, _, frames = await _get(server.http_port, f"/api/matches/{created.match_id}/replay")
+            assert status == 200
+            assert frames["taken_over"] == [True, False, False, False]
+            assert frames["faults"][0]["strikes"] == 1 and frames["faults"][1] == {
+                "errors": 0, "timeouts": 0, "invalid": 0, "strikes": 0}
+
+    asyncio.run(scenario())

@@ -260,6 +260,21 @@ def test_the_replay_through_one_seats_eyes(browser: BrowserContext, server: Back
     assert watched.errors == []
 
 
+def test_the_replay_shows_what_went_wrong_for_a_seat(browser: BrowserContext, server: BackgroundServer) -> None:
+    created = server.create(seed=2, deals=1, names=["gone", *NAMES[1:]], clock=pb.ClockSettings(
+        move_time_limit_ms=20, time_bank_ms=0, strikes_before_takeover=1))
+    server.play(created, pace=0, absent=frozenset({0})).result(60)
+    watched = _Watched(browser)
+    page = watched.page
+    page.goto(f"{server.base}/matches/{created.match_id}/replay")
+    gone = page.locator('.seat[data-player="0"] .facts')
+    expect(gone).to_contain_text("played by the server")
+    expect(gone.locator("[data-faults]")).to_have_text("1 clock strike")
+    expect(page.locator('.seat[data-player="1"] [data-faults]')).to_have_count(0)
+    _shot(page, "replay-faults")
+    assert watched.errors == []
+
+
 def test_the_replay_file_plays_the_match_to_the_end_with_no_server(browser: BrowserContext,
                                                                    server: BackgroundServer, finished: str,
                                                                    tmp_path: Path) -> None:

@@ -48,7 +48,9 @@ class BackgroundServer:
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="president-server", daemon=True)
         self._thread.start()
-        self.server: RunningServer = self.run(start(ServerConfig(db=str(db), admin_token=ADMIN, port=0, http_port=0)))
+        # A seat that never connects is played by the clock soon (the matches without a clock never wait).
+        self.server: RunningServer = self.run(start(ServerConfig(db=str(db), admin_token=ADMIN, port=0, http_port=0,
+                                                                 start_grace_s=0.05)))
         self._channel: grpc.aio.Channel = self.run(self._open())
         self.stub = pb_grpc.PresidentServiceStub(self._channel)
         self.base = f"http://127.0.0.1:{self.server.http_port}"
@@ -65,18 +67,23 @@ class BackgroundServer:
         """Start `work` on the server's loop without waiting."""
         return asyncio.run_coroutine_threadsafe(work, self.loop)
 
-    def create(self, *, seed: int, deals: int, names: list[str]) -> pb.CreateMatchResponse:
+    def create(self, *, seed: int, deals: int, names: list[str],
+               clock: pb.ClockSettings | None = None) -> pb.CreateMatchResponse:
+        """A cardverse match; without a clock unless one is given."""
         async def create() -> pb.CreateMatchResponse:
             response: pb.CreateMatchResponse = await self.stub.CreateMatch(pb.CreateMatchRequest(
                 preset="cardverse", rules=pb.Rules(deals=deals), seed=seed, seat_names=names,
-                clock=pb.ClockSettings(move_time_limit_ms=0)), metadata=(("authorization", f"Bearer {ADMIN}"),))
+                clock=clock or pb.ClockSettings(move_time_limit_ms=0)),
+                metadata=(("authorization", f"Bearer {ADMIN}"),))
             return response
         return self.run(create())
 
-    def play(self, created: pb.CreateMatchResponse, pace: float) -> concurrent.futures.Future[list[None]]:
-        """Start every seat's bot (`largest`), each thinking `pace` seconds a move."""
+    def play(self, created: pb.CreateMatchResponse, pace: float,
+             absent: frozenset[int] = frozenset()) -> concurrent.futures.Future[list[None]]:
+        """Start every seat's bot (`largest`) but the absent ones', each thinking `pace` seconds a move."""
         async def everyone() -> list[None]:
-            return list(await asyncio.gather(*(_paced_seat(self.stub, s.token, pace) for s in created.seats)))
+            return list(await asyncio.gather(*(_paced_seat(self.stub, s.token, pace) for s in created.seats
+                                               if s.player not in absent)))
         return self.spawn(everyone())
 
     def replay(self, match_id: str) -> pb.Replay:

@@ -47,10 +47,11 @@ def replay_command(args: argparse.Namespace) -> int:
         return 2
     token = args.admin_token or os.environ.get(ADMIN_TOKEN_ENV, "")
     with grpc.insecure_channel(args.server) as channel:
+        stub = pb_grpc.PresidentServiceStub(channel)
         try:
-            found = pb_grpc.PresidentServiceStub(channel).GetReplay(
-                pb.GetReplayRequest(match_id=args.match_id),
-                metadata=(("authorization", f"Bearer {token}"),) if token else None, timeout=30)
+            found = stub.GetReplay(pb.GetReplayRequest(match_id=args.match_id),
+                                   metadata=(("authorization", f"Bearer {token}"),) if token else None, timeout=30)
+            summary = stub.GetMatch(pb.GetMatchRequest(match_id=args.match_id), timeout=30).match
         except grpc.RpcError as exc:
             print(f"president replay: {describe_rpc_error(exc, args.server)}", file=sys.stderr)
             return 1
@@ -60,7 +61,8 @@ def replay_command(args: argparse.Namespace) -> int:
         if args.json is not None:
             outputs.append((args.json, record.dumps() + "\n"))
         if args.html is not None:
-            frames = replay_frames(record, list(found.replay.names), match_id=args.match_id)
+            frames = replay_frames(record, list(found.replay.names), match_id=args.match_id,
+                                   summaries=summary.players)
             outputs.append((str(args.html), replay_html(frames)))
     except (convert.WireError, RecordError, FramesError) as exc:
         print(f"president replay: the server's record of {args.match_id} does not replay: {exc}", file=sys.stderr)

@@ -142,13 +142,16 @@ async def _replay(request: web.Request) -> web.Response:
     match_id = request.match_info["match_id"]
     try:
         found = await servicer.replay(match_id)
+        summary = await servicer.summary(match_id)
     except ServiceError as exc:
         return refusal(exc)
-    frames = await asyncio.to_thread(_frames, found.replay, match_id)  # a long match takes a while to replay
+    # a long match takes a while to replay: not on the loop that plays the live ones
+    frames = await asyncio.to_thread(_frames, found.replay, summary.match)
     response = web.json_response(frames, dumps=_json)
     response.enable_compression()
     return response
 
 
-def _frames(replay: pb.Replay, match_id: str) -> dict[str, Any]:
-    return replay_frames(convert.replay_from_proto(replay), list(replay.names), match_id=match_id)
+def _frames(replay: pb.Replay, summary: pb.MatchSummary) -> dict[str, Any]:
+    return replay_frames(convert.replay_from_proto(replay), list(replay.names), match_id=summary.match_id,
+                         summaries=summary.players)

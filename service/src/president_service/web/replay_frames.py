@@ -62,8 +62,13 @@ class _View:
     deal_over: bool = False
 
 
-def replay_frames(record: MatchRecord, names: Sequence[str], *, match_id: str = "") -> dict[str, Any]:
-    """The replay page's data: the match's rules, names and result, and one frame per step."""
+def replay_frames(record: MatchRecord, names: Sequence[str], *, match_id: str = "",
+                  summaries: Sequence[pb.PlayerSummary] = ()) -> dict[str, Any]:
+    """The replay page's data: the match's rules, names and result, and one frame per step.
+
+    `summaries` (the server's summary of each player, when there is one) adds what
+    went wrong for each seat: its bot's faults and whether the server took it over.
+    """
     players = record.rules.players
     if len(names) != players:
         raise FramesError(f"{len(names)} names for {players} players")
@@ -94,7 +99,7 @@ def replay_frames(record: MatchRecord, names: Sequence[str], *, match_id: str = 
                 if any(isinstance(e, PlayStarted) for e in events):
                     trick = 1
                 frames.append(_frame(_now(match, start, actor=player, trick=trick), players))
-    return {
+    data: dict[str, Any] = {
         "format": FORMAT,
         "match_id": match_id,
         "names": list(names),
@@ -102,6 +107,10 @@ def replay_frames(record: MatchRecord, names: Sequence[str], *, match_id: str = 
         "result": proto_json(pb.MatchResult(winner=final.winner, totals=final.scores, last_places=final.last_places)),
         "frames": frames,
     }
+    if summaries:
+        data["faults"] = [proto_json(p.faults) for p in summaries]
+        data["taken_over"] = [p.taken_over for p in summaries]
+    return data
 
 
 def _now(match: Match, since: int, *, actor: int | None, trick: int) -> _View:

@@ -10,7 +10,7 @@
   const root = P.el("section", { id: "match", "aria-label": "the match" });
   const state = {
     names: [], deals: 0, normalOrder: [], obs: null, log: [], step: [], trick: 0, trickDone: false,
-    wonBy: null, actor: null, dealOver: false, result: null, takenOver: new Set(), over: false,
+    wonBy: null, actor: null, dealOver: false, result: null, takenOver: new Set(), faults: [], over: false,
   };
   let source = null;
   let pending = false;
@@ -85,6 +85,8 @@
     } else if (event.match_ended) {
       obs.phase = "PHASE_OVER";
       state.result = event.match_ended;
+    } else if (event.strike_recorded) {
+      state.faults[event.strike_recorded.player].strikes = event.strike_recorded.strikes;
     } else if (event.seat_taken_over) {
       state.takenOver.add(event.seat_taken_over.player);
     }
@@ -98,7 +100,7 @@
       names: state.names, deals: state.deals, obs: state.obs, normalOrder: state.normalOrder,
       hands: state.names.map(() => null), exchange: state.obs.exchange, stepEvents: state.step, log: state.log,
       actor: state.actor, toActKnown: false, wonBy: state.wonBy, dealOver: state.dealOver, result: state.result,
-      trick: state.trick, viewer: null, takenOver: state.takenOver,
+      trick: state.trick, viewer: null, takenOver: state.takenOver, faults: state.faults,
     });
   }
 
@@ -141,6 +143,7 @@
     state.deals = match.rules.deals || 0;
     state.normalOrder = match.rules.rank_order.ranks;
     match.players.forEach((p) => { if (p.taken_over) state.takenOver.add(p.player); });
+    state.faults = match.players.map((p) => ({ ...p.faults }));
     document.title = `President: ${state.names.join(", ")}`;
     if (!found.shown) {
       notice("Another live match deals the same cards (a duplicate board): this one is shown once every match of the board is over.");

@@ -41,7 +41,8 @@
       names: data.names, deals: data.rules.deals || 0, obs: frame.observation, normalOrder: data.rules.rank_order.ranks,
       hands: frame.hands.map((text, p) => (viewer === null || viewer === p ? P.parseCards(text) : null)),
       exchange, stepEvents: eventsOf(frame), log, actor: frame.actor, toActKnown: true, wonBy: frame.won_by,
-      dealOver: frame.deal_over, result: last ? data.result : null, trick: frame.trick, viewer, takenOver: null,
+      dealOver: frame.deal_over, result: last ? data.result : null, trick: frame.trick, viewer,
+      takenOver: new Set((data.taken_over || []).flatMap((taken, p) => (taken ? [p] : []))), faults: data.faults,
     });
     controls.slider.value = String(state.index);
     controls.position.textContent = `step ${state.index + 1} of ${frames.length}`;

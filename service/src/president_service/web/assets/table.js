@@ -217,6 +217,14 @@ window.President = (function () {
       exchange);
   }
 
+  /** What went wrong for a seat's bot (the server's counts), or nothing when all went well. */
+  function faultTag(faults) {
+    if (!faults) return null;
+    const parts = [[faults.errors, "bot error"], [faults.timeouts, "bot timeout"], [faults.invalid, "illegal answer"],
+      [faults.strikes, "clock strike"]].filter(([n]) => n > 0).map(([n, word]) => plural(n, word));
+    return parts.length ? el("span", { class: "tag warn", "data-faults": "", text: parts.join(", ") }) : null;
+  }
+
   function seatPanel(view, player, seat) {
     const obs = view.obs;
     const names = view.names;
@@ -245,6 +253,7 @@ window.President = (function () {
         view.actor === player ? el("span", { class: "tag last", text: "last move" }) : null,
         passed ? el("span", { class: "tag", text: "passed" }) : null,
         view.takenOver && view.takenOver.has(player) ? el("span", { class: "tag warn", text: "played by the server" }) : null,
+        faultTag(view.faults && view.faults[player]),
         view.viewer === player ? el("span", { class: "tag", text: "you are here" }) : null),
       hand ? el("div", { class: "hand", "aria-label": "cards in hand" },
         hand.length ? sorted(hand, view.normalOrder).map((c) => cardEl(c)) : el("span", { class: "none", text: "no cards" }))
