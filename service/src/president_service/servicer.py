@@ -310,7 +310,8 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                                                     " or with the admin token", retry_after_s=RETRY_FULL_S)
 
     def shown(self, match_id: str) -> bool:
-        """Whether a spectator without the admin token may watch this match now (False for an unknown one)."""
+        """Whether a spectator without the admin token may watch this live match now; True for a match not live
+        (whose replay `replay` still refuses while another live match deals its cards)."""
         runner = self._registry.live.get(match_id)
         return runner is None or not self._registry.deal_in_play(runner)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from typing import Any
 
@@ -64,16 +65,19 @@ def web_app(servicer: PresidentServicer) -> web.Application:
     return app
 
 
-def _page(name: str) -> Any:
+def _page(name: str) -> Callable[[web.Request], Awaitable[web.FileResponse]]:
     async def page(request: web.Request) -> web.FileResponse:
         return web.FileResponse(ASSETS / name)
     return page
 
 
-def refusal(exc: ServiceError) -> web.Response:
-    """A ServiceError as the API's JSON error."""
-    return web.json_response({"error": {"reason": exc.reason.name, "message": exc.message}},
-                             status=_HTTP_STATUS.get(exc.reason.code, 400))
+def _error(exc: ServiceError) -> dict[str, Any]:
+    return {"error": {"reason": exc.reason.name, "message": exc.message}}
+
+
+def _refusal(exc: ServiceError) -> web.Response:
+    """A ServiceError as the API's JSON error, with the HTTP status of its gRPC code."""
+    return web.json_response(_error(exc), status=_HTTP_STATUS.get(exc.reason.code, 400))
 
 
 def _json(data: Any) -> str:
@@ -87,10 +91,7 @@ def _with_shown(servicer: PresidentServicer, summary: pb.MatchSummary) -> dict[s
 async def _list(request: web.Request) -> web.Response:
     servicer = request.app[_SERVICER]
     player = request.query.get("player")
-    try:
-        listed = await servicer.summaries(pb.MATCH_STATUS_UNSPECIFIED)
-    except ServiceError as exc:
-        return refusal(exc)
+    listed = await servicer.summaries(pb.MATCH_STATUS_UNSPECIFIED)
     matches = [m for m in listed.matches if player is None or any(p.name == player for p in m.players)]
     return web.json_response({"matches": [_with_shown(servicer, m) for m in matches]}, dumps=_json)
 
@@ -100,7 +101,7 @@ async def _summary(request: web.Request) -> web.Response:
     try:
         found = await servicer.summary(request.match_info["match_id"])
     except ServiceError as exc:
-        return refusal(exc)
+        return _refusal(exc)
     return web.json_response(_with_shown(servicer, found.match), dumps=_json)
 
 
@@ -119,15 +120,14 @@ async def _live(request: web.Request) -> web.StreamResponse:
         try:
             first = await anext(messages)
         except ServiceError as exc:
-            return refusal(exc)
+            return _refusal(exc)
         async with sse_response(request) as events:
             await _send(events, first)
             try:
                 async for message in messages:
                     await _send(events, message)
             except ServiceError as exc:  # the server is draining: say so; the browser reconnects to its successor
-                await events.send(_json({"error": {"reason": exc.reason.name, "message": exc.message}}),
-                                  event="refused")
+                await events.send(_json(_error(exc)), event="refused")
             return events
 
 
@@ -144,7 +144,7 @@ async def _replay(request: web.Request) -> web.Response:
         found = await servicer.replay(match_id)
         summary = await servicer.summary(match_id)
     except ServiceError as exc:
-        return refusal(exc)
+        return _refusal(exc)
     # a long match takes a while to replay: not on the loop that plays the live ones
     frames = await asyncio.to_thread(_frames, found.replay, summary.match)
     response = web.json_response(frames, dumps=_json)
