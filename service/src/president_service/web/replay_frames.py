@@ -119,14 +119,13 @@ def _now(match: Match, since: int, *, actor: int | None, trick: int) -> _View:
     return _View(observation=match.public_observation(),
                  hands=tuple(match.hand(p) for p in range(match.rules.players)),
                  events=tuple(log[since:]), first_seq=since + 1,
-                 exchange=_deal_exchange(log, len(log)), actor=actor, trick=trick)
+                 exchange=_deal_exchange(log), actor=actor, trick=trick)
 
 
-def _deal_exchange(log: Sequence[Event], end: int) -> tuple[CardsGiven, ...]:
-    """The exchange of the deal in progress at log index `end`, every card shown."""
+def _deal_exchange(log: Sequence[Event]) -> tuple[CardsGiven, ...]:
+    """The exchange of the deal in progress, every card shown."""
     given: list[CardsGiven] = []
-    for index in range(end - 1, -1, -1):
-        event = log[index]
+    for event in reversed(log):
         if isinstance(event, DealStarted):
             break
         if isinstance(event, CardsGiven):

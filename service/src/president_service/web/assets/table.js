@@ -205,15 +205,16 @@ window.President = (function () {
       return el("div", { class: "entry pass" }, el("div", { class: "who", text: nameOf(names, entry.passed.player) }),
         el("div", { class: "what", text: entry.passed.skipped ? "skipped" : "pass" }));
     });
+    const exchanging = ["PHASE_REQUEST", "PHASE_GIVE_BACK"].includes(obs.phase) && !view.dealOver;
     const lead = obs.to_act !== undefined && view.toActKnown ? `${nameOf(names, obs.to_act)} to lead` : "A new trick starts with a lead";
     const exchange = view.exchange.length ? el("div", { class: "exchange" }, el("span", { text: "Exchange:" }),
       view.exchange.map((g) => el("span", {}, `${nameOf(names, g.giver)} \u2192 ${nameOf(names, g.receiver)}: `,
         g.cards ? cardsInline(g.cards.cards) : plural(g.count, "card"), g.tribute ? " (tribute)" : " (given back)"))) : null;
     return el("section", { class: "felt", "aria-label": "the table" },
-      el("h3", { text: view.trick ? `Trick ${view.trick}` : obs.phase === "PHASE_PLAY" ? "The table" : "Exchange" }),
+      el("h3", { text: view.trick ? `Trick ${view.trick}` : exchanging ? "Exchange" : "The table" }),
       banners,
       entries.length ? el("div", { class: "trick" }, entries)
-        : el("div", { class: "empty", text: view.dealOver || view.result ? "" : obs.phase === "PHASE_PLAY" ? lead : "Cards change hands before play" }),
+        : el("div", { class: "empty", text: view.dealOver || view.result ? "" : exchanging ? "Cards change hands before play" : lead }),
       exchange);
   }
 
