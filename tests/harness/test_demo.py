@@ -12,11 +12,12 @@ from pathlib import Path
 def test_demo_plays_a_match_of_built_in_bots_and_shows_only_public_cards(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "president_harness", "demo", "--db", str(tmp_path / "demo.db"),
-         "--port", "0", "--pace", "0", "--deals", "2", "--seed", "3", "--once"],
+         "--port", "0", "--http-port", "0", "--pace", "0", "--deals", "2", "--seed", "3", "--once"],
         capture_output=True, text=True, timeout=180, check=False)
     out = done.stdout
     assert done.returncode == 0, done.stderr
     assert re.search(r"serving on localhost:\d+", out)
+    assert re.search(r"watch it in a browser: http://localhost:\d+/matches/[0-9a-f]{16}\n", out)
     assert "== deal 1:" in out and "== deal 2:" in out
     assert re.search(r"== match over: \w+ wins with \d+ points", out)
     # the exchange is shown as a spectator sees it: how many cards moved, never which

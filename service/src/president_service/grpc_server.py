@@ -30,6 +30,7 @@ from president_service.match_store import MatchStore
 from president_service.registry import Registry
 from president_service.request_guard import GuardedServer
 from president_service.servicer import PresidentServicer, shutting_down
+from president_service.web.http_server import WebServer, start_web
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +52,10 @@ class ServerConfig:
     start_grace_s: float = 30.0
     """How long a match waits for all its seats to connect before its clock starts anyway."""
     arena: ArenaSettings = field(default_factory=ArenaSettings)
+    http_port: int | None = None
+    """The web pages' port on `host` (0 picks a free one); None: no web pages."""
+    http_grace_s: float = 5.0
+    """How long running web requests get at shutdown."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,6 +65,12 @@ class RunningServer:
     registry: Registry
     servicer: PresidentServicer
     health: HealthServicer
+    web: WebServer | None = None
+    """The web pages, when served."""
+
+    @property
+    def http_port(self) -> int | None:
+        return None if self.web is None else self.web.port
 
     async def stop(self, grace_s: float = 5.0) -> None:
         """Drain: refuse new calls, stop the clocks, end every stream with SHUTTING_DOWN, then stop."""
@@ -68,6 +79,8 @@ class RunningServer:
         self.servicer.arena.close()
         self.servicer.sessions.close_all(shutting_down())
         self.registry.close()  # wakes every stream, which sees `draining` and ends itself
+        if self.web is not None:
+            await self.web.stop()
         await self.server.stop(grace_s)
         self.registry.store.close()
 
@@ -123,8 +136,18 @@ async def _serve(config: ServerConfig, admin: AdminKey, store: MatchStore,
         raise StartError(f"cannot listen on {address}: the port is in use or the address is not this machine's"
                          " (try another --port, or --port 0 for a free one)") from None
     await server.start()
+    web = None
+    if config.http_port is not None:
+        try:
+            web = await start_web(servicer, config.host, config.http_port, grace_s=config.http_grace_s)
+        except OSError as exc:
+            registry.close()
+            await server.stop(None)
+            raise StartError(f"cannot serve the web pages on {config.host}:{config.http_port}: {exc.strerror or exc}"
+                             " (try another --http-port, or 0 for a free one)") from None
     servicer.arena.start()
     await checker.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     await checker.set("", health_pb2.HealthCheckResponse.SERVING)
-    log.info("listening on %s:%d (%d matches restored)", config.host, port, restored)
-    return RunningServer(server=server, port=port, registry=registry, servicer=servicer, health=checker)
+    log.info("listening on %s:%d (%d matches restored)%s", config.host, port, restored,
+             "" if web is None else f"; web pages on http://{config.host}:{web.port}/")
+    return RunningServer(server=server, port=port, registry=registry, servicer=servicer, health=checker, web=web)

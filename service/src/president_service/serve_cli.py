@@ -48,6 +48,9 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     serve.add_argument("--port", type=int, default=50051, help="port; 0 picks a free one (default 50051)")
     serve.add_argument("--db", required=True, help="SQLite database file (created if missing)")
     serve.add_argument("--admin-token", default=None, help=f"admin token (or set {ADMIN_TOKEN_ENV})")
+    serve.add_argument("--http-port", type=int, default=None,
+                       help="also serve the web pages (match list, live matches, replays) on this port; 0 picks"
+                            " a free one (default: no web pages)")
     serve.add_argument("--tls-cert", type=Path, help="PEM certificate chain; TLS when given with --tls-key")
     serve.add_argument("--tls-key", type=Path, help="PEM private key")
     serve.add_argument("--max-matches", type=int, default=_LIMITS.max_matches)
@@ -81,11 +84,13 @@ async def _serve(args: argparse.Namespace, admin_token: str) -> None:
         limits=Limits(max_matches=args.max_matches, max_streams_per_seat=args.max_streams_per_seat,
                       max_spectators=args.max_spectators, max_receive_bytes=args.max_message_bytes),
         clock=ClockSettings(move_ms=args.move_ms, bank_ms=args.bank_ms, max_strikes=args.strikes),
-        start_grace_s=args.start_grace,
+        start_grace_s=args.start_grace, http_port=args.http_port, http_grace_s=args.shutdown_grace,
         arena=ArenaSettings(enabled=args.arena, queues=tuple(args.arena_queue or _ARENA.queues),
                             deals=args.arena_deals, duplicate=args.arena_duplicate),
     ))
     print(f"president: serving on {args.host}:{running.port}", flush=True)
+    if running.http_port is not None:
+        print(f"president: web pages on http://{args.host}:{running.http_port}/", flush=True)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

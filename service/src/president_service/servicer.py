@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from contextlib import aclosing
 from typing import Any, NoReturn, TypeVar
 from weakref import WeakKeyDictionary
 
@@ -117,13 +118,6 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
     def _open(self) -> None:
         if self.draining:
             raise shutting_down()
-
-    def _check_deal_shown(self, runner: MatchRunner, context: Context) -> None:
-        """DEAL_IN_PLAY unless admin: a match whose cards another live match deals shows nothing of its play."""
-        if self._registry.deal_in_play(runner) and not self._admin.given(context.invocation_metadata()):
-            raise ServiceError(Reason.DEAL_IN_PLAY, "another live match deals the same cards (a duplicate board):"
-                                                    " its play is shown once every match of the deal is over,"
-                                                    " or with the admin token", retry_after_s=RETRY_FULL_S)
 
     def _admit_stream(self) -> None:
         """Count a new Play or Spectate stream against the server's limit (the caller uncounts it)."""
@@ -282,29 +276,56 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             pass  # the writer ended the call with an error status (a refusal, or the server draining)
 
     # ------------------------------------------------------------------ watching and looking up
+    # The public methods below are what a spectator may reach; the web pages (president_service.web) call
+    # them too, so a page gets the same messages, the same redaction and the same refusals as a gRPC client.
+
+    def _check_shown(self, runner: MatchRunner, admin: bool) -> None:
+        """DEAL_IN_PLAY unless admin: a match whose cards another live match deals shows nothing of its play."""
+        if not admin and self._registry.deal_in_play(runner):
+            raise ServiceError(Reason.DEAL_IN_PLAY, "another live match deals the same cards (a duplicate board):"
+                                                    " its play is shown once every match of the deal is over,"
+                                                    " or with the admin token", retry_after_s=RETRY_FULL_S)
+
+    def shown(self, match_id: str) -> bool:
+        """Whether a spectator without the admin token may watch this live match now; True for a match not live
+        (whose replay `replay` still refuses while another live match deals its cards)."""
+        runner = self._registry.live.get(match_id)
+        return runner is None or not self._registry.deal_in_play(runner)
 
     async def Spectate(self, request: pb.SpectateRequest, context: Context) -> AsyncIterator[pb.SpectateResponse]:  # noqa: N802
+        admin = self._admin.given(context.invocation_metadata())
         try:
-            self._open()
-            runner = await self._registry.get(request.match_id)
-            self._check_deal_shown(runner, context)
-            if request.from_seq > runner.last_seq + 1:
-                raise ServiceError(Reason.BAD_SEQ,
-                                   f"from_seq {request.from_seq} is beyond the last event {runner.last_seq}")
-            self._admit_stream()
+            async with aclosing(self.spectate(request.match_id, from_seq=request.from_seq,
+                                              delay_ms=request.delay_ms, admin=admin)) as messages:
+                async for message in messages:
+                    yield message
         except ServiceError as exc:
             await _abort(context, exc)
+
+    async def spectate(self, match_id: str, *, from_seq: int = 0, delay_ms: int = 0,
+                       admin: bool = False) -> AsyncGenerator[pb.SpectateResponse, None]:
+        """The Spectate stream's messages: a snapshot (from_seq 0), public events as they happen, MatchOver.
+
+        A refusal is a ServiceError before the first message; SHUTTING_DOWN ends the stream when the server
+        drains.  The stream counts against the server's and the match's limits until it is closed.
+        """
+        self._open()
+        runner = await self._registry.get(match_id)
+        self._check_shown(runner, admin)
+        if from_seq > runner.last_seq + 1:
+            raise ServiceError(Reason.BAD_SEQ, f"from_seq {from_seq} is beyond the last event {runner.last_seq}")
+        self._admit_stream()
         try:
             wake = runner.attach(None)
-        except ServiceError as exc:
+        except ServiceError:
             self._streams -= 1
-            await _abort(context, exc)
-        delay = request.delay_ms / 1000
+            raise
+        delay = delay_ms / 1000
         loop = asyncio.get_running_loop()
         shared = self._shared_events(runner)
         try:
-            cursor = max(0, request.from_seq - 1)
-            if request.from_seq == 0 and not delay:
+            cursor = max(0, from_seq - 1)
+            if from_seq == 0 and not delay:
                 # A delayed spectator gets no snapshot (it would show the present): the events from the start.
                 cursor = runner.last_seq
                 yield pb.SpectateResponse(snapshot=pb.Snapshot(
@@ -325,27 +346,30 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                     yield pb.SpectateResponse(match_over=match_over(runner))
                     return
                 if self.draining:
-                    await _abort(context, shutting_down())
+                    raise shutting_down()
                 await wake.wait()
         finally:
             runner.detach(None, wake)
             self._streams -= 1
 
     async def GetMatch(self, request: pb.GetMatchRequest, context: Context) -> pb.GetMatchResponse:  # noqa: N802
-        async def get() -> pb.GetMatchResponse:
-            return pb.GetMatchResponse(match=match_summary(await self._registry.get(request.match_id)))
-        return await _guard(context, get())
+        return await _guard(context, self.summary(request.match_id))
+
+    async def summary(self, match_id: str) -> pb.GetMatchResponse:
+        """GetMatch: a match's public summary, live or finished."""
+        return pb.GetMatchResponse(match=match_summary(await self._registry.get(match_id)))
 
     async def ListMatches(self, request: pb.ListMatchesRequest, context: Context) -> pb.ListMatchesResponse:  # noqa: N802
-        async def listing() -> pb.ListMatchesResponse:
-            wanted = request.status
-            out = [match_summary(r) for r in sorted(self._registry.live.values(), key=lambda r: -r.created_at)]
-            if wanted in (pb.MATCH_STATUS_UNSPECIFIED, pb.MATCH_STATUS_OVER):
-                out += [finished_summary(done) for done in await self._registry.finished(_LIST_LIMIT)]
-            out = [m for m in out if wanted in (pb.MATCH_STATUS_UNSPECIFIED, m.status)]
-            out.sort(key=lambda m: -m.created_at.ToNanoseconds())
-            return pb.ListMatchesResponse(matches=out)
-        return await _guard(context, listing())
+        return await _guard(context, self.summaries(request.status))
+
+    async def summaries(self, wanted: pb.MatchStatus.ValueType) -> pb.ListMatchesResponse:
+        """ListMatches: the live matches and the newest finished ones, newest first (status 0: any)."""
+        out = [match_summary(r) for r in sorted(self._registry.live.values(), key=lambda r: -r.created_at)]
+        if wanted in (pb.MATCH_STATUS_UNSPECIFIED, pb.MATCH_STATUS_OVER):
+            out += [finished_summary(done) for done in await self._registry.finished(_LIST_LIMIT)]
+        out = [m for m in out if wanted in (pb.MATCH_STATUS_UNSPECIFIED, m.status)]
+        out.sort(key=lambda m: -m.created_at.ToNanoseconds())
+        return pb.ListMatchesResponse(matches=out)
 
     # ------------------------------------------------------------------ accounts, sessions, the arena
 
@@ -406,11 +430,14 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         return await _guard(context, board())
 
     async def GetReplay(self, request: pb.GetReplayRequest, context: Context) -> pb.GetReplayResponse:  # noqa: N802
-        async def replay() -> pb.GetReplayResponse:
-            runner = await self._registry.get(request.match_id)
-            record = runner.record()
-            self._check_deal_shown(runner, context)
-            ended = result(runner)
-            assert ended is not None
-            return pb.GetReplayResponse(replay=convert.replay_to_proto(record, names=runner.names, result=ended))
-        return await _guard(context, replay())
+        return await _guard(context, self.replay(request.match_id,
+                                                 admin=self._admin.given(context.invocation_metadata())))
+
+    async def replay(self, match_id: str, *, admin: bool = False) -> pb.GetReplayResponse:
+        """GetReplay: the full record of a finished match (MATCH_NOT_OVER before; DEAL_IN_PLAY unless admin)."""
+        runner = await self._registry.get(match_id)
+        record = runner.record()
+        self._check_shown(runner, admin)
+        ended = result(runner)
+        assert ended is not None
+        return pb.GetReplayResponse(replay=convert.replay_to_proto(record, names=runner.names, result=ended))
