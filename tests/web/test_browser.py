@@ -24,7 +24,7 @@ from playwright.sync_api import BrowserContext, Page, ViewportSize, expect, sync
 from president_engine import Match, MatchRecord, visible_to
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
-from web_helpers import CHROMIUM_FLAGS, SCREENSHOTS, BackgroundServer, chromium
+from web_helpers import ADMIN, CHROMIUM_FLAGS, SCREENSHOTS, BackgroundServer, chromium
 
 NAMES = ["ann", "bob", "cy", "di"]
 SEED = 0
@@ -112,6 +112,34 @@ def _check_spectator_message(data: dict[str, Any], match: Match) -> None:
     elif message.HasField("event"):
         shown = visible_to(match.events[message.event.seq - 1], None)
         assert shown is not None and message.event == convert.event_to_proto(shown, message.event.seq)
+
+
+def test_the_match_list_shows_the_arena_leaderboard_each_bot_linking_to_its_matches(
+        browser: BrowserContext, server: BackgroundServer) -> None:
+    arena = server.server.servicer.arena
+    board = ("cardverse", 4)
+    orders = [["ace", "bea", "cy", "dot"], ["ace", "cy", "bea", "dot"], ["bea", "ace", "dot", "cy"]]
+
+    async def rate() -> None:
+        for name in orders[0]:
+            await server.stub.CreateAccount(pb.CreateAccountRequest(name=name, owner="web tests"),
+                                            metadata=(("authorization", f"Bearer {ADMIN}"),))
+        for order in orders:  # three rated matches of one deal each, written as the arena writes them
+            server.server.registry.store.write(arena.ratings.update(board, [order]))
+            arena.ratings.reload(board, order)
+
+    server.run(rate())
+    watched = _Watched(browser)
+    page = watched.page
+    page.goto(server.base + "/")
+    table = page.locator("#leaderboard-cardverse-4")
+    expect(table).to_contain_text("Arena: cardverse, 4 players")
+    rows = table.locator("tbody tr")
+    expect(rows).to_have_count(4)
+    expect(rows.first).to_have_attribute("data-account", "ace")  # best mean place first
+    expect(rows.first.get_by_role("link", name="ace")).to_have_attribute("href", "/?player=ace")
+    _shot(page, "leaderboard")
+    assert watched.errors == []
 
 
 def test_the_match_list_links_live_matches_and_replays(browser: BrowserContext, server: BackgroundServer,

@@ -7,6 +7,7 @@
     /api/matches/ID              GetMatch, as JSON
     /api/matches/ID/live         the Spectate stream, as server-sent events (Last-Event-ID resumes)
     /api/matches/ID/replay       the replay's frames (replay_frames), built from GetReplay's record
+    /api/leaderboards            GetLeaderboard of every arena queue that has rated accounts, as JSON
 
 Every API route calls the servicer's own method for its RPC, so a page gets
 the same messages, the same redaction and the same refusals as a gRPC
@@ -62,6 +63,7 @@ def web_app(servicer: PresidentServicer) -> web.Application:
     app.router.add_get("/api/matches/{match_id}", _summary)
     app.router.add_get("/api/matches/{match_id}/live", _live)
     app.router.add_get("/api/matches/{match_id}/replay", _replay)
+    app.router.add_get("/api/leaderboards", _leaderboards)
     return app
 
 
@@ -94,6 +96,12 @@ async def _list(request: web.Request) -> web.Response:
     listed = await servicer.summaries(pb.MATCH_STATUS_UNSPECIFIED)
     matches = [m for m in listed.matches if player is None or any(p.name == player for p in m.players)]
     return web.json_response({"matches": [_with_shown(servicer, m) for m in matches]}, dumps=_json)
+
+
+async def _leaderboards(request: web.Request) -> web.Response:
+    arena = request.app[_SERVICER].arena
+    boards = [arena.leaderboard(queue) for queue in arena.settings.queues]
+    return web.json_response({"leaderboards": [proto_json(b) for b in boards if b.entries]}, dumps=_json)
 
 
 async def _summary(request: web.Request) -> web.Response:

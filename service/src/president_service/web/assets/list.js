@@ -50,6 +50,28 @@
         : el("p", { class: "muted", text: empty }));
   }
 
+  function standing(entry, rank) {
+    const low = Number(entry.mean_place_low || 0), high = Number(entry.mean_place_high || 0);
+    const place = Number(entry.mean_place || 0);
+    const marks = [entry.house ? el("span", { class: "pill", text: "house bot" }) : null,
+      entry.provisional ? el("span", { class: "pill waiting", text: "provisional" }) : null];
+    return el("tr", { "data-account": entry.account },
+      el("td", { text: String(rank) }),
+      el("td", {}, el("a", { href: `/?player=${encodeURIComponent(entry.account)}`, text: entry.account,
+        title: `${entry.account}'s matches` }), " ", marks),
+      el("td", { text: `${place.toFixed(2)} [${low.toFixed(2)}, ${high.toFixed(2)}]` }),
+      el("td", { text: String(entry.matches || 0) }),
+      el("td", { class: "muted", text: Number(entry.ordinal || 0).toFixed(2) }));
+  }
+
+  function leaderboards(boards) {
+    return boards.map((board) => el("section", { id: `leaderboard-${board.preset}-${board.players}`, class: "leaderboard" },
+      el("h2", { text: `Arena: ${board.preset}, ${board.players} players` }),
+      el("table", { class: "matches" },
+        el("thead", {}, el("tr", {}, ["#", "Bot", "Mean place [95% interval]", "Matches", "Rating (mu − 3 sigma)"].map((h) => el("th", { text: h })))),
+        el("tbody", {}, board.entries.map((entry, i) => standing(entry, i + 1))))));
+  }
+
   async function load() {
     const query = player ? `?player=${encodeURIComponent(player)}` : "";
     let listed;
@@ -59,12 +81,19 @@
       page.replaceChildren(el("div", { class: "notice error", role: "status", text: `The matches cannot be listed: ${error.message}` }));
       return;
     }
+    let boards = [];
+    try {
+      boards = player ? [] : (await P.fetchJson("/api/leaderboards")).leaderboards;
+    } catch (error) {
+      boards = [];
+    }
     const live = listed.matches.filter((m) => m.match.status !== "MATCH_STATUS_OVER");
     const over = listed.matches.filter((m) => m.match.status === "MATCH_STATUS_OVER");
     const refresh = el("button", { type: "button", class: "refresh", text: "Refresh" });
     refresh.addEventListener("click", load);
     page.replaceChildren(
       el("div", { class: "filter" }, player ? [`Matches of `, el("strong", { text: player }), " \u00B7 ", el("a", { href: "/", text: "all matches" }), " "] : null, refresh),
+      ...leaderboards(boards),
       section("Live matches", "live", live, "No match is being played right now."),
       section("Finished matches", "finished", over, "No match has finished yet."));
   }
