@@ -176,10 +176,6 @@ class Match:
         """Players who finished in this deal, in order."""
         return tuple(self._seat_player[s] for s in self._out)
 
-    def passed_players(self) -> tuple[int, ...]:
-        """Players who passed in this trick (all_pass: since the last play) or had their turn (one_orbit)."""
-        return tuple(self._seat_player[s] for s in range(self._n) if self._mask >> s & 1)
-
     def actions_by_deal(self) -> list[list[tuple[int, Action]]]:
         """(player, action) as applied, per deal, read from the event log."""
         deals: list[list[tuple[int, Action]]] = []
