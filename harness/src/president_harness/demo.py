@@ -109,7 +109,7 @@ async def _demo(args: argparse.Namespace) -> None:
             print(f"watch it in a browser: {web}/matches/{created.match_id}\n", flush=True)
             for level, seat in zip(DEMO_LEVELS, created.seats, strict=True):
                 _start_bot(level, address, seat.token, args.pace)
-            await _watch(stub, created.match_id, list(DEMO_LEVELS), created.rules, stop)
+            await _watch(stub, created.match_id, list(DEMO_LEVELS), created.rules, stop, args.preset)
             if not stop.is_set():
                 print(f"\nits replay: {web}/matches/{created.match_id}/replay", flush=True)
             while not (args.once or stop.is_set()):
@@ -141,7 +141,7 @@ or any other bot: `president-bot builtin:hard ...`, `node examples/node/bot.js -
 (see "Write your first bot" in the README). The match is shown here as it is played, and in a browser at
 {web}/matches/{created.match_id}; when it ends, a new seat is opened. Ctrl-C stops the server.
 """, flush=True)
-    await _watch(stub, created.match_id, names, created.rules, stop)
+    await _watch(stub, created.match_id, names, created.rules, stop, args.preset)
 
 
 def _start_bot(level: str, address: str, token: str, pace: float) -> None:
@@ -168,10 +168,10 @@ def _paced(bot: Bot, pace: float) -> Bot:
 
 
 async def _watch(stub: pb_grpc.PresidentServiceAsyncStub, match_id: str, names: list[str], rules: pb.Rules,
-                 stop: asyncio.Event) -> None:
+                 stop: asyncio.Event, preset: str) -> None:
     """Print the match as a spectator sees it until it is over (or Ctrl-C)."""
     stream = stub.Spectate(pb.SpectateRequest(match_id=match_id, from_seq=1))
-    table = TableStatus(convert.rules_from_proto(rules), names)
+    table = TableStatus(convert.rules_from_proto(rules), names, preset=preset)
 
     async def show() -> None:
         async for message in stream:
