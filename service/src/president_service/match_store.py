@@ -4,8 +4,8 @@ A match is rebuilt after a crash by replaying its stored actions on a fresh
 engine `Match` (the rules, seed and any explicit hands are stored at
 creation), so the per-move write is one small INSERT.  WAL mode with
 synchronous=NORMAL: a committed move survives the process being killed (not
-necessarily a power cut).  Such a commit only appends to the WAL file (about
-15 us, no fsync), so writes run inline on the caller's thread: cheaper than a
+necessarily a power cut).  Such a commit only appends to the WAL file (no
+fsync), so writes run inline on the caller's thread: cheaper than a
 hop to another thread and back, and the write is durable when the call
 returns.  What can take milliseconds runs on one background thread with its
 own connection: reads (WAL readers see committed data only) and checkpoints
