@@ -89,7 +89,7 @@ def _other_suits(m: Match, action: Play | GiveBack) -> Play | GiveBack:
     cards = []
     for rank in Rank:
         wanted = action.cards.count_rank(rank)
-        cards += list(hand.of_rank(rank))[::-1][:wanted]  # the highest suits instead of the lowest
+        cards += [card for card in hand if card.rank is rank][::-1][:wanted]  # the highest suits, not the lowest
     other = CardSet(cards)
     if isinstance(action, Play):
         return Play(other, action.declared, rank=action.rank)

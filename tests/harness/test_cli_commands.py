@@ -1,4 +1,4 @@
-"""The `president` command's smaller parts: match create, --version, and the ladder server's watchdog."""
+"""The `president` command's smaller parts: match create, replay, --version, and the ladder server's watchdog."""
 
 from __future__ import annotations
 
@@ -6,10 +6,14 @@ import io
 import time
 from pathlib import Path
 
+import grpc
 import pytest
+from president_engine import MatchRecord
 from president_harness.ladder.child_server import RESTARTS, ChildServer, ServerError
 from president_harness.ladder.progress import Progress
 from president_harness.president_cli import main
+from president_protocol.v1 import president_pb2 as pb
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
 
 def test_match_create_prints_the_match_and_a_token_per_player(tmp_path: Path,
@@ -25,6 +29,43 @@ def test_match_create_prints_the_match_and_a_token_per_player(tmp_path: Path,
         assert main(["match", "create", "--server", server.address, "--admin-token", server.admin_token,
                      "--options", '{"jokers": 9}']) == 2
         assert capsys.readouterr().err.strip() == "president match: jokers: 0, 1 or 2 per deck"
+
+
+def _play_out(stub: pb_grpc.PresidentServiceStub, tokens: list[str]) -> None:
+    """Every seat plays its first legal action, over the unary calls, until the match is over."""
+    while True:
+        for token in tokens:
+            auth = (("authorization", f"Bearer {token}"),)
+            turn = stub.GetTurn(pb.GetTurnRequest(), metadata=auth)
+            if turn.status == pb.MATCH_STATUS_OVER:
+                return
+            if turn.HasField("prompt"):
+                stub.SubmitAction(pb.SubmitActionRequest(turn_id=turn.prompt.turn_id,
+                                                         action=turn.prompt.legal_actions[0]), metadata=auth)
+
+
+def test_replay_saves_a_finished_match_as_a_file_and_as_its_record(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    with ChildServer(tmp_path / "server.db") as server, grpc.insecure_channel(server.address) as channel:
+        stub = pb_grpc.PresidentServiceStub(channel)
+        created = stub.CreateMatch(pb.CreateMatchRequest(preset="cardverse", seed=3, clock=pb.ClockSettings(
+            move_time_limit_ms=0)), metadata=(("authorization", f"Bearer {server.admin_token}"),))
+        replay = ["replay", created.match_id, "--server", server.address]
+        assert main(replay) == 2
+        assert capsys.readouterr().err.strip() == "president replay: give --html FILE, --json FILE, or both"
+        assert main([*replay, "--json", "-"]) == 1
+        assert capsys.readouterr().err.startswith("president replay: MATCH_NOT_OVER: ")
+        assert main(["replay", "nope", "--server", server.address, "--json", "-"]) == 1
+        assert capsys.readouterr().err.strip() == "president replay: UNKNOWN_MATCH: no match 'nope'"
+        _play_out(stub, [seat.token for seat in created.seats])
+        page = tmp_path / "replay.html"
+        assert main([*replay, "--json", "-", "--html", str(page)]) == 0
+        out = capsys.readouterr()
+        assert MatchRecord.loads(out.out).replay().is_over
+        assert out.err.strip() == f"president replay: wrote {page}"
+        assert 'id="replay-data"' in page.read_text(encoding="utf-8")
+        assert main([*replay, "--html", str(tmp_path / "missing" / "replay.html")]) == 1
+        assert capsys.readouterr().err.startswith("president replay: cannot write ")
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:

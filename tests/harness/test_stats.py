@@ -7,14 +7,8 @@ import math
 import pytest
 from president_harness.ladder.config import Format
 from president_harness.ladder.outcome import Outcome
-from president_harness.ladder.stats import (
-    ahead_share,
-    mean_interval,
-    mean_place,
-    paired_difference,
-    t_quantile,
-    units,
-)
+from president_harness.ladder.stats import ahead_share, mean_place, paired_difference, units
+from president_service.intervals import interval_from_sums, mean_interval, t_quantile
 
 
 def outcome(index: int, order: tuple[str, ...], *, players: int = 3) -> Outcome:
@@ -58,3 +52,11 @@ def test_intervals_stay_within_what_places_can_be() -> None:
     assert (diff.low, diff.high, diff.mean) == (-2, 2, 2.0)
     wide = [{"a": 1.0, "b": 3.0}, {"a": 3.0, "b": 1.0}, {"a": 1.0, "b": 3.0}]
     assert paired_difference(wide, "a", "b", 3).low >= -2
+
+
+def test_an_interval_from_running_sums_is_the_same() -> None:
+    values = [1.0, 2.5, 3.0, 1.5, 2.0]
+    direct = mean_interval(values)
+    summed = interval_from_sums(len(values), sum(values), sum(v * v for v in values))
+    assert summed.mean == pytest.approx(direct.mean) and summed.low == pytest.approx(direct.low)
+    assert summed.high == pytest.approx(direct.high) and summed.n == direct.n

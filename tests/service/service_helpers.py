@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import subprocess
@@ -14,7 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import grpc
+from google.protobuf import json_format
 from google.rpc.error_details_pb2 import ErrorInfo
 from grpc_status import rpc_status
 from president_engine import Action
@@ -163,3 +166,47 @@ class ServerProcess:
         self.process.terminate()
         self.process.wait(10)
 
+
+
+@dataclass(frozen=True)
+class Sent:
+    """One server-sent event of the web's live stream."""
+
+    id: str | None
+    event: str
+    data: dict[str, Any]
+
+    def message(self) -> pb.SpectateResponse:
+        """The data as the SpectateResponse it is the JSON of."""
+        return json_format.ParseDict(self.data, pb.SpectateResponse())
+
+
+async def read_sent(response: aiohttp.ClientResponse) -> AsyncIterator[Sent]:
+    """The events of a text/event-stream response, as a browser's EventSource splits them."""
+    assert response.status == 200, await response.text()
+    assert response.headers["Content-Type"].startswith("text/event-stream")
+    fields: dict[str, list[str]] = {}
+    async for raw in response.content:
+        line = raw.decode("utf-8").rstrip("\r\n")
+        if not line:
+            if "data" in fields:
+                yield Sent(id=fields.get("id", [None])[-1], event=fields.get("event", ["message"])[-1],
+                           data=json.loads("\n".join(fields["data"])))
+            fields = {}
+        elif not line.startswith(":"):
+            name, _, value = line.partition(":")
+            fields.setdefault(name, []).append(value.removeprefix(" "))
+
+
+async def live_messages(http_port: int, match_id: str, *, last_event_id: int | None = None,
+                        opened: asyncio.Event | None = None) -> list[Sent]:
+    """Everything the web's live stream of a match sends until it ends."""
+    headers = {} if last_event_id is None else {"Last-Event-ID": str(last_event_id)}
+    async with aiohttp.ClientSession() as session, session.get(
+            f"http://127.0.0.1:{http_port}/api/matches/{match_id}/live", headers=headers) as response:
+        out = []
+        async for sent in read_sent(response):
+            out.append(sent)
+            if opened is not None:
+                opened.set()
+        return out

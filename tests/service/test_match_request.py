@@ -8,8 +8,8 @@ from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_service.clock import ClockSettings
 from president_service.errors import Reason, ServiceError
+from president_service.feeds import event_message
 from president_service.match_request import read_match_request, rules_from_request
-from president_service.messages import event_message
 from president_service.strike import Strike, TakenOver
 
 

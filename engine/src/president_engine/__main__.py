@@ -73,7 +73,7 @@ def _demo(args: argparse.Namespace) -> int:
     shown = 0
     while True:
         for event in match.events[shown:]:
-            line = describe(event, names)
+            line = describe(event, names, preset=args.preset)
             if line is not None:
                 print(line)
         shown = len(match.events)

@@ -277,9 +277,6 @@ class CardSet:
             return slot_count(self._bits, JOKER_SLOT)
         return BUCKET_SIZE[(self._bits >> rank_bucket_shift(rank)) & 0xFFFF]
 
-    def of_rank(self, rank: Rank) -> CardSet:
-        return CardSet.from_bits(self._bits & rank_bucket_mask(rank))
-
     def distinct(self) -> list[Card]:
         """The kinds of card present, ascending, without repeats."""
         return [CARDS[slot] for slot in range(SLOT_COUNT) if slot_count(self._bits, slot)]
@@ -318,9 +315,6 @@ class CardSet:
             return NotImplemented
         return bits_contains(self._bits, other._bits)
 
-    def issubset(self, other: CardSet) -> bool:
-        return bits_contains(other._bits, self._bits)
-
     def __eq__(self, other: object) -> bool:
         return isinstance(other, CardSet) and other._bits == self._bits
 
@@ -332,9 +326,6 @@ class CardSet:
 
     def __repr__(self) -> str:
         return f"CardSet({str(self)!r})"
-
-
-EMPTY = CardSet()
 
 
 def full_deck(decks: int, jokers_per_deck: int) -> CardSet:

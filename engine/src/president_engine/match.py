@@ -176,10 +176,6 @@ class Match:
         """Players who finished in this deal, in order."""
         return tuple(self._seat_player[s] for s in self._out)
 
-    def passed_players(self) -> tuple[int, ...]:
-        """Players who passed in this trick (all_pass: since the last play) or had their turn (one_orbit)."""
-        return tuple(self._seat_player[s] for s in range(self._n) if self._mask >> s & 1)
-
     def actions_by_deal(self) -> list[list[tuple[int, Action]]]:
         """(player, action) as applied, per deal, read from the event log."""
         deals: list[list[tuple[int, Action]]] = []
@@ -299,7 +295,7 @@ class Match:
         if len(ranks) > 1:
             raise IllegalActionError(IllegalReason.MIXED_RANKS, "all natural cards of a play must have one rank")
         table = self._table
-        declares = False
+        stands_for: str | None  # what the cards stand for by themselves; None for a follow that declares
         if plain_jokers:
             if bits != plain_jokers:
                 raise IllegalActionError(IllegalReason.JOKER_NOT_WILD, "jokers are not wild: play them alone")
@@ -313,14 +309,14 @@ class Match:
             rank = self.rules.wild_lead_rank
             stands_for = f"{rank} when it leads"
         else:  # a follow of wild cards alone declares its rank; an echoed `rank` counts as the declaration
-            declares = True
+            stands_for = None
             declared = action.declared if action.declared is not None else action.rank
             if declared is None or declared is Rank.JOKER or declared in self.rules.wild_ranks:
                 raise IllegalActionError(
                     IllegalReason.BAD_DECLARED_RANK,
                     "a follow of wild cards only must declare a rank that is not wild (e.g. '6H 6S as K')")
             rank = declared
-        if action.declared is not None and not declares:
+        if action.declared is not None and stands_for is not None:
             raise IllegalActionError(
                 IllegalReason.WRONG_RANK,
                 f"{action.cards} stands for {stands_for}: only a follow of wild cards alone declares a rank")
@@ -331,7 +327,7 @@ class Match:
                 raise IllegalActionError(IllegalReason.WRONG_COUNT, f"play exactly {table.size} card(s) or pass")
             if not beats(t, bits, rank, table, self._table_strength, self._rev):
                 raise IllegalActionError(IllegalReason.DOES_NOT_BEAT, f"{action.cards} does not beat {table.cards}")
-        return t.declared_play(bits, rank) if declares else t.play(bits, rank)
+        return t.play(bits, rank) if stands_for is not None else t.declared_play(bits, rank)
 
     def _check_request(self, action: Request) -> Request:
         owed = self._exchange_steps[0][3]

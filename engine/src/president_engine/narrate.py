@@ -19,13 +19,17 @@ from president_engine.events import (
     TrickWon,
     WentOut,
 )
-from president_engine.roles import Role
+from president_engine.roles import LOCAL_NAMES, Role
 
 
-def describe(event: Event, names: Sequence[str]) -> str | None:
-    """A line for `event`, naming players by `names`; None for events not worth a line."""
+def describe(event: Event, names: Sequence[str], *, preset: str | None = None) -> str | None:
+    """A line for `event`, naming players by `names`; None for events not worth a line.
+
+    With `preset`, roles also go by the preset's own names (RULES 3: "Presidente", "Seggfej", ...).
+    """
     if isinstance(event, DealStarted):
-        roles = ", ".join(f"{names[p]} {r.value.replace('_', ' ')}"
+        local = LOCAL_NAMES.get(preset or "", {})
+        roles = ", ".join(f"{names[p]} {r.value.replace('_', ' ')}" + (f" ({local[r]})" if r in local else "")
                           for p, r in enumerate(event.roles) if r is not Role.NEUTRAL)
         seats = " ".join(names[p] for p in event.seats)
         return f"== deal {event.deal}: seats {seats}; {names[event.dealer]} deals" + (f"; {roles}" if roles else "")

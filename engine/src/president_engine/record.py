@@ -62,12 +62,16 @@ class MatchRecord:
             ))
         return cls(rules=match.rules, seed=match.seed, deals=tuple(deals))
 
-    def replay(self) -> Match:
-        """The match this record describes, every action checked; raises ReplayError."""
+    def start(self) -> Match:
+        """The match as first dealt, before any action (replay applies the actions to it)."""
         explicit = [d.hands for d in self.deals if not d.shuffled]
         if any(d.shuffled for d in self.deals[:len(explicit)]):
             raise RecordError("explicit hands must come before shuffled deals")
-        match = Match(self.rules, seed=self.seed, hands=explicit or None)
+        return Match(self.rules, seed=self.seed, hands=explicit or None)
+
+    def replay(self) -> Match:
+        """The match this record describes, every action checked; raises ReplayError."""
+        match = self.start()
         for number, deal in enumerate(self.deals, 1):
             if match.deal != number:
                 raise RecordError(f"deal {number}: the record has more deals than the match played")

@@ -1,13 +1,14 @@
 """``president demo``: the README's `make run` — a real server, built-in bots over gRPC, shown live.
 
-It starts the server on localhost with its SQLite file, creates a match of
-the four built-in levels, connects each bot over gRPC with its seat token
-(the SDK's runner, one thread per bot, as separate processes would), and
-prints the match as a spectator sees it: public events only, as they
-happen. The bots think for `--pace` seconds a move so a person can follow.
-Then it keeps serving until Ctrl-C: a match waits with three built-in bots
-and a seat for your own bot, with the command that puts it there; when that
-match ends, the next one opens.  Every match's seed is printed, so it can be
+It starts the server on localhost with its SQLite file and its web pages,
+creates a match of the four built-in levels, connects each bot over gRPC
+with its seat token (the SDK's runner, one thread per bot, as separate
+processes would), and prints the match as a spectator sees it: public
+events only, as they happen, with the address of the page that shows it.
+The bots think for `--pace` seconds a move so a person can follow.  Then it
+keeps serving until Ctrl-C: a match waits with three built-in bots and a
+seat for your own bot, with the command that puts it there; when that match
+ends, the next one opens.  Every match's seed is printed, so it can be
 played again.
 """
 
@@ -45,6 +46,8 @@ GUEST_LEVELS = ("hard", "normal", "easy")
 def add_demo_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     demo = commands.add_parser("demo", help="serve on localhost and show a live match of built-in bots")
     demo.add_argument("--port", type=int, default=50051, help="port (default 50051; a free one if taken)")
+    demo.add_argument("--http-port", type=int, default=8080,
+                      help="port of the web pages (default 8080; a free one if taken)")
     demo.add_argument("--db", default="president-demo.db", help="SQLite database file")
     demo.add_argument("--preset", default="cardverse", help="rules preset (default cardverse)")
     demo.add_argument("--deals", type=int, default=3, help="deals in the match (default 3)")
@@ -75,14 +78,19 @@ async def _demo(args: argparse.Namespace) -> None:
     port = _free_port(args.port)
     if port != args.port:
         print(f"president: port {args.port} is taken (another server?); using port {port} instead", flush=True)
+    http_port = _free_port(args.http_port)
+    if http_port != args.http_port:
+        print(f"president: port {args.http_port} is taken; the web pages use port {http_port} instead", flush=True)
     try:
-        server = await start(ServerConfig(db=args.db, admin_token=admin, port=port,
+        server = await start(ServerConfig(db=args.db, admin_token=admin, port=port, http_port=http_port,
                                           clock=ClockSettings(move_ms=0, bank_ms=0, max_strikes=0)))
     except StartError as exc:
         print(f"president demo: {exc}", file=sys.stderr)
         return
     address = f"localhost:{server.port}"
+    web = f"http://localhost:{server.http_port}"
     print(f"president: serving on {address} (database {args.db})", flush=True)
+    print(f"president: web pages on {web}/ (live matches, replays)", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -97,12 +105,15 @@ async def _demo(args: argparse.Namespace) -> None:
                 clock=pb.ClockSettings(move_time_limit_ms=5000, time_bank_ms=10000, strikes_before_takeover=3),
                 seat_names=list(DEMO_LEVELS)), metadata=auth)
             print(f"match {created.match_id}: {args.preset}, {args.deals} deal(s), seed {seed};"
-                  f" bots {', '.join(DEMO_LEVELS)} connecting over gRPC\n", flush=True)
+                  f" bots {', '.join(DEMO_LEVELS)} connecting over gRPC", flush=True)
+            print(f"watch it in a browser: {web}/matches/{created.match_id}\n", flush=True)
             for level, seat in zip(DEMO_LEVELS, created.seats, strict=True):
                 _start_bot(level, address, seat.token, args.pace)
-            await _watch(stub, created.match_id, list(DEMO_LEVELS), created.rules, stop)
+            await _watch(stub, created.match_id, list(DEMO_LEVELS), created.rules, stop, args.preset)
+            if not stop.is_set():
+                print(f"\nits replay: {web}/matches/{created.match_id}/replay", flush=True)
             while not (args.once or stop.is_set()):
-                await _guest_match(stub, auth, address, args, stop)
+                await _guest_match(stub, auth, address, web, args, stop)
     finally:
         logging.getLogger("president.runner").setLevel(logging.ERROR)  # our bots lose the server on purpose
         await server.stop(1.0)
@@ -110,7 +121,7 @@ async def _demo(args: argparse.Namespace) -> None:
 
 
 async def _guest_match(stub: pb_grpc.PresidentServiceAsyncStub, auth: tuple[tuple[str, str], ...], address: str,
-                       args: argparse.Namespace, stop: asyncio.Event) -> None:
+                       web: str, args: argparse.Namespace, stop: asyncio.Event) -> None:
     """One match with a seat for the reader's bot, shown as it is played; the next one is made when it ends."""
     names = ["guest", *GUEST_LEVELS]
     seed = secrets.randbelow(2**31)
@@ -127,10 +138,10 @@ your bot in seat 0 against {', '.join(GUEST_LEVELS)} (no clock: take your time).
   .venv/bin/president-bot examples/python/first_bot.py --server {address} --token {token}
 
 or any other bot: `president-bot builtin:hard ...`, `node examples/node/bot.js --server {address} --token ...`
-(see "Write your first bot" in the README). The match is shown here as it is played; when it ends, a new
-seat is opened. Ctrl-C stops the server.
+(see "Write your first bot" in the README). The match is shown here as it is played, and in a browser at
+{web}/matches/{created.match_id}; when it ends, a new seat is opened. Ctrl-C stops the server.
 """, flush=True)
-    await _watch(stub, created.match_id, names, created.rules, stop)
+    await _watch(stub, created.match_id, names, created.rules, stop, args.preset)
 
 
 def _start_bot(level: str, address: str, token: str, pace: float) -> None:
@@ -157,10 +168,10 @@ def _paced(bot: Bot, pace: float) -> Bot:
 
 
 async def _watch(stub: pb_grpc.PresidentServiceAsyncStub, match_id: str, names: list[str], rules: pb.Rules,
-                 stop: asyncio.Event) -> None:
+                 stop: asyncio.Event, preset: str) -> None:
     """Print the match as a spectator sees it until it is over (or Ctrl-C)."""
     stream = stub.Spectate(pb.SpectateRequest(match_id=match_id, from_seq=1))
-    table = TableStatus(convert.rules_from_proto(rules), names)
+    table = TableStatus(convert.rules_from_proto(rules), names, preset=preset)
 
     async def show() -> None:
         async for message in stream:

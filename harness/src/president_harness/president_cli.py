@@ -4,6 +4,7 @@
     president demo                                              a server and built-in bots, shown live
     president ladder ladder.toml --expect "mybot > normal"      rate bots; gate CI on a claim
     president match create --server localhost:50051            a match on a running server, with seat tokens
+    president replay MATCH_ID --html replay.html                a finished match as a file that plays it back
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from president_service.serve_cli import add_serve_parser
 from president_harness.demo import add_demo_parser
 from president_harness.ladder.ladder_cli import add_ladder_parser
 from president_harness.match_cli import add_match_parser
+from president_harness.replay_cli import add_replay_parser
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -28,6 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     add_demo_parser(commands)
     add_ladder_parser(commands)
     add_match_parser(commands)
+    add_replay_parser(commands)
     return parser
 
 

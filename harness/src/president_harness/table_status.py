@@ -18,8 +18,9 @@ from president_protocol.v1 import president_pb2 as pb
 
 
 class TableStatus:
-    def __init__(self, rules: Rules, names: Sequence[str]) -> None:
+    def __init__(self, rules: Rules, names: Sequence[str], *, preset: str | None = None) -> None:
         self.rules = rules
+        self.preset = preset
         self.names = list(names)
         self.sizes = [0] * rules.players
         self.reversed = False
@@ -36,7 +37,7 @@ class TableStatus:
         event = convert.event_from_proto(msg)
         if event is None:
             return []
-        line = describe(event, self.names)
+        line = describe(event, self.names, preset=self.preset)
         out = [] if line is None else [line]
         if isinstance(event, DealStarted):
             self.sizes = list(event.hand_sizes)

@@ -28,7 +28,7 @@ import numpy as np
 import pyspiel
 from president_engine import Action, CardSet, Match, Observation, Phase, Rank, Rules
 from president_engine.action_space import action_space
-from president_engine.cards import CARDS, EMPTY, SLOT_BITS, SLOT_COUNT, slot_count
+from president_engine.cards import CARDS, SLOT_BITS, SLOT_COUNT, slot_count
 from president_engine.events import DealEnded, DealStarted, HandDealt, Played, visible_to
 from president_engine.observation_tensor import RANKS, observation_fields, observation_tensor
 from president_engine.rules import MAX_DECKS
@@ -275,7 +275,7 @@ class PresidentState(pyspiel.State):  # type: ignore[misc]
             rules=self.rules, deal=match.deal, phase=Phase.PLAY, to_act=None,
             hand_sizes=tuple(sizes[match.seat_of(p)] for p in range(self.rules.players)), seats=match.seats,
             roles=tuple(match.roles), scores=tuple(match.scores), places=(), rank_order=self.rules.rank_order,
-            reversed=False, direction=1, table=None, table_player=None, trick=(), played=EMPTY, exchange=(),
+            reversed=False, direction=1, table=None, table_player=None, trick=(), played=CardSet(), exchange=(),
             player=player, hand=self.dealt(player), owed=0, legal_actions=())
 
     def history_seen(self, player: int) -> list[str]:

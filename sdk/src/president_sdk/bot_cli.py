@@ -158,7 +158,7 @@ def _local(bot: Bot, args: argparse.Namespace) -> int:
         return 1
     if not args.quiet:
         for event in result.match.events:
-            line = describe(event, names)
+            line = describe(event, names, preset=args.preset)
             if line is not None:
                 print(line)
     faults = result.faults[0]

@@ -21,13 +21,16 @@ from grpc_reflection.v1alpha._async import ReflectionServicer  # reflection.aio 
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
+from president_service.accounts import Accounts
+from president_service.arena import ArenaSettings
 from president_service.auth import AdminKey
 from president_service.clock import ClockSettings
 from president_service.limits import Limits
 from president_service.match_store import MatchStore
 from president_service.registry import Registry
 from president_service.request_guard import GuardedServer
-from president_service.servicer import PresidentServicer
+from president_service.servicer import PresidentServicer, shutting_down
+from president_service.web.http_server import WebServer, start_web
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +51,11 @@ class ServerConfig:
     """The clock of matches created without one."""
     start_grace_s: float = 30.0
     """How long a match waits for all its seats to connect before its clock starts anyway."""
+    arena: ArenaSettings = field(default_factory=ArenaSettings)
+    http_port: int | None = None
+    """The web pages' port on `host` (0 picks a free one); None: no web pages."""
+    http_grace_s: float = 5.0
+    """How long running web requests get at shutdown."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,12 +65,22 @@ class RunningServer:
     registry: Registry
     servicer: PresidentServicer
     health: HealthServicer
+    web: WebServer | None = None
+    """The web pages, when served."""
+
+    @property
+    def http_port(self) -> int | None:
+        return None if self.web is None else self.web.port
 
     async def stop(self, grace_s: float = 5.0) -> None:
         """Drain: refuse new calls, stop the clocks, end every stream with SHUTTING_DOWN, then stop."""
         self.servicer.draining = True
         await self.health.enter_graceful_shutdown()
+        self.servicer.arena.close()
+        self.servicer.sessions.close_all(shutting_down())
         self.registry.close()  # wakes every stream, which sees `draining` and ends itself
+        if self.web is not None:
+            await self.web.stop()
         await self.server.stop(grace_s)
         self.registry.store.close()
 
@@ -93,7 +111,8 @@ async def start(config: ServerConfig) -> RunningServer:
 
 async def _serve(config: ServerConfig, admin: AdminKey, store: MatchStore,
                  credentials: grpc.ServerCredentials | None) -> RunningServer:
-    registry = Registry(store, config.limits, start_grace_s=config.start_grace_s)
+    registry = Registry(store, config.limits, Accounts(store), start_grace_s=config.start_grace_s)
+    servicer = PresidentServicer(registry, admin, config.clock, config.arena)  # hooks in before matches return
     restored = registry.restore()
     limits = config.limits
     server = grpc.aio.server(options=[
@@ -102,7 +121,6 @@ async def _serve(config: ServerConfig, admin: AdminKey, store: MatchStore,
         ("grpc.server.max_pending_requests", limits.max_pending_requests),
         ("grpc.server.max_pending_requests_hard_limit", 2 * limits.max_pending_requests),
     ])
-    servicer = PresidentServicer(registry, admin, config.clock)
     checker = HealthServicer()
     guarded: Any = GuardedServer(server, max_health_watches=limits.max_health_watches)  # stands in for the server
     pb_grpc.add_PresidentServiceServicer_to_server(servicer, guarded)
@@ -118,7 +136,18 @@ async def _serve(config: ServerConfig, admin: AdminKey, store: MatchStore,
         raise StartError(f"cannot listen on {address}: the port is in use or the address is not this machine's"
                          " (try another --port, or --port 0 for a free one)") from None
     await server.start()
+    web = None
+    if config.http_port is not None:
+        try:
+            web = await start_web(servicer, config.host, config.http_port, grace_s=config.http_grace_s)
+        except OSError as exc:
+            registry.close()
+            await server.stop(None)
+            raise StartError(f"cannot serve the web pages on {config.host}:{config.http_port}: {exc.strerror or exc}"
+                             " (try another --http-port, or 0 for a free one)") from None
+    servicer.arena.start()
     await checker.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     await checker.set("", health_pb2.HealthCheckResponse.SERVING)
-    log.info("listening on %s:%d (%d matches restored)", config.host, port, restored)
-    return RunningServer(server=server, port=port, registry=registry, servicer=servicer, health=checker)
+    log.info("listening on %s:%d (%d matches restored)%s", config.host, port, restored,
+             "" if web is None else f"; web pages on http://{config.host}:{web.port}/")
+    return RunningServer(server=server, port=port, registry=registry, servicer=servicer, health=checker, web=web)

@@ -24,3 +24,9 @@ class Limits:
     """Health Watch streams open at once."""
     max_pending_requests: int = 20_000
     """Calls gRPC may hold before the server takes them (its default, 1000, cancels bursts of new streams)."""
+    account_matches: int = 100
+    """Live matches one account may sit in at once."""
+    account_matches_per_day: int = 20_000
+    """Matches one account may start in 24 hours."""
+    account_challenges_per_minute: int = 10
+    """Challenges one account may make a minute."""

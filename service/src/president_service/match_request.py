@@ -41,6 +41,10 @@ class MatchRequest:
     open_seats: bool
     reserved: frozenset[int] = frozenset()
     """With open seats: players only the creator's tokens play."""
+    accounts: tuple[str, ...] = ()
+    """The account holding each player's seat ("" for none); empty when no seat is an account's."""
+    kind: str = ""
+    """"" for an organiser's match; the arena's own: "arena", "check", "challenge"."""
 
 
 def rules_from_request(preset: str, overrides: pb.Rules) -> Rules:
@@ -81,9 +85,15 @@ def read_match_request(request: pb.CreateMatchRequest, default_clock: ClockSetti
     reserved = frozenset(request.reserved_seats)
     if any(player >= rules.players for player in reserved) or (reserved and not request.open_seats):
         raise ServiceError(Reason.MALFORMED, "reserved_seats: players of this match, and only with open_seats")
+    accounts = tuple(request.seat_accounts)
+    if len(accounts) > rules.players:
+        raise ServiceError(Reason.MALFORMED, f"seat_accounts: {len(accounts)} accounts for {rules.players} players")
+    if any(accounts) and request.open_seats:
+        raise ServiceError(Reason.MALFORMED, "seat_accounts: accounts hold seats of matches without open seats")
+    accounts = accounts + ("",) * (rules.players - len(accounts)) if any(accounts) else ()
     return MatchRequest(preset=request.preset, rules=rules, seed=request.seed if request.HasField("seed") else None,
                         hands=hands, clock=clock, names=tuple(request.seat_names), open_seats=request.open_seats,
-                        reserved=reserved)
+                        reserved=reserved, accounts=accounts)
 
 
 def shorten(text: str, most: int = 32) -> str:

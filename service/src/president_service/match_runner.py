@@ -21,7 +21,7 @@ import sqlite3
 import time
 from array import array
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from president_engine import (
@@ -39,7 +39,7 @@ from president_engine import (
 from president_service.clock import Clock
 from president_service.errors import Reason, ServiceError
 from president_service.limits import Limits
-from president_service.match_store import ActionRow, Fault, MatchStore, Source, StoredMatch
+from president_service.match_store import ActionRow, Fault, MatchStore, Source, Statement, StoredMatch
 from president_service.strike import LogEvent, Strike, TakenOver
 
 log = logging.getLogger(__name__)
@@ -92,7 +92,8 @@ class Wake:
 
 class MatchRunner:
     def __init__(self, stored: StoredMatch, store: MatchStore, limits: Limits, start_grace_s: float,
-                 on_over: Callable[[MatchRunner], None]) -> None:
+                 on_over: Callable[[MatchRunner], None],
+                 finishing: Callable[[MatchRunner], Sequence[Statement]] = lambda runner: ()) -> None:
         """Rebuild the match from what the store holds (a new match holds no actions yet)."""
         self.match_id = stored.match_id
         self.created_at = stored.created_at
@@ -101,6 +102,10 @@ class MatchRunner:
         self.open_seats = stored.open_seats
         self.deal_key = stored.deal_key
         """Shared by the matches that deal the same cards (see Registry.deal_in_play)."""
+        self.accounts = stored.accounts
+        """The account holding each player's seat ("" for none); empty when none is an account's."""
+        self.kind = stored.kind
+        self._finishing = finishing
         self.token_hashes = list(stored.token_hashes)
         self.claimed = list(stored.claimed)
         self.match = Match(stored.rules, seed=stored.seed, hands=stored.hands)
@@ -330,7 +335,8 @@ class MatchRunner:
         assert match.winner is not None
         result = {"winner": match.winner, "totals": list(match.scores), "last_places": list(match.last_places)}
         try:
-            self._store.finish(self.match_id, result, MatchRecord.from_match(match).dumps(indent=None))
+            self._store.finish(self.match_id, result, MatchRecord.from_match(match).dumps(indent=None),
+                               self._finishing(self))
         except (sqlite3.Error, OSError):
             log.exception("match %s: the final record was not saved (it is rebuilt at the next start)",
                           self.match_id)

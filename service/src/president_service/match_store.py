@@ -4,8 +4,8 @@ A match is rebuilt after a crash by replaying its stored actions on a fresh
 engine `Match` (the rules, seed and any explicit hands are stored at
 creation), so the per-move write is one small INSERT.  WAL mode with
 synchronous=NORMAL: a committed move survives the process being killed (not
-necessarily a power cut).  Such a commit only appends to the WAL file (about
-15 us, no fsync), so writes run inline on the caller's thread: cheaper than a
+necessarily a power cut).  Such a commit only appends to the WAL file (no
+fsync), so writes run inline on the caller's thread: cheaper than a
 hop to another thread and back, and the write is durable when the call
 returns.  What can take milliseconds runs on one background thread with its
 own connection: reads (WAL readers see committed data only) and checkpoints
@@ -19,7 +19,7 @@ import hashlib
 import json
 import logging
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import IntEnum
@@ -42,13 +42,15 @@ CREATE TABLE IF NOT EXISTS matches (
     names TEXT NOT NULL,
     open_seats INTEGER NOT NULL,
     result TEXT,
-    record TEXT
+    record TEXT,
+    kind TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS seats (
     token_hash BLOB PRIMARY KEY,
     match_id TEXT NOT NULL,
     player INTEGER NOT NULL,
-    claimed INTEGER NOT NULL
+    claimed INTEGER NOT NULL,
+    account TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS seats_by_match ON seats (match_id);
 CREATE TABLE IF NOT EXISTS actions (
@@ -64,6 +66,8 @@ CREATE TABLE IF NOT EXISTS actions (
 """
 _MIGRATIONS = (
     ("actions", "fault", "ALTER TABLE actions ADD COLUMN fault INTEGER NOT NULL DEFAULT 0"),
+    ("seats", "account", "ALTER TABLE seats ADD COLUMN account TEXT NOT NULL DEFAULT ''"),
+    ("matches", "kind", "ALTER TABLE matches ADD COLUMN kind TEXT NOT NULL DEFAULT ''"),
 )
 """Columns added since the first schema: (table, column, how to add it to an older database)."""
 
@@ -120,6 +124,10 @@ class StoredMatch:
     claimed: tuple[bool, ...]
     actions: tuple[ActionRow, ...] = ()
     finished: bool = False
+    accounts: tuple[str, ...] = ()
+    """The account holding each player's seat ("" for none); empty when no seat is an account's."""
+    kind: str = ""
+    """Who made the match: "" an organiser (CreateMatch), or the arena: "arena", "check", "challenge"."""
 
     @property
     def deal_key(self) -> str:
@@ -166,36 +174,45 @@ class MatchStore:
     def create(self, stored: StoredMatch) -> None:
         hands = None if stored.hands is None else json.dumps([[str(h) for h in deal] for deal in stored.hands])
         statements: list[Statement] = [(
-            "INSERT INTO matches (id, created_at, preset, rules, seed, hands, clock, names, open_seats) "
-            "VALUES (?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO matches (id, created_at, preset, rules, seed, hands, clock, names, open_seats, kind) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?)",
             (stored.match_id, stored.created_at, stored.preset, json.dumps(stored.rules.to_dict()), stored.seed,
-             hands, json.dumps(stored.clock.to_dict()), json.dumps(stored.names), int(stored.open_seats)))]
-        statements += [("INSERT INTO seats VALUES (?,?,?,?)", (h, stored.match_id, player, int(claimed)))
-                       for player, (h, claimed) in enumerate(zip(stored.token_hashes, stored.claimed, strict=True))]
-        self._write(statements)
+             hands, json.dumps(stored.clock.to_dict()), json.dumps(stored.names), int(stored.open_seats),
+             stored.kind))]
+        accounts = stored.accounts or ("",) * len(stored.token_hashes)
+        statements += [("INSERT INTO seats (token_hash, match_id, player, claimed, account) VALUES (?,?,?,?,?)",
+                        (h, stored.match_id, player, int(claimed), account))
+                       for player, (h, claimed, account) in enumerate(
+                           zip(stored.token_hashes, stored.claimed, accounts, strict=True))]
+        self.write(statements)
 
     def append(self, match_id: str, row: ActionRow) -> None:
         """Durably add one applied action; returns once it is committed."""
-        self._write([("INSERT INTO actions VALUES (?,?,?,?,?,?,?)",
+        self.write([("INSERT INTO actions VALUES (?,?,?,?,?,?,?)",
                       (match_id, row.turn, row.player, row.action, int(row.source), row.spent_ms, int(row.fault)))])
 
-    def finish(self, match_id: str, result: dict[str, Any], record: str) -> None:
-        """Keep the result and full record of a match that has ended; it is then never restored."""
-        self._write([("UPDATE matches SET result = ?, record = ? WHERE id = ?",
-                      (json.dumps(result), record, match_id))])
+    def finish(self, match_id: str, result: dict[str, Any], record: str, also: Sequence[Statement] = ()) -> None:
+        """Keep the result and full record of a match that has ended; it is then never restored.
+
+        `also`: statements committed in the same transaction (the arena's rating update), so that a
+        crash can never keep one without the other.
+        """
+        self.write([("UPDATE matches SET result = ?, record = ? WHERE id = ?",
+                     (json.dumps(result), record, match_id)), *also])
 
     def claim(self, match_id: str, old_hash: bytes, new_hash: bytes, names: tuple[str, ...]) -> None:
         """A seat claimed by JoinMatch: its new token replaces the one given at creation."""
-        self._write([
+        self.write([
             ("UPDATE seats SET token_hash = ?, claimed = 1 WHERE token_hash = ?", (new_hash, old_hash)),
             ("UPDATE matches SET names = ? WHERE id = ?", (json.dumps(names), match_id)),
         ])
 
     def mark_claimed(self, token_hash: bytes) -> None:
         """An open seat claimed by using the token given at creation."""
-        self._write([("UPDATE seats SET claimed = 1 WHERE token_hash = ?", (token_hash,))])
+        self.write([("UPDATE seats SET claimed = 1 WHERE token_hash = ?", (token_hash,))])
 
-    def _write(self, statements: list[Statement]) -> None:
+    def write(self, statements: list[Statement]) -> None:
+        """Run `statements` as one transaction, inline: committed when this returns."""
         db = self._db
         if len(statements) == 1:
             db.execute(*statements[0])  # one statement is its own transaction: a third of the calls (a move's path)
@@ -217,6 +234,10 @@ class MatchStore:
         self._reader.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     # ------------------------------------------------------------------ reads
+
+    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Rows of a read, right away on the caller's thread (at start, and for small indexed look-ups)."""
+        return self._db.execute(sql, params).fetchall()  # the writer's connection: the loop's thread only
 
     def unfinished(self) -> list[StoredMatch]:
         """Every match without a final record, with its actions (read once, at start)."""
@@ -250,12 +271,12 @@ class MatchStore:
 
     def _load(self, match_id: str) -> StoredMatch | None:
         db = self._reader
-        row = db.execute("SELECT created_at, preset, rules, seed, hands, clock, names, open_seats, record "
+        row = db.execute("SELECT created_at, preset, rules, seed, hands, clock, names, open_seats, record, kind "
                          "FROM matches WHERE id = ?", (match_id,)).fetchone()
         if row is None:
             return None
-        created_at, preset, rules, seed, hands, clock, names, open_seats, record = row
-        seats = db.execute("SELECT token_hash, claimed FROM seats WHERE match_id = ? ORDER BY player",
+        created_at, preset, rules, seed, hands, clock, names, open_seats, record, kind = row
+        seats = db.execute("SELECT token_hash, claimed, account FROM seats WHERE match_id = ? ORDER BY player",
                            (match_id,)).fetchall()
         actions = tuple(
             ActionRow(turn=t, player=p, action=a, source=Source(s), spent_ms=ms, fault=Fault(f))
@@ -272,10 +293,12 @@ class MatchStore:
             clock=ClockSettings.from_dict(json.loads(clock)),
             names=tuple(json.loads(names)),
             open_seats=bool(open_seats),
-            token_hashes=tuple(bytes(h) for h, _ in seats),
-            claimed=tuple(bool(c) for _, c in seats),
+            token_hashes=tuple(bytes(h) for h, _, _ in seats),
+            claimed=tuple(bool(c) for _, c, _ in seats),
             actions=actions,
             finished=record is not None,
+            accounts=tuple(a for _, _, a in seats) if any(a for _, _, a in seats) else (),
+            kind=kind,
         )
 
     def close(self) -> None:

@@ -10,17 +10,18 @@ from __future__ import annotations
 import logging
 import secrets
 import time
-from collections import OrderedDict
-from collections.abc import Iterable
+from collections import OrderedDict, deque
+from collections.abc import Callable, Iterable, Sequence
 
 from president_engine import DealError, Match
 
+from president_service.accounts import Accounts
 from president_service.auth import bearer_token, new_token, token_hash
 from president_service.errors import Reason, ServiceError
 from president_service.limits import RETRY_FULL_S, Limits
 from president_service.match_request import MAX_NAME_CHARS, MatchRequest, shorten
 from president_service.match_runner import MatchRunner
-from president_service.match_store import FinishedSummary, MatchStore, StoredMatch
+from president_service.match_store import FinishedSummary, MatchStore, Statement, StoredMatch
 
 log = logging.getLogger(__name__)
 
@@ -33,11 +34,27 @@ _MAX_SEED = 2**63 - 1
 Metadata = Iterable[tuple[str, str | bytes]] | None
 
 
+Seated = Callable[[str, MatchRunner, int], None]
+"""Told when an account is seated in a new live match: (account, match, player)."""
+Finishing = Callable[[MatchRunner], Sequence[Statement]]
+"""Asked, as a match ends, for statements to commit with its result (the arena's rating update)."""
+_DAY_S = 24 * 3600.0
+
+
 class Registry:
-    def __init__(self, store: MatchStore, limits: Limits, *, start_grace_s: float) -> None:
+    def __init__(self, store: MatchStore, limits: Limits, accounts: Accounts, *, start_grace_s: float) -> None:
         self.store = store
         self.limits = limits
+        self.accounts = accounts
         self._grace_s = start_grace_s
+        self.on_seated: list[Seated] = []
+        self.on_over: list[Callable[[MatchRunner], None]] = []
+        """Told when a live match has ended (after its result is stored)."""
+        self.finishing: Finishing | None = None
+        self._by_account: dict[str, dict[str, tuple[MatchRunner, int]]] = {}
+        """Account -> its live matches (match id -> the match and the account's player)."""
+        self._started: dict[str, deque[float]] = {}
+        """Account -> when its matches of the last 24 hours were created (loaded on first use)."""
         self.live: dict[str, MatchRunner] = {}
         self._live_deals: dict[str, set[str]] = {}
         """Deal key -> the live matches that deal those cards."""
@@ -59,16 +76,25 @@ class Registry:
         return len(self.live)
 
     def _runner(self, stored: StoredMatch) -> MatchRunner:
-        return MatchRunner(stored, self.store, self.limits, self._grace_s, self._over)
+        return MatchRunner(stored, self.store, self.limits, self._grace_s, self._over, self._finishing)
+
+    def _finishing(self, runner: MatchRunner) -> Sequence[Statement]:
+        return () if self.finishing is None else self.finishing(runner)
 
     def _go_live(self, runner: MatchRunner) -> None:
         self.live[runner.match_id] = runner
+        for player, account in enumerate(runner.accounts):
+            if account:
+                self._by_account.setdefault(account, {})[runner.match_id] = (runner, player)
         self._live_deals.setdefault(runner.deal_key, set()).add(runner.match_id)
         for player, digest in enumerate(runner.token_hashes):
             self._by_token[digest] = (runner, player)
 
     def _over(self, runner: MatchRunner) -> None:
         self.live.pop(runner.match_id, None)
+        for account in runner.accounts:
+            if account:
+                self._by_account.get(account, {}).pop(runner.match_id, None)
         twins = self._live_deals.get(runner.deal_key, set())
         twins.discard(runner.match_id)
         if not twins:
@@ -76,6 +102,8 @@ class Registry:
         for digest in runner.token_hashes:
             self._by_token.pop(digest, None)
         self._cache(runner)
+        for listener in self.on_over:
+            listener(runner)
 
     def _cache(self, runner: MatchRunner) -> None:
         self._finished[runner.match_id] = runner
@@ -101,6 +129,9 @@ class Registry:
         players = rules.players
         if len(names) > players:
             raise ServiceError(Reason.MALFORMED, f"{len(names)} seat names for {players} players")
+        self._check_accounts(request.accounts)
+        names = tuple(name or account for name, account in zip(
+            names + ("",) * (players - len(names)), request.accounts or ("",) * players, strict=True))
         tokens = [new_token() for _ in range(players)]
         stored = StoredMatch(
             match_id=secrets.token_hex(8),
@@ -114,11 +145,54 @@ class Registry:
             open_seats=request.open_seats,
             token_hashes=tuple(token_hash(t) for t in tokens),
             claimed=tuple(not request.open_seats or p in request.reserved for p in range(players)),
+            accounts=request.accounts,
+            kind=request.kind,
         )
         self.store.create(stored)
         runner = self._runner(stored)
         self._go_live(runner)
+        for player, account in enumerate(request.accounts):
+            if account:
+                self._day_of(account, stored.created_at).append(stored.created_at)
+                for listener in self.on_seated:
+                    listener(account, runner, player)
         return runner, tokens
+
+    def _check_accounts(self, accounts: Sequence[str]) -> None:
+        """The seats' accounts exist, each holds one seat, and each has room under its limits."""
+        seated = [a for a in accounts if a]
+        if len(set(seated)) != len(seated):
+            raise ServiceError(Reason.SEATED_TWICE, "one account may hold one seat of a match")
+        now = time.time()
+        for name in seated:
+            self.accounts.usable(name)
+            live = len(self._by_account.get(name, {}))
+            if live >= self.limits.account_matches:
+                raise ServiceError(Reason.ACCOUNT_LIMIT, f"{name} plays {live} matches, its limit at once",
+                                   {"account": name}, retry_after_s=RETRY_FULL_S)
+            started = self._day_of(name, now)
+            if len(started) >= self.limits.account_matches_per_day:
+                raise ServiceError(Reason.ACCOUNT_LIMIT, f"{name} started {len(started)} matches in 24 hours,"
+                                   " its limit", {"account": name}, retry_after_s=started[0] + _DAY_S - now)
+
+    def _day_of(self, account: str, now: float) -> deque[float]:
+        """When the account's matches of the last 24 hours started."""
+        started = self._started.get(account)
+        if started is None:
+            started = self._started[account] = deque(sorted(row[0] for row in self.store.query(
+                "SELECT matches.created_at FROM seats JOIN matches ON seats.match_id = matches.id"
+                " WHERE seats.account = ? AND matches.created_at > ?", (account, now - _DAY_S))))
+        while started and started[0] <= now - _DAY_S:
+            started.popleft()
+        return started
+
+    def seat_of_account(self, account: str, match_id: str) -> tuple[MatchRunner, int] | None:
+        """The account's live seat in match `match_id` (the match and its player), if it has one."""
+        return self._by_account.get(account, {}).get(match_id)
+
+    def seats_of(self, account: str) -> list[tuple[MatchRunner, int]]:
+        """The account's live matches and its player in each, oldest first."""
+        return sorted(self._by_account.get(account, {}).values(), key=lambda seat: seat[0].created_at)
 
     async def get(self, match_id: str) -> MatchRunner:
         """A match by id, live or finished; UNKNOWN_MATCH if there is none."""

@@ -16,8 +16,12 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
+from importlib.metadata import version
 from pathlib import Path
 
+from president_engine import PRESETS
+
+from president_service.arena import ArenaSettings
 from president_service.clock import ClockError, ClockSettings
 from president_service.grpc_server import ServerConfig, StartError, start
 from president_service.limits import Limits
@@ -26,6 +30,15 @@ ADMIN_TOKEN_ENV = "PRESIDENT_ADMIN_TOKEN"
 _LIMITS = Limits()
 _CLOCK = ClockSettings()
 _CLOCK_FLAGS = {"move_ms": "move-ms", "bank_ms": "bank-ms", "max_strikes": "strikes"}
+_ARENA = ArenaSettings()
+
+
+def _queue(text: str) -> tuple[str, int]:
+    preset, _, players = text.partition(":")
+    if preset not in PRESETS or not players.isdigit() or int(players) < 3:
+        raise argparse.ArgumentTypeError(f"{text!r}: write PRESET:PLAYERS, e.g. cardverse:4"
+                                         f" (presets: {', '.join(PRESETS)})")
+    return preset, int(players)
 
 
 def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -35,6 +48,9 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     serve.add_argument("--port", type=int, default=50051, help="port; 0 picks a free one (default 50051)")
     serve.add_argument("--db", required=True, help="SQLite database file (created if missing)")
     serve.add_argument("--admin-token", default=None, help=f"admin token (or set {ADMIN_TOKEN_ENV})")
+    serve.add_argument("--http-port", type=int, default=None,
+                       help="also serve the web pages (match list, live matches, replays) on this port; 0 picks"
+                            " a free one (default: no web pages)")
     serve.add_argument("--tls-cert", type=Path, help="PEM certificate chain; TLS when given with --tls-key")
     serve.add_argument("--tls-key", type=Path, help="PEM private key")
     serve.add_argument("--max-matches", type=int, default=_LIMITS.max_matches)
@@ -49,6 +65,14 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     serve.add_argument("--start-grace", type=float, default=30.0,
                        help="seconds a match waits for all seats before its clock starts anyway")
     serve.add_argument("--shutdown-grace", type=float, default=5.0, help="seconds running calls get at shutdown")
+    arena = serve.add_argument_group("arena", "matches formed from connected bot accounts, rated with OpenSkill")
+    arena.add_argument("--arena", action="store_true", help="form matches from willing accounts (matchmaking)")
+    arena.add_argument("--arena-queue", action="append", metavar="PRESET:PLAYERS", type=_queue,
+                       help="a queue of the arena, e.g. cardverse:4 (repeatable; default: "
+                            + ", ".join(f"{p}:{n}" for p, n in _ARENA.queues) + ")")
+    arena.add_argument("--arena-deals", type=int, default=_ARENA.deals, help="deals in an arena match")
+    arena.add_argument("--arena-duplicate", action="store_true",
+                       help="each table plays every rotation of one deal (as many matches as players)")
     serve.set_defaults(handler=serve_command)
 
 
@@ -60,9 +84,13 @@ async def _serve(args: argparse.Namespace, admin_token: str) -> None:
         limits=Limits(max_matches=args.max_matches, max_streams_per_seat=args.max_streams_per_seat,
                       max_spectators=args.max_spectators, max_receive_bytes=args.max_message_bytes),
         clock=ClockSettings(move_ms=args.move_ms, bank_ms=args.bank_ms, max_strikes=args.strikes),
-        start_grace_s=args.start_grace,
+        start_grace_s=args.start_grace, http_port=args.http_port, http_grace_s=args.shutdown_grace,
+        arena=ArenaSettings(enabled=args.arena, queues=tuple(args.arena_queue or _ARENA.queues),
+                            deals=args.arena_deals, duplicate=args.arena_duplicate),
     ))
     print(f"president: serving on {args.host}:{running.port}", flush=True)
+    if running.http_port is not None:
+        print(f"president: web pages on http://{args.host}:{running.http_port}/", flush=True)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -106,6 +134,7 @@ def serve_command(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m president_service serve ...``: the server alone."""
     parser = argparse.ArgumentParser(prog="python -m president_service", description="The President game server.")
+    parser.add_argument("--version", action="version", version=f"president-service {version('president-service')}")
     add_serve_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     return int(args.handler(args))

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from contextlib import aclosing
 from typing import Any, NoReturn, TypeVar
 from weakref import WeakKeyDictionary
 
@@ -23,24 +24,20 @@ from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
+from president_service.arena import Arena, ArenaSettings
+from president_service.arena_ratings import Ratings
 from president_service.auth import AdminKey
 from president_service.clock import ClockSettings
 from president_service.errors import Reason, ServiceError
+from president_service.feeds import SeatFeed, SharedEvents, match_over, prompt_message
 from president_service.limits import RETRY_FULL_S
 from president_service.match_request import read_match_request
 from president_service.match_runner import MatchRunner, Wake
 from president_service.match_store import Fault
-from president_service.messages import (
-    SharedEvents,
-    clock_message,
-    deadline_message,
-    finished_summary,
-    match_summary,
-    prompt_message,
-    result,
-)
+from president_service.messages import account_message, finished_summary, match_summary, result
 from president_service.registry import Registry
 from president_service.request_guard import is_malformed, malformed_error
+from president_service.session import SessionContext, Sessions
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -54,7 +51,7 @@ PlayContext = grpc.aio.ServicerContext[pb.PlayRequest, pb.PlayResponse]
 _EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]  # what read() returns once the client is done; not in the stubs
 
 
-def _shutting_down() -> ServiceError:
+def shutting_down() -> ServiceError:
     return ServiceError(Reason.SHUTTING_DOWN, "the server is shutting down; reconnect to its successor")
 
 
@@ -103,18 +100,16 @@ def _submit(runner: MatchRunner, player: int, turn_id: int, msg: pb.Action, faul
     runner.submit(player, turn_id, action, reported)
 
 
-def _match_over(runner: MatchRunner) -> pb.MatchOver:
-    ended = result(runner)
-    assert ended is not None
-    return pb.MatchOver(result=convert.match_result_to_proto(ended))
-
-
 class PresidentServicer(pb_grpc.PresidentServiceServicer):
-    def __init__(self, registry: Registry, admin: AdminKey, default_clock: ClockSettings) -> None:
+    def __init__(self, registry: Registry, admin: AdminKey, default_clock: ClockSettings,
+                 arena: ArenaSettings | None = None) -> None:
         self._registry = registry
         self._admin = admin
         self._default_clock = default_clock
         self._shared: WeakKeyDictionary[MatchRunner, SharedEvents] = WeakKeyDictionary()
+        self.sessions = Sessions(registry, self._shared_events, _submit)
+        self.arena = Arena(registry, registry.accounts, self.sessions, Ratings(registry.store),
+                           arena or ArenaSettings(), registry.limits)
         self.draining = False
         """Set when the server stops: new calls are refused, running ones finish."""
         self._streams = 0
@@ -122,14 +117,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
 
     def _open(self) -> None:
         if self.draining:
-            raise _shutting_down()
-
-    def _check_deal_shown(self, runner: MatchRunner, context: Context) -> None:
-        """DEAL_IN_PLAY unless admin: a match whose cards another live match deals shows nothing of its play."""
-        if self._registry.deal_in_play(runner) and not self._admin.given(context.invocation_metadata()):
-            raise ServiceError(Reason.DEAL_IN_PLAY, "another live match deals the same cards (a duplicate board):"
-                                                    " its play is shown once every match of the deal is over,"
-                                                    " or with the admin token", retry_after_s=RETRY_FULL_S)
+            raise shutting_down()
 
     def _admit_stream(self) -> None:
         """Count a new Play or Spectate stream against the server's limit (the caller uncounts it)."""
@@ -229,47 +217,30 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                 raise ServiceError(Reason.BAD_SEQ, f"last_seq {cursor} is beyond the last event {runner.last_seq}")
         except ServiceError as exc:
             await _abort(context, exc)
-        shared = self._shared_events(runner)
         writing = asyncio.Lock()  # one write at a time on a call: this writer's and the reader's answers
 
         async def send(message: pb.PlayResponse) -> None:
             async with writing:
                 await context.write(message)
 
+        feed = SeatFeed(runner, player, self._shared_events(runner), cursor)
         reader: asyncio.Task[None] | None = None
         try:
-            await send(pb.PlayResponse(welcome=pb.Welcome(
-                match_id=runner.match_id, player=player, names=runner.names,
-                rules=convert.rules_to_proto(runner.match.rules), clock=clock_message(runner.clock.settings))))
-            prompted: tuple[int, bool] | None = None
+            await send(feed.welcome())
             while True:
                 wake.clear()
-                log = runner.log
-                while cursor < len(log):
-                    cursor += 1
-                    message = shared.for_seat(log[cursor - 1], cursor, player)
-                    if message is not None:
-                        await send(message)
+                messages, done = feed.due()
+                for message in messages:
+                    await send(message)
+                if done:
+                    return
                 if reader is None:
-                    await send(pb.PlayResponse(snapshot=pb.Snapshot(
-                        observation=convert.observation_to_proto(runner.match.observation(player)), last_seq=cursor)))
                     # Acts are read once the snapshot is out, so that no answer comes before it.
                     reader = asyncio.get_running_loop().create_task(self._read_acts(context, send, runner, player))
-                    continue  # events may have come while the snapshot was sent
-                if runner.is_over and cursor == len(log):
-                    await send(pb.PlayResponse(match_over=_match_over(runner)))
-                    return
-                due = runner.turn_key(player)
-                turn = None if due is None or due == prompted else runner.turn_for(player)
-                if turn is not None:
-                    # Once per turn; when the clock starts on a turn already prompted, only its deadline.
-                    again = prompted is not None and prompted[0] == turn.turn_id
-                    prompted = due
-                    await send(pb.PlayResponse(turn_deadline=deadline_message(turn)) if again
-                               else pb.PlayResponse(prompt=prompt_message(turn)))
-                    continue
+                if messages:
+                    continue  # more may have come while these were sent
                 if self.draining:
-                    await _abort(context, _shutting_down())
+                    await _abort(context, shutting_down())
                 await wake.wait()
         finally:
             if reader is not None:
@@ -305,29 +276,56 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             pass  # the writer ended the call with an error status (a refusal, or the server draining)
 
     # ------------------------------------------------------------------ watching and looking up
+    # The public methods below are what a spectator may reach; the web pages (president_service.web) call
+    # them too, so a page gets the same messages, the same redaction and the same refusals as a gRPC client.
+
+    def _check_shown(self, runner: MatchRunner, admin: bool) -> None:
+        """DEAL_IN_PLAY unless admin: a match whose cards another live match deals shows nothing of its play."""
+        if not admin and self._registry.deal_in_play(runner):
+            raise ServiceError(Reason.DEAL_IN_PLAY, "another live match deals the same cards (a duplicate board):"
+                                                    " its play is shown once every match of the deal is over,"
+                                                    " or with the admin token", retry_after_s=RETRY_FULL_S)
+
+    def shown(self, match_id: str) -> bool:
+        """Whether a spectator without the admin token may watch this live match now; True for a match not live
+        (whose replay `replay` still refuses while another live match deals its cards)."""
+        runner = self._registry.live.get(match_id)
+        return runner is None or not self._registry.deal_in_play(runner)
 
     async def Spectate(self, request: pb.SpectateRequest, context: Context) -> AsyncIterator[pb.SpectateResponse]:  # noqa: N802
+        admin = self._admin.given(context.invocation_metadata())
         try:
-            self._open()
-            runner = await self._registry.get(request.match_id)
-            self._check_deal_shown(runner, context)
-            if request.from_seq > runner.last_seq + 1:
-                raise ServiceError(Reason.BAD_SEQ,
-                                   f"from_seq {request.from_seq} is beyond the last event {runner.last_seq}")
-            self._admit_stream()
+            async with aclosing(self.spectate(request.match_id, from_seq=request.from_seq,
+                                              delay_ms=request.delay_ms, admin=admin)) as messages:
+                async for message in messages:
+                    yield message
         except ServiceError as exc:
             await _abort(context, exc)
+
+    async def spectate(self, match_id: str, *, from_seq: int = 0, delay_ms: int = 0,
+                       admin: bool = False) -> AsyncGenerator[pb.SpectateResponse, None]:
+        """The Spectate stream's messages: a snapshot (from_seq 0), public events as they happen, MatchOver.
+
+        A refusal is a ServiceError before the first message; SHUTTING_DOWN ends the stream when the server
+        drains.  The stream counts against the server's and the match's limits until it is closed.
+        """
+        self._open()
+        runner = await self._registry.get(match_id)
+        self._check_shown(runner, admin)
+        if from_seq > runner.last_seq + 1:
+            raise ServiceError(Reason.BAD_SEQ, f"from_seq {from_seq} is beyond the last event {runner.last_seq}")
+        self._admit_stream()
         try:
             wake = runner.attach(None)
-        except ServiceError as exc:
+        except ServiceError:
             self._streams -= 1
-            await _abort(context, exc)
-        delay = request.delay_ms / 1000
+            raise
+        delay = delay_ms / 1000
         loop = asyncio.get_running_loop()
         shared = self._shared_events(runner)
         try:
-            cursor = max(0, request.from_seq - 1)
-            if request.from_seq == 0 and not delay:
+            cursor = max(0, from_seq - 1)
+            if from_seq == 0 and not delay:
                 # A delayed spectator gets no snapshot (it would show the present): the events from the start.
                 cursor = runner.last_seq
                 yield pb.SpectateResponse(snapshot=pb.Snapshot(
@@ -345,37 +343,101 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                     if message is not None:
                         yield message
                 if runner.is_over and cursor == len(log):
-                    yield pb.SpectateResponse(match_over=_match_over(runner))
+                    yield pb.SpectateResponse(match_over=match_over(runner))
                     return
                 if self.draining:
-                    await _abort(context, _shutting_down())
+                    raise shutting_down()
                 await wake.wait()
         finally:
             runner.detach(None, wake)
             self._streams -= 1
 
     async def GetMatch(self, request: pb.GetMatchRequest, context: Context) -> pb.GetMatchResponse:  # noqa: N802
-        async def get() -> pb.GetMatchResponse:
-            return pb.GetMatchResponse(match=match_summary(await self._registry.get(request.match_id)))
-        return await _guard(context, get())
+        return await _guard(context, self.summary(request.match_id))
+
+    async def summary(self, match_id: str) -> pb.GetMatchResponse:
+        """GetMatch: a match's public summary, live or finished."""
+        return pb.GetMatchResponse(match=match_summary(await self._registry.get(match_id)))
 
     async def ListMatches(self, request: pb.ListMatchesRequest, context: Context) -> pb.ListMatchesResponse:  # noqa: N802
-        async def listing() -> pb.ListMatchesResponse:
-            wanted = request.status
-            out = [match_summary(r) for r in sorted(self._registry.live.values(), key=lambda r: -r.created_at)]
-            if wanted in (pb.MATCH_STATUS_UNSPECIFIED, pb.MATCH_STATUS_OVER):
-                out += [finished_summary(done) for done in await self._registry.finished(_LIST_LIMIT)]
-            out = [m for m in out if wanted in (pb.MATCH_STATUS_UNSPECIFIED, m.status)]
-            out.sort(key=lambda m: -m.created_at.ToNanoseconds())
-            return pb.ListMatchesResponse(matches=out)
+        return await _guard(context, self.summaries(request.status))
+
+    async def summaries(self, wanted: pb.MatchStatus.ValueType) -> pb.ListMatchesResponse:
+        """ListMatches: the live matches and the newest finished ones, newest first (status 0: any)."""
+        out = [match_summary(r) for r in sorted(self._registry.live.values(), key=lambda r: -r.created_at)]
+        if wanted in (pb.MATCH_STATUS_UNSPECIFIED, pb.MATCH_STATUS_OVER):
+            out += [finished_summary(done) for done in await self._registry.finished(_LIST_LIMIT)]
+        out = [m for m in out if wanted in (pb.MATCH_STATUS_UNSPECIFIED, m.status)]
+        out.sort(key=lambda m: -m.created_at.ToNanoseconds())
+        return pb.ListMatchesResponse(matches=out)
+
+    # ------------------------------------------------------------------ accounts, sessions, the arena
+
+    async def CreateAccount(self, request: pb.CreateAccountRequest,  # noqa: N802
+                            context: Context) -> pb.CreateAccountResponse:
+        async def create() -> pb.CreateAccountResponse:
+            self._open()
+            self._admin.check(context.invocation_metadata())
+            account, token = self._registry.accounts.create(request.name, request.owner, house=request.house)
+            return pb.CreateAccountResponse(account=account_message(account), token=token)
+        return await _guard(context, create())
+
+    async def RotateAccountToken(self, request: pb.RotateAccountTokenRequest,  # noqa: N802
+                                 context: Context) -> pb.RotateAccountTokenResponse:
+        async def rotate() -> pb.RotateAccountTokenResponse:
+            self._open()
+            self._admin.check(context.invocation_metadata())
+            token = self._registry.accounts.rotate(request.name)
+            rotated = ServiceError(Reason.BAD_TOKEN, "the account's token was rotated: connect with the new one")
+            self.sessions.close_account(request.name, rotated)
+            return pb.RotateAccountTokenResponse(token=token)
+        return await _guard(context, rotate())
+
+    async def RevokeAccount(self, request: pb.RevokeAccountRequest,  # noqa: N802
+                            context: Context) -> pb.RevokeAccountResponse:
+        async def revoke() -> pb.RevokeAccountResponse:
+            self._open()
+            self._admin.check(context.invocation_metadata())
+            account = self._registry.accounts.revoke(request.name)
+            self.sessions.close_account(request.name, ServiceError(Reason.BAD_TOKEN, "the account was revoked"))
+            return pb.RevokeAccountResponse(account=account_message(account))
+        return await _guard(context, revoke())
+
+    async def ListAccounts(self, request: pb.ListAccountsRequest,  # noqa: N802
+                           context: Context) -> pb.ListAccountsResponse:
+        async def listing() -> pb.ListAccountsResponse:
+            self._admin.check(context.invocation_metadata())
+            return pb.ListAccountsResponse(accounts=[account_message(a) for a in self._registry.accounts.all()])
         return await _guard(context, listing())
 
+    async def Session(self, request_iterator: AsyncIterator[pb.SessionRequest],  # type: ignore[override]  # noqa: N802
+                      context: SessionContext) -> None:
+        try:
+            self._open()
+            account = self._registry.accounts.authenticate(context.invocation_metadata())
+            self._admit_stream()
+        except ServiceError as exc:
+            await _abort(context, exc)
+        try:
+            await self.sessions.serve(account, context, _abort)
+        finally:
+            self._streams -= 1
+
+    async def GetLeaderboard(self, request: pb.GetLeaderboardRequest,  # noqa: N802
+                             context: Context) -> pb.GetLeaderboardResponse:
+        async def board() -> pb.GetLeaderboardResponse:
+            return self.arena.leaderboard((request.preset or "cardverse", request.players or 4))
+        return await _guard(context, board())
+
     async def GetReplay(self, request: pb.GetReplayRequest, context: Context) -> pb.GetReplayResponse:  # noqa: N802
-        async def replay() -> pb.GetReplayResponse:
-            runner = await self._registry.get(request.match_id)
-            record = runner.record()
-            self._check_deal_shown(runner, context)
-            ended = result(runner)
-            assert ended is not None
-            return pb.GetReplayResponse(replay=convert.replay_to_proto(record, names=runner.names, result=ended))
-        return await _guard(context, replay())
+        return await _guard(context, self.replay(request.match_id,
+                                                 admin=self._admin.given(context.invocation_metadata())))
+
+    async def replay(self, match_id: str, *, admin: bool = False) -> pb.GetReplayResponse:
+        """GetReplay: the full record of a finished match (MATCH_NOT_OVER before; DEAL_IN_PLAY unless admin)."""
+        runner = await self._registry.get(match_id)
+        record = runner.record()
+        self._check_shown(runner, admin)
+        ended = result(runner)
+        assert ended is not None
+        return pb.GetReplayResponse(replay=convert.replay_to_proto(record, names=runner.names, result=ended))

@@ -13,9 +13,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from president_service.intervals import Interval
+
 from president_harness.ladder.config import Format, LadderConfig
 from president_harness.ladder.schedule import board_size, schedule
-from president_harness.ladder.stats import Interval, Units, paired_difference
+from president_harness.ladder.stats import Units, paired_difference
 
 _CLAIM = re.compile(r"^\s*(\S+)\s*([<>])\s*(\S+)\s*$")
 

@@ -7,8 +7,9 @@ import math
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from president_service.intervals import Interval
+
 from president_harness.ladder.gate import Verdict
-from president_harness.ladder.stats import Interval
 from president_harness.ladder.summary import Summary
 
 STATISTIC = ("paired place difference per {unit}: place(B) - place(A) over the {units} both played;"

@@ -7,12 +7,14 @@ from dataclasses import dataclass
 from itertools import permutations
 from pathlib import Path
 
+from president_service.intervals import Interval
+
 from president_harness.ladder.config import Format, LadderConfig
 from president_harness.ladder.gate import Claim, Verdict, judge
 from president_harness.ladder.outcome import Outcome
 from president_harness.ladder.ratings import Rating, rate
 from president_harness.ladder.schedule import board_size
-from president_harness.ladder.stats import Interval, ahead_share, mean_place, paired_difference, units
+from president_harness.ladder.stats import ahead_share, mean_place, paired_difference, units
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -494,6 +494,18 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     duplicate board played in several seatings at once): refused without the
     admin token until every match of that deal is over (PERMISSION_DENIED).
     """
+    ERROR_REASON_UNKNOWN_ACCOUNT: _ErrorReason.ValueType  # 23
+    """No account has this name, or it is revoked and may not be seated
+    (NOT_FOUND). A revoked account's token is BAD_TOKEN.
+    """
+    ERROR_REASON_ACCOUNT_EXISTS: _ErrorReason.ValueType  # 24
+    """An account of this name exists already (ALREADY_EXISTS)."""
+    ERROR_REASON_SEATED_TWICE: _ErrorReason.ValueType  # 25
+    """One account may not hold two seats of a match (FAILED_PRECONDITION)."""
+    ERROR_REASON_ACCOUNT_LIMIT: _ErrorReason.ValueType  # 26
+    """An account's limit: matches at once, matches per day or challenges per
+    minute. google.rpc.RetryInfo says when to try again (RESOURCE_EXHAUSTED).
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """---------------------------------------------------------------------------
@@ -571,6 +583,18 @@ ERROR_REASON_DEAL_IN_PLAY: ErrorReason.ValueType  # 22
 """Spectate or GetReplay of a match whose cards another live match deals (a
 duplicate board played in several seatings at once): refused without the
 admin token until every match of that deal is over (PERMISSION_DENIED).
+"""
+ERROR_REASON_UNKNOWN_ACCOUNT: ErrorReason.ValueType  # 23
+"""No account has this name, or it is revoked and may not be seated
+(NOT_FOUND). A revoked account's token is BAD_TOKEN.
+"""
+ERROR_REASON_ACCOUNT_EXISTS: ErrorReason.ValueType  # 24
+"""An account of this name exists already (ALREADY_EXISTS)."""
+ERROR_REASON_SEATED_TWICE: ErrorReason.ValueType  # 25
+"""One account may not hold two seats of a match (FAILED_PRECONDITION)."""
+ERROR_REASON_ACCOUNT_LIMIT: ErrorReason.ValueType  # 26
+"""An account's limit: matches at once, matches per day or challenges per
+minute. google.rpc.RetryInfo says when to try again (RESOURCE_EXHAUSTED).
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
 
@@ -1958,6 +1982,7 @@ class CreateMatchRequest(_message.Message):
     SEAT_NAMES_FIELD_NUMBER: _builtins.int
     OPEN_SEATS_FIELD_NUMBER: _builtins.int
     RESERVED_SEATS_FIELD_NUMBER: _builtins.int
+    SEAT_ACCOUNTS_FIELD_NUMBER: _builtins.int
     preset: _builtins.str
     """The preset: "cardverse", "norwegian" or "italian"."""
     seed: _builtins.int
@@ -1993,6 +2018,13 @@ class CreateMatchRequest(_message.Message):
         the bot it chose); the other seats go to whoever joins first.
         """
 
+    @_builtins.property
+    def seat_accounts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Seats held by accounts, by player: an account name, or empty for a seat
+        played with its seat token. An account's seat is played over its Session
+        (its seat token works too). One account may hold one seat of a match.
+        """
+
     def __init__(
         self,
         *,
@@ -2004,10 +2036,11 @@ class CreateMatchRequest(_message.Message):
         seat_names: _abc.Iterable[_builtins.str] | None = ...,
         open_seats: _builtins.bool = ...,
         reserved_seats: _abc.Iterable[_builtins.int] | None = ...,
+        seat_accounts: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "rules", b"rules", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "deals", b"deals", "open_seats", b"open_seats", "preset", b"preset", "reserved_seats", b"reserved_seats", "rules", b"rules", "seat_names", b"seat_names", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "deals", b"deals", "open_seats", b"open_seats", "preset", b"preset", "reserved_seats", b"reserved_seats", "rules", b"rules", "seat_accounts", b"seat_accounts", "seat_names", b"seat_names", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
@@ -2760,6 +2793,7 @@ class PlayerSummary(_message.Message):
     CLAIMED_FIELD_NUMBER: _builtins.int
     TAKEN_OVER_FIELD_NUMBER: _builtins.int
     FAULTS_FIELD_NUMBER: _builtins.int
+    ACCOUNT_FIELD_NUMBER: _builtins.int
     player: _builtins.int
     """The player index."""
     name: _builtins.str
@@ -2776,6 +2810,8 @@ class PlayerSummary(_message.Message):
     """Whether the seat has been claimed (always true without open seats)."""
     taken_over: _builtins.bool
     """Whether the built-in bot has taken the seat over."""
+    account: _builtins.str
+    """The account holding the seat; empty for a seat played with its token."""
     @_builtins.property
     def faults(self) -> Global___FaultCounts:
         """What went wrong for this seat so far."""
@@ -2792,10 +2828,11 @@ class PlayerSummary(_message.Message):
         claimed: _builtins.bool = ...,
         taken_over: _builtins.bool = ...,
         faults: Global___FaultCounts | None = ...,
+        account: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["faults", b"faults"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["claimed", b"claimed", "faults", b"faults", "hand_size", b"hand_size", "name", b"name", "player", b"player", "role", b"role", "score", b"score", "seat", b"seat", "taken_over", b"taken_over"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "claimed", b"claimed", "faults", b"faults", "hand_size", b"hand_size", "name", b"name", "player", b"player", "role", b"role", "score", b"score", "seat", b"seat", "taken_over", b"taken_over"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -3124,3 +3161,831 @@ class GetReplayResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetReplayResponse: _TypeAlias = GetReplayResponse  # noqa: Y015
+
+@_typing.final
+class Account(_message.Message):
+    """---------------------------------------------------------------------------
+    Accounts, Session, the arena
+    ---------------------------------------------------------------------------
+
+    A bot account: a player that stays connected and plays many matches.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    OWNER_FIELD_NUMBER: _builtins.int
+    CREATED_AT_FIELD_NUMBER: _builtins.int
+    REVOKED_FIELD_NUMBER: _builtins.int
+    HOUSE_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The account's unique name (letters, digits, '-', '_', '.'; 1 to 32)."""
+    owner: _builtins.str
+    """Who runs the bot (free text, shown to organisers)."""
+    revoked: _builtins.bool
+    """Whether its token has been revoked."""
+    house: _builtins.bool
+    """A house bot: a built-in level the organiser put in the arena so that a
+    newcomer has opponents at once. House bots are rated but play no check
+    match.
+    """
+    @_builtins.property
+    def created_at(self) -> _timestamp_pb2.Timestamp:
+        """When the account was created."""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        owner: _builtins.str = ...,
+        created_at: _timestamp_pb2.Timestamp | None = ...,
+        revoked: _builtins.bool = ...,
+        house: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "house", b"house", "name", b"name", "owner", b"owner", "revoked", b"revoked"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Account: _TypeAlias = Account  # noqa: Y015
+
+@_typing.final
+class CreateAccountRequest(_message.Message):
+    """Request of CreateAccount."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    OWNER_FIELD_NUMBER: _builtins.int
+    HOUSE_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The new account's name."""
+    owner: _builtins.str
+    """Who runs the bot."""
+    house: _builtins.bool
+    """Whether it is a house bot (see Account.house)."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        owner: _builtins.str = ...,
+        house: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["house", b"house", "name", b"name", "owner", b"owner"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateAccountRequest: _TypeAlias = CreateAccountRequest  # noqa: Y015
+
+@_typing.final
+class CreateAccountResponse(_message.Message):
+    """Response of CreateAccount."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_FIELD_NUMBER: _builtins.int
+    TOKEN_FIELD_NUMBER: _builtins.int
+    token: _builtins.str
+    """Its token, shown this once: present it as `authorization: Bearer <token>`."""
+    @_builtins.property
+    def account(self) -> Global___Account:
+        """The account."""
+
+    def __init__(
+        self,
+        *,
+        account: Global___Account | None = ...,
+        token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["account", b"account"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "token", b"token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateAccountResponse: _TypeAlias = CreateAccountResponse  # noqa: Y015
+
+@_typing.final
+class RotateAccountTokenRequest(_message.Message):
+    """Request of RotateAccountToken."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The account."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RotateAccountTokenRequest: _TypeAlias = RotateAccountTokenRequest  # noqa: Y015
+
+@_typing.final
+class RotateAccountTokenResponse(_message.Message):
+    """Response of RotateAccountToken."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOKEN_FIELD_NUMBER: _builtins.int
+    token: _builtins.str
+    """The new token, shown this once."""
+    def __init__(
+        self,
+        *,
+        token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["token", b"token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RotateAccountTokenResponse: _TypeAlias = RotateAccountTokenResponse  # noqa: Y015
+
+@_typing.final
+class RevokeAccountRequest(_message.Message):
+    """Request of RevokeAccount."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The account."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevokeAccountRequest: _TypeAlias = RevokeAccountRequest  # noqa: Y015
+
+@_typing.final
+class RevokeAccountResponse(_message.Message):
+    """Response of RevokeAccount."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def account(self) -> Global___Account:
+        """The account, revoked."""
+
+    def __init__(
+        self,
+        *,
+        account: Global___Account | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["account", b"account"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevokeAccountResponse: _TypeAlias = RevokeAccountResponse  # noqa: Y015
+
+@_typing.final
+class ListAccountsRequest(_message.Message):
+    """Request of ListAccounts."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListAccountsRequest: _TypeAlias = ListAccountsRequest  # noqa: Y015
+
+@_typing.final
+class ListAccountsResponse(_message.Message):
+    """Response of ListAccounts."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def accounts(self) -> _containers.RepeatedCompositeFieldContainer[Global___Account]:
+        """Every account, by name."""
+
+    def __init__(
+        self,
+        *,
+        accounts: _abc.Iterable[Global___Account] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accounts", b"accounts"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListAccountsResponse: _TypeAlias = ListAccountsResponse  # noqa: Y015
+
+@_typing.final
+class Appetite(_message.Message):
+    """What a bot accepts to play."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PRESETS_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    MAX_MATCHES_FIELD_NUMBER: _builtins.int
+    ARENA_FIELD_NUMBER: _builtins.int
+    max_matches: _builtins.int
+    """The most matches it plays at once (0: 1). The server's limit per account
+    may be lower.
+    """
+    arena: _builtins.bool
+    """Whether the arena may put it in matches (matchmaking and rating).
+    Without, it plays only matches it is seated in by an organiser and
+    challenges it accepts.
+    """
+    @_builtins.property
+    def presets(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Presets it plays; empty: every preset."""
+
+    @_builtins.property
+    def players(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Player counts it plays; empty: any."""
+
+    def __init__(
+        self,
+        *,
+        presets: _abc.Iterable[_builtins.str] | None = ...,
+        players: _abc.Iterable[_builtins.int] | None = ...,
+        max_matches: _builtins.int = ...,
+        arena: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["arena", b"arena", "max_matches", b"max_matches", "players", b"players", "presets", b"presets"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Appetite: _TypeAlias = Appetite  # noqa: Y015
+
+@_typing.final
+class MatchCursor(_message.Message):
+    """The last event a client saw in one of its matches."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    LAST_SEQ_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    """The match."""
+    last_seq: _builtins.int
+    """The last event seq it saw there; the server resumes after it."""
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        last_seq: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["last_seq", b"last_seq", "match_id", b"match_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MatchCursor: _TypeAlias = MatchCursor  # noqa: Y015
+
+@_typing.final
+class SessionHello(_message.Message):
+    """First client message on a Session."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCEPTS_FIELD_NUMBER: _builtins.int
+    RESUME_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def accepts(self) -> Global___Appetite:
+        """What the bot accepts to play."""
+
+    @_builtins.property
+    def resume(self) -> _containers.RepeatedCompositeFieldContainer[Global___MatchCursor]:
+        """After a dropped connection: where to resume each match. Live matches of
+        the account not named here start from their first event.
+        """
+
+    def __init__(
+        self,
+        *,
+        accepts: Global___Appetite | None = ...,
+        resume: _abc.Iterable[Global___MatchCursor] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accepts", b"accepts"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepts", b"accepts", "resume", b"resume"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SessionHello: _TypeAlias = SessionHello  # noqa: Y015
+
+@_typing.final
+class MatchAct(_message.Message):
+    """A client's action in one of its matches."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    ACT_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    """The match."""
+    @_builtins.property
+    def act(self) -> Global___Act:
+        """The action for a turn, as on the Play stream."""
+
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        act: Global___Act | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["act", b"act"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["act", b"act", "match_id", b"match_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MatchAct: _TypeAlias = MatchAct  # noqa: Y015
+
+@_typing.final
+class ChallengeRequest(_message.Message):
+    """A challenge to other accounts: a match of these accounts when all accept."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OPPONENTS_FIELD_NUMBER: _builtins.int
+    PRESET_FIELD_NUMBER: _builtins.int
+    RULES_FIELD_NUMBER: _builtins.int
+    preset: _builtins.str
+    """The preset."""
+    @_builtins.property
+    def opponents(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The other accounts to play: exactly the rules' players minus one, each
+        named once. The challenger takes a seat; seats are drawn at random.
+        """
+
+    @_builtins.property
+    def rules(self) -> Global___Rules:
+        """Overrides of the preset (only set fields change anything)."""
+
+    def __init__(
+        self,
+        *,
+        opponents: _abc.Iterable[_builtins.str] | None = ...,
+        preset: _builtins.str = ...,
+        rules: Global___Rules | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["opponents", b"opponents", "preset", b"preset", "rules", b"rules"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ChallengeRequest: _TypeAlias = ChallengeRequest  # noqa: Y015
+
+@_typing.final
+class ChallengeAnswer(_message.Message):
+    """An answer to a ChallengeOffer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CHALLENGE_ID_FIELD_NUMBER: _builtins.int
+    ACCEPT_FIELD_NUMBER: _builtins.int
+    challenge_id: _builtins.str
+    """The challenge."""
+    accept: _builtins.bool
+    """Accept (true) or decline."""
+    def __init__(
+        self,
+        *,
+        challenge_id: _builtins.str = ...,
+        accept: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept", b"accept", "challenge_id", b"challenge_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ChallengeAnswer: _TypeAlias = ChallengeAnswer  # noqa: Y015
+
+@_typing.final
+class SessionRequest(_message.Message):
+    """A client message on a Session."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HELLO_FIELD_NUMBER: _builtins.int
+    ACT_FIELD_NUMBER: _builtins.int
+    CHALLENGE_FIELD_NUMBER: _builtins.int
+    ANSWER_FIELD_NUMBER: _builtins.int
+    ACCEPTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def hello(self) -> Global___SessionHello:
+        """Start or resume: must come first, once."""
+
+    @_builtins.property
+    def act(self) -> Global___MatchAct:
+        """Act in a match."""
+
+    @_builtins.property
+    def challenge(self) -> Global___ChallengeRequest:
+        """Challenge other accounts."""
+
+    @_builtins.property
+    def answer(self) -> Global___ChallengeAnswer:
+        """Answer a challenge."""
+
+    @_builtins.property
+    def accepts(self) -> Global___Appetite:
+        """Change what the bot accepts (for example, stop taking new matches)."""
+
+    def __init__(
+        self,
+        *,
+        hello: Global___SessionHello | None = ...,
+        act: Global___MatchAct | None = ...,
+        challenge: Global___ChallengeRequest | None = ...,
+        answer: Global___ChallengeAnswer | None = ...,
+        accepts: Global___Appetite | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accepts", b"accepts", "act", b"act", "answer", b"answer", "challenge", b"challenge", "hello", b"hello", "kind", b"kind"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepts", b"accepts", "act", b"act", "answer", b"answer", "challenge", b"challenge", "hello", b"hello", "kind", b"kind"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["hello", "act", "challenge", "answer", "accepts"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___SessionRequest: _TypeAlias = SessionRequest  # noqa: Y015
+
+@_typing.final
+class SessionWelcome(_message.Message):
+    """First server message on a Session."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_FIELD_NUMBER: _builtins.int
+    LIVE_MATCHES_FIELD_NUMBER: _builtins.int
+    MAX_MATCHES_FIELD_NUMBER: _builtins.int
+    CHECK_PENDING_FIELD_NUMBER: _builtins.int
+    account: _builtins.str
+    """The account."""
+    max_matches: _builtins.int
+    """The most matches the account may play at once on this server."""
+    check_pending: _builtins.bool
+    """Whether the account must first play a check match against the house bots
+    before the arena rates it.
+    """
+    @_builtins.property
+    def live_matches(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Its live matches, each of which follows as MatchUpdates."""
+
+    def __init__(
+        self,
+        *,
+        account: _builtins.str = ...,
+        live_matches: _abc.Iterable[_builtins.str] | None = ...,
+        max_matches: _builtins.int = ...,
+        check_pending: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "check_pending", b"check_pending", "live_matches", b"live_matches", "max_matches", b"max_matches"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SessionWelcome: _TypeAlias = SessionWelcome  # noqa: Y015
+
+@_typing.final
+class MatchUpdate(_message.Message):
+    """Messages of one of the account's matches: exactly what a Play stream of
+    that seat would send, in the same order. Messages due at the same time (a
+    move's events and the prompt they make due) travel together.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    MESSAGES_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    """The match."""
+    @_builtins.property
+    def messages(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayResponse]:
+        """The messages, in order."""
+
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        messages: _abc.Iterable[Global___PlayResponse] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id", "messages", b"messages"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MatchUpdate: _TypeAlias = MatchUpdate  # noqa: Y015
+
+@_typing.final
+class ChallengeOffer(_message.Message):
+    """Another account challenges this one."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CHALLENGE_ID_FIELD_NUMBER: _builtins.int
+    FROM_FIELD_NUMBER: _builtins.int
+    ACCOUNTS_FIELD_NUMBER: _builtins.int
+    PRESET_FIELD_NUMBER: _builtins.int
+    RULES_FIELD_NUMBER: _builtins.int
+    challenge_id: _builtins.str
+    """Answer with this id."""
+    preset: _builtins.str
+    """The preset."""
+    @_builtins.property
+    def accounts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Every account of the proposed match, challenger first."""
+
+    @_builtins.property
+    def rules(self) -> Global___Rules:
+        """The effective rules."""
+
+    def __init__(
+        self,
+        *,
+        challenge_id: _builtins.str = ...,
+        accounts: _abc.Iterable[_builtins.str] | None = ...,
+        preset: _builtins.str = ...,
+        rules: Global___Rules | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accounts", b"accounts", "challenge_id", b"challenge_id", "from", b"from", "preset", b"preset", "rules", b"rules"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ChallengeOffer: _TypeAlias = ChallengeOffer  # noqa: Y015
+
+@_typing.final
+class ChallengeSettled(_message.Message):
+    """What became of a challenge this account made or was offered."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CHALLENGE_ID_FIELD_NUMBER: _builtins.int
+    ACCEPTED_FIELD_NUMBER: _builtins.int
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    challenge_id: _builtins.str
+    """The challenge."""
+    accepted: _builtins.bool
+    """Whether every account accepted; then `match_id` is the new match."""
+    match_id: _builtins.str
+    """The match, when accepted."""
+    reason: _builtins.str
+    """Why not, when not: the account that declined, or a limit."""
+    def __init__(
+        self,
+        *,
+        challenge_id: _builtins.str = ...,
+        accepted: _builtins.bool = ...,
+        match_id: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepted", b"accepted", "challenge_id", b"challenge_id", "match_id", b"match_id", "reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ChallengeSettled: _TypeAlias = ChallengeSettled  # noqa: Y015
+
+@_typing.final
+class Notice(_message.Message):
+    """Something the account should know that ends nothing: a refused request
+    (with its reason and retry hint), or the arena's verdict on a check match.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REASON_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    RETRY_AFTER_MS_FIELD_NUMBER: _builtins.int
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    reason: _builtins.str
+    """An ErrorReason name without prefix ("ACCOUNT_LIMIT", "UNKNOWN_MATCH",
+    "MALFORMED", ...), or "CHECK_PASSED" / "CHECK_FAILED" for a check match.
+    """
+    message: _builtins.str
+    """A human-readable explanation."""
+    retry_after_ms: _builtins.int
+    """When trying again makes sense, in milliseconds (0: no hint)."""
+    match_id: _builtins.str
+    """The match it is about, if any."""
+    def __init__(
+        self,
+        *,
+        reason: _builtins.str = ...,
+        message: _builtins.str = ...,
+        retry_after_ms: _builtins.int = ...,
+        match_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id", "message", b"message", "reason", b"reason", "retry_after_ms", b"retry_after_ms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Notice: _TypeAlias = Notice  # noqa: Y015
+
+@_typing.final
+class SessionResponse(_message.Message):
+    """A server message on a Session."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WELCOME_FIELD_NUMBER: _builtins.int
+    MATCH_FIELD_NUMBER: _builtins.int
+    CHALLENGE_FIELD_NUMBER: _builtins.int
+    SETTLED_FIELD_NUMBER: _builtins.int
+    NOTICE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def welcome(self) -> Global___SessionWelcome:
+        """The answer to SessionHello."""
+
+    @_builtins.property
+    def match(self) -> Global___MatchUpdate:
+        """A message of one of the account's matches."""
+
+    @_builtins.property
+    def challenge(self) -> Global___ChallengeOffer:
+        """A challenge from another account."""
+
+    @_builtins.property
+    def settled(self) -> Global___ChallengeSettled:
+        """A challenge's outcome."""
+
+    @_builtins.property
+    def notice(self) -> Global___Notice:
+        """A refusal or a verdict that ends nothing."""
+
+    def __init__(
+        self,
+        *,
+        welcome: Global___SessionWelcome | None = ...,
+        match: Global___MatchUpdate | None = ...,
+        challenge: Global___ChallengeOffer | None = ...,
+        settled: Global___ChallengeSettled | None = ...,
+        notice: Global___Notice | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["challenge", b"challenge", "kind", b"kind", "match", b"match", "notice", b"notice", "settled", b"settled", "welcome", b"welcome"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["challenge", b"challenge", "kind", b"kind", "match", b"match", "notice", b"notice", "settled", b"settled", "welcome", b"welcome"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["welcome", "match", "challenge", "settled", "notice"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___SessionResponse: _TypeAlias = SessionResponse  # noqa: Y015
+
+@_typing.final
+class GetLeaderboardRequest(_message.Message):
+    """Request of GetLeaderboard."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PRESET_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    preset: _builtins.str
+    """The preset (default "cardverse")."""
+    players: _builtins.int
+    """Players per match (default 4)."""
+    def __init__(
+        self,
+        *,
+        preset: _builtins.str = ...,
+        players: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["players", b"players", "preset", b"preset"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetLeaderboardRequest: _TypeAlias = GetLeaderboardRequest  # noqa: Y015
+
+@_typing.final
+class LeaderboardEntry(_message.Message):
+    """One account's standing in the arena."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_FIELD_NUMBER: _builtins.int
+    MU_FIELD_NUMBER: _builtins.int
+    SIGMA_FIELD_NUMBER: _builtins.int
+    ORDINAL_FIELD_NUMBER: _builtins.int
+    MATCHES_FIELD_NUMBER: _builtins.int
+    DEALS_FIELD_NUMBER: _builtins.int
+    MEAN_PLACE_FIELD_NUMBER: _builtins.int
+    MEAN_PLACE_LOW_FIELD_NUMBER: _builtins.int
+    MEAN_PLACE_HIGH_FIELD_NUMBER: _builtins.int
+    PROVISIONAL_FIELD_NUMBER: _builtins.int
+    HOUSE_FIELD_NUMBER: _builtins.int
+    account: _builtins.str
+    """The account."""
+    mu: _builtins.float
+    """OpenSkill (Plackett-Luce) mean skill."""
+    sigma: _builtins.float
+    """Its uncertainty."""
+    ordinal: _builtins.float
+    """The conservative rating mu - 3 sigma."""
+    matches: _builtins.int
+    """Rated matches played."""
+    deals: _builtins.int
+    """Deals played in them."""
+    mean_place: _builtins.float
+    """Mean finishing place per match (1 = first)."""
+    mean_place_low: _builtins.float
+    """The 95% interval of the mean place (unbounded ends at 1 and players)."""
+    mean_place_high: _builtins.float
+    """The 95% interval's upper end."""
+    provisional: _builtins.bool
+    """Still uncertain: sigma above the server's threshold."""
+    house: _builtins.bool
+    """A house bot."""
+    def __init__(
+        self,
+        *,
+        account: _builtins.str = ...,
+        mu: _builtins.float = ...,
+        sigma: _builtins.float = ...,
+        ordinal: _builtins.float = ...,
+        matches: _builtins.int = ...,
+        deals: _builtins.int = ...,
+        mean_place: _builtins.float = ...,
+        mean_place_low: _builtins.float = ...,
+        mean_place_high: _builtins.float = ...,
+        provisional: _builtins.bool = ...,
+        house: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "deals", b"deals", "house", b"house", "matches", b"matches", "mean_place", b"mean_place", "mean_place_high", b"mean_place_high", "mean_place_low", b"mean_place_low", "mu", b"mu", "ordinal", b"ordinal", "provisional", b"provisional", "sigma", b"sigma"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LeaderboardEntry: _TypeAlias = LeaderboardEntry  # noqa: Y015
+
+@_typing.final
+class GetLeaderboardResponse(_message.Message):
+    """Response of GetLeaderboard."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ENTRIES_FIELD_NUMBER: _builtins.int
+    PRESET_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    preset: _builtins.str
+    """The preset."""
+    players: _builtins.int
+    """Players per match."""
+    @_builtins.property
+    def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___LeaderboardEntry]:
+        """Best mean place first among the rated, then the provisional."""
+
+    def __init__(
+        self,
+        *,
+        entries: _abc.Iterable[Global___LeaderboardEntry] | None = ...,
+        preset: _builtins.str = ...,
+        players: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entries", b"entries", "players", b"players", "preset", b"preset"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetLeaderboardResponse: _TypeAlias = GetLeaderboardResponse  # noqa: Y015

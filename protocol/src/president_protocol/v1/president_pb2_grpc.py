@@ -80,6 +80,36 @@ class PresidentServiceStub:
                 request_serializer=president_dot_v1_dot_president__pb2.GetReplayRequest.SerializeToString,
                 response_deserializer=president_dot_v1_dot_president__pb2.GetReplayResponse.FromString,
                 _registered_method=True)
+        self.CreateAccount = channel.unary_unary(
+                '/president.v1.PresidentService/CreateAccount',
+                request_serializer=president_dot_v1_dot_president__pb2.CreateAccountRequest.SerializeToString,
+                response_deserializer=president_dot_v1_dot_president__pb2.CreateAccountResponse.FromString,
+                _registered_method=True)
+        self.RotateAccountToken = channel.unary_unary(
+                '/president.v1.PresidentService/RotateAccountToken',
+                request_serializer=president_dot_v1_dot_president__pb2.RotateAccountTokenRequest.SerializeToString,
+                response_deserializer=president_dot_v1_dot_president__pb2.RotateAccountTokenResponse.FromString,
+                _registered_method=True)
+        self.RevokeAccount = channel.unary_unary(
+                '/president.v1.PresidentService/RevokeAccount',
+                request_serializer=president_dot_v1_dot_president__pb2.RevokeAccountRequest.SerializeToString,
+                response_deserializer=president_dot_v1_dot_president__pb2.RevokeAccountResponse.FromString,
+                _registered_method=True)
+        self.ListAccounts = channel.unary_unary(
+                '/president.v1.PresidentService/ListAccounts',
+                request_serializer=president_dot_v1_dot_president__pb2.ListAccountsRequest.SerializeToString,
+                response_deserializer=president_dot_v1_dot_president__pb2.ListAccountsResponse.FromString,
+                _registered_method=True)
+        self.Session = channel.stream_stream(
+                '/president.v1.PresidentService/Session',
+                request_serializer=president_dot_v1_dot_president__pb2.SessionRequest.SerializeToString,
+                response_deserializer=president_dot_v1_dot_president__pb2.SessionResponse.FromString,
+                _registered_method=True)
+        self.GetLeaderboard = channel.unary_unary(
+                '/president.v1.PresidentService/GetLeaderboard',
+                request_serializer=president_dot_v1_dot_president__pb2.GetLeaderboardRequest.SerializeToString,
+                response_deserializer=president_dot_v1_dot_president__pb2.GetLeaderboardResponse.FromString,
+                _registered_method=True)
 
 
 class PresidentServiceServicer:
@@ -174,6 +204,62 @@ class PresidentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateAccount(self, request, context):
+        """Create a bot account and its token (shown once; the server keeps only its
+        hash). Needs the admin token. Errors: NOT_ADMIN, ACCOUNT_EXISTS, MALFORMED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RotateAccountToken(self, request, context):
+        """Replace an account's token: the old one stops working at once, open
+        sessions included. Needs the admin token. Errors: NOT_ADMIN,
+        UNKNOWN_ACCOUNT.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeAccount(self, request, context):
+        """Revoke an account: its token stops working at once and its open sessions
+        end (its live matches go on under the clock rules). Needs the admin token.
+        Errors: NOT_ADMIN, UNKNOWN_ACCOUNT.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListAccounts(self, request, context):
+        """Every account. Needs the admin token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Session(self, request_iterator, context):
+        """A bot account's one connection for all its matches; its account token
+        goes in the metadata. The client first sends `SessionHello` with what it
+        accepts to play (and, after a dropped connection, the last event it saw in
+        each match). The server answers `SessionWelcome`, then for every match the
+        account sits in, each tagged with its match id, what a Play stream of that
+        seat sends (Welcome, events, Snapshot, Prompts, answers, MatchOver), and
+        challenges from other accounts. Acts carry the match id and turn id. A
+        refusal that concerns one request (a challenge over the limit, an act for
+        an unknown match) comes as `Notice`; the stream ends with a gRPC status
+        only for the account itself (bad or revoked token, SHUTTING_DOWN).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetLeaderboard(self, request, context):
+        """The arena's ratings for one preset and player count, best first. Public.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PresidentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -221,6 +307,36 @@ def add_PresidentServiceServicer_to_server(servicer, server):
                     servicer.GetReplay,
                     request_deserializer=president_dot_v1_dot_president__pb2.GetReplayRequest.FromString,
                     response_serializer=president_dot_v1_dot_president__pb2.GetReplayResponse.SerializeToString,
+            ),
+            'CreateAccount': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateAccount,
+                    request_deserializer=president_dot_v1_dot_president__pb2.CreateAccountRequest.FromString,
+                    response_serializer=president_dot_v1_dot_president__pb2.CreateAccountResponse.SerializeToString,
+            ),
+            'RotateAccountToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateAccountToken,
+                    request_deserializer=president_dot_v1_dot_president__pb2.RotateAccountTokenRequest.FromString,
+                    response_serializer=president_dot_v1_dot_president__pb2.RotateAccountTokenResponse.SerializeToString,
+            ),
+            'RevokeAccount': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeAccount,
+                    request_deserializer=president_dot_v1_dot_president__pb2.RevokeAccountRequest.FromString,
+                    response_serializer=president_dot_v1_dot_president__pb2.RevokeAccountResponse.SerializeToString,
+            ),
+            'ListAccounts': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListAccounts,
+                    request_deserializer=president_dot_v1_dot_president__pb2.ListAccountsRequest.FromString,
+                    response_serializer=president_dot_v1_dot_president__pb2.ListAccountsResponse.SerializeToString,
+            ),
+            'Session': grpc.stream_stream_rpc_method_handler(
+                    servicer.Session,
+                    request_deserializer=president_dot_v1_dot_president__pb2.SessionRequest.FromString,
+                    response_serializer=president_dot_v1_dot_president__pb2.SessionResponse.SerializeToString,
+            ),
+            'GetLeaderboard': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLeaderboard,
+                    request_deserializer=president_dot_v1_dot_president__pb2.GetLeaderboardRequest.FromString,
+                    response_serializer=president_dot_v1_dot_president__pb2.GetLeaderboardResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -467,6 +583,168 @@ class PresidentService:
             '/president.v1.PresidentService/GetReplay',
             president_dot_v1_dot_president__pb2.GetReplayRequest.SerializeToString,
             president_dot_v1_dot_president__pb2.GetReplayResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateAccount(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/president.v1.PresidentService/CreateAccount',
+            president_dot_v1_dot_president__pb2.CreateAccountRequest.SerializeToString,
+            president_dot_v1_dot_president__pb2.CreateAccountResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateAccountToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/president.v1.PresidentService/RotateAccountToken',
+            president_dot_v1_dot_president__pb2.RotateAccountTokenRequest.SerializeToString,
+            president_dot_v1_dot_president__pb2.RotateAccountTokenResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeAccount(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/president.v1.PresidentService/RevokeAccount',
+            president_dot_v1_dot_president__pb2.RevokeAccountRequest.SerializeToString,
+            president_dot_v1_dot_president__pb2.RevokeAccountResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListAccounts(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/president.v1.PresidentService/ListAccounts',
+            president_dot_v1_dot_president__pb2.ListAccountsRequest.SerializeToString,
+            president_dot_v1_dot_president__pb2.ListAccountsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Session(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/president.v1.PresidentService/Session',
+            president_dot_v1_dot_president__pb2.SessionRequest.SerializeToString,
+            president_dot_v1_dot_president__pb2.SessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLeaderboard(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/president.v1.PresidentService/GetLeaderboard',
+            president_dot_v1_dot_president__pb2.GetLeaderboardRequest.SerializeToString,
+            president_dot_v1_dot_president__pb2.GetLeaderboardResponse.FromString,
             options,
             channel_credentials,
             insecure,

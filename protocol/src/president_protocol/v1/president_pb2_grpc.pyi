@@ -102,6 +102,36 @@ class PresidentServiceStub:
     match is over and no live match deals the same cards (before that, only
     with the admin token). Errors: UNKNOWN_MATCH, MATCH_NOT_OVER, DEAL_IN_PLAY.
     """
+    CreateAccount: _grpc.UnaryUnaryMultiCallable[_president_pb2.CreateAccountRequest, _president_pb2.CreateAccountResponse]
+    """Create a bot account and its token (shown once; the server keeps only its
+    hash). Needs the admin token. Errors: NOT_ADMIN, ACCOUNT_EXISTS, MALFORMED.
+    """
+    RotateAccountToken: _grpc.UnaryUnaryMultiCallable[_president_pb2.RotateAccountTokenRequest, _president_pb2.RotateAccountTokenResponse]
+    """Replace an account's token: the old one stops working at once, open
+    sessions included. Needs the admin token. Errors: NOT_ADMIN,
+    UNKNOWN_ACCOUNT.
+    """
+    RevokeAccount: _grpc.UnaryUnaryMultiCallable[_president_pb2.RevokeAccountRequest, _president_pb2.RevokeAccountResponse]
+    """Revoke an account: its token stops working at once and its open sessions
+    end (its live matches go on under the clock rules). Needs the admin token.
+    Errors: NOT_ADMIN, UNKNOWN_ACCOUNT.
+    """
+    ListAccounts: _grpc.UnaryUnaryMultiCallable[_president_pb2.ListAccountsRequest, _president_pb2.ListAccountsResponse]
+    """Every account. Needs the admin token."""
+    Session: _grpc.StreamStreamMultiCallable[_president_pb2.SessionRequest, _president_pb2.SessionResponse]
+    """A bot account's one connection for all its matches; its account token
+    goes in the metadata. The client first sends `SessionHello` with what it
+    accepts to play (and, after a dropped connection, the last event it saw in
+    each match). The server answers `SessionWelcome`, then for every match the
+    account sits in, each tagged with its match id, what a Play stream of that
+    seat sends (Welcome, events, Snapshot, Prompts, answers, MatchOver), and
+    challenges from other accounts. Acts carry the match id and turn id. A
+    refusal that concerns one request (a challenge over the limit, an act for
+    an unknown match) comes as `Notice`; the stream ends with a gRPC status
+    only for the account itself (bad or revoked token, SHUTTING_DOWN).
+    """
+    GetLeaderboard: _grpc.UnaryUnaryMultiCallable[_president_pb2.GetLeaderboardRequest, _president_pb2.GetLeaderboardResponse]
+    """The arena's ratings for one preset and player count, best first. Public."""
 
 @_typing.type_check_only
 class PresidentServiceAsyncStub(PresidentServiceStub):
@@ -159,6 +189,36 @@ class PresidentServiceAsyncStub(PresidentServiceStub):
     match is over and no live match deals the same cards (before that, only
     with the admin token). Errors: UNKNOWN_MATCH, MATCH_NOT_OVER, DEAL_IN_PLAY.
     """
+    CreateAccount: _aio.UnaryUnaryMultiCallable[_president_pb2.CreateAccountRequest, _president_pb2.CreateAccountResponse]  # type: ignore[assignment]
+    """Create a bot account and its token (shown once; the server keeps only its
+    hash). Needs the admin token. Errors: NOT_ADMIN, ACCOUNT_EXISTS, MALFORMED.
+    """
+    RotateAccountToken: _aio.UnaryUnaryMultiCallable[_president_pb2.RotateAccountTokenRequest, _president_pb2.RotateAccountTokenResponse]  # type: ignore[assignment]
+    """Replace an account's token: the old one stops working at once, open
+    sessions included. Needs the admin token. Errors: NOT_ADMIN,
+    UNKNOWN_ACCOUNT.
+    """
+    RevokeAccount: _aio.UnaryUnaryMultiCallable[_president_pb2.RevokeAccountRequest, _president_pb2.RevokeAccountResponse]  # type: ignore[assignment]
+    """Revoke an account: its token stops working at once and its open sessions
+    end (its live matches go on under the clock rules). Needs the admin token.
+    Errors: NOT_ADMIN, UNKNOWN_ACCOUNT.
+    """
+    ListAccounts: _aio.UnaryUnaryMultiCallable[_president_pb2.ListAccountsRequest, _president_pb2.ListAccountsResponse]  # type: ignore[assignment]
+    """Every account. Needs the admin token."""
+    Session: _aio.StreamStreamMultiCallable[_president_pb2.SessionRequest, _president_pb2.SessionResponse]  # type: ignore[assignment]
+    """A bot account's one connection for all its matches; its account token
+    goes in the metadata. The client first sends `SessionHello` with what it
+    accepts to play (and, after a dropped connection, the last event it saw in
+    each match). The server answers `SessionWelcome`, then for every match the
+    account sits in, each tagged with its match id, what a Play stream of that
+    seat sends (Welcome, events, Snapshot, Prompts, answers, MatchOver), and
+    challenges from other accounts. Acts carry the match id and turn id. A
+    refusal that concerns one request (a challenge over the limit, an act for
+    an unknown match) comes as `Notice`; the stream ends with a gRPC status
+    only for the account itself (bad or revoked token, SHUTTING_DOWN).
+    """
+    GetLeaderboard: _aio.UnaryUnaryMultiCallable[_president_pb2.GetLeaderboardRequest, _president_pb2.GetLeaderboardResponse]  # type: ignore[assignment]
+    """The arena's ratings for one preset and player count, best first. Public."""
 
 class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
     """The President game service."""
@@ -267,5 +327,71 @@ class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
         match is over and no live match deals the same cards (before that, only
         with the admin token). Errors: UNKNOWN_MATCH, MATCH_NOT_OVER, DEAL_IN_PLAY.
         """
+
+    @_abc_1.abstractmethod
+    def CreateAccount(
+        self,
+        request: _president_pb2.CreateAccountRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_president_pb2.CreateAccountResponse, _abc.Awaitable[_president_pb2.CreateAccountResponse]]:
+        """Create a bot account and its token (shown once; the server keeps only its
+        hash). Needs the admin token. Errors: NOT_ADMIN, ACCOUNT_EXISTS, MALFORMED.
+        """
+
+    @_abc_1.abstractmethod
+    def RotateAccountToken(
+        self,
+        request: _president_pb2.RotateAccountTokenRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_president_pb2.RotateAccountTokenResponse, _abc.Awaitable[_president_pb2.RotateAccountTokenResponse]]:
+        """Replace an account's token: the old one stops working at once, open
+        sessions included. Needs the admin token. Errors: NOT_ADMIN,
+        UNKNOWN_ACCOUNT.
+        """
+
+    @_abc_1.abstractmethod
+    def RevokeAccount(
+        self,
+        request: _president_pb2.RevokeAccountRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_president_pb2.RevokeAccountResponse, _abc.Awaitable[_president_pb2.RevokeAccountResponse]]:
+        """Revoke an account: its token stops working at once and its open sessions
+        end (its live matches go on under the clock rules). Needs the admin token.
+        Errors: NOT_ADMIN, UNKNOWN_ACCOUNT.
+        """
+
+    @_abc_1.abstractmethod
+    def ListAccounts(
+        self,
+        request: _president_pb2.ListAccountsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_president_pb2.ListAccountsResponse, _abc.Awaitable[_president_pb2.ListAccountsResponse]]:
+        """Every account. Needs the admin token."""
+
+    @_abc_1.abstractmethod
+    def Session(
+        self,
+        request_iterator: _MaybeAsyncIterator[_president_pb2.SessionRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_president_pb2.SessionResponse], _abc.AsyncIterator[_president_pb2.SessionResponse]]:
+        """A bot account's one connection for all its matches; its account token
+        goes in the metadata. The client first sends `SessionHello` with what it
+        accepts to play (and, after a dropped connection, the last event it saw in
+        each match). The server answers `SessionWelcome`, then for every match the
+        account sits in, each tagged with its match id, what a Play stream of that
+        seat sends (Welcome, events, Snapshot, Prompts, answers, MatchOver), and
+        challenges from other accounts. Acts carry the match id and turn id. A
+        refusal that concerns one request (a challenge over the limit, an act for
+        an unknown match) comes as `Notice`; the stream ends with a gRPC status
+        only for the account itself (bad or revoked token, SHUTTING_DOWN).
+        """
+
+    @_abc_1.abstractmethod
+    def GetLeaderboard(
+        self,
+        request: _president_pb2.GetLeaderboardRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_president_pb2.GetLeaderboardResponse, _abc.Awaitable[_president_pb2.GetLeaderboardResponse]]:
+        """The arena's ratings for one preset and player count, best first. Public."""
 
 def add_PresidentServiceServicer_to_server(servicer: PresidentServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

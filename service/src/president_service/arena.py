@@ -1,0 +1,352 @@
+"""The arena: matches formed continuously from the connected, willing accounts; check matches; challenges.
+
+- Queues: one per (preset, players) the server offers (`ArenaSettings.queues`).
+  An account is in a queue while its Session is open, it accepts that preset
+  and player count with ``arena`` set, and it has room for another match.
+- Pairing: the account that has waited longest (never a house bot) gets a
+  table filled with the accounts it has met least, so opponents spread; with
+  `duplicate` the table plays every rotation of one deal at once.  Matching
+  runs whenever something changes (a session opens, a match ends), so a match
+  forms as soon as enough willing bots are there.
+- A new account first plays a check match against the house bots; a fault
+  there (an error, a time-out, an illegal answer, a strike) is told to it
+  (`Notice` CHECK_FAILED, with the counts) and it stays unrated; passing it
+  (CHECK_PASSED) lets it into rated play.
+- Arena matches are rated (`Ratings`) in the same transaction as their
+  result.  Challenges: an account proposes a match to named accounts over
+  its Session; each answers; when all accept the match starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import secrets
+import time
+from collections import Counter, deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from president_engine import PRESETS, CardSet, Rules, RulesError, shuffled_deal
+from president_engine.events import DealEnded
+from president_protocol import convert
+from president_protocol.v1 import president_pb2 as pb
+
+from president_service.accounts import Accounts
+from president_service.arena_ratings import Board, Ratings
+from president_service.clock import ClockSettings
+from president_service.errors import Reason, ServiceError
+from president_service.limits import Limits
+from president_service.match_request import MatchRequest, rules_from_request
+from president_service.match_runner import MatchRunner
+from president_service.match_store import Fault, Statement
+from president_service.registry import Registry
+from president_service.session import Session, Sessions, notice
+
+log = logging.getLogger(__name__)
+
+ARENA, CHECK, CHALLENGE = "arena", "check", "challenge"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ArenaSettings:
+    enabled: bool = False
+    """Form matches from willing accounts (challenges work either way)."""
+    queues: tuple[Board, ...] = (("cardverse", 4), ("norwegian", 4), ("italian", 5))
+    deals: int = 1
+    """Deals in an arena match."""
+    duplicate: bool = False
+    """Each table plays every rotation of one deal (as many matches as players) instead of one match."""
+    clock: ClockSettings = field(default_factory=lambda: ClockSettings(move_ms=5_000, bank_ms=20_000, max_strikes=3))
+    provisional_sigma: float = 4.0
+    """An account is provisional on a leaderboard while its sigma is above this."""
+    challenge_timeout_s: float = 60.0
+
+
+@dataclass(kw_only=True)
+class _Challenge:
+    challenge_id: str
+    accounts: tuple[str, ...]
+    """Challenger first."""
+    preset: str
+    rules: Rules
+    accepted: set[str]
+    expiry: asyncio.TimerHandle | None = None
+
+
+class Arena:
+    def __init__(self, registry: Registry, accounts: Accounts, sessions: Sessions, ratings: Ratings,
+                 settings: ArenaSettings, limits: Limits) -> None:
+        self.settings = settings
+        self.ratings = ratings
+        self._registry = registry
+        self._accounts = accounts
+        self._sessions = sessions
+        self._limits = limits
+        self._rng = random.Random()
+        self._met: Counter[frozenset[str]] = Counter()
+        self._waiting_since: dict[str, float] = {}
+        self._challenges: dict[str, _Challenge] = {}
+        self._challenged: dict[str, deque[float]] = {}
+        self._checking: set[str] = set()
+        """Accounts whose check match is being played (one at a time)."""
+        self._poked = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        registry.finishing = self._finishing
+        registry.on_over.append(self._over)
+        sessions.on_change.append(self.poke)
+        sessions.on_request["challenge"] = self._challenge
+        sessions.on_request["answer"] = self._answer
+
+    def start(self) -> None:
+        if self.settings.enabled:
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    def poke(self) -> None:
+        """Something changed: match up again soon."""
+        self._poked.set()
+
+    async def _run(self) -> None:
+        while True:
+            await self._poked.wait()
+            self._poked.clear()
+            try:
+                self.match_up()
+            except Exception:
+                log.exception("the arena could not match up; it tries again at the next change")
+
+    # ------------------------------------------------------------------ pairing
+
+    def _room(self, session: Session) -> int:
+        """How many more matches the session's account may start now."""
+        live = len(self._registry.seats_of(session.account.name))
+        return min(session.max_matches, self._limits.account_matches) - live
+
+    def _accepts(self, session: Session, board: Board) -> bool:
+        appetite = session.appetite
+        return appetite.arena and (not appetite.presets or board[0] in appetite.presets) and (
+            not appetite.players or board[1] in appetite.players)
+
+    def match_up(self) -> None:
+        """Form every match the connected, willing accounts allow now."""
+        now = time.monotonic()
+        for name in self._sessions.by_account:
+            self._waiting_since.setdefault(name, now)
+        for board in self.settings.queues:
+            need = board[1] if self.settings.duplicate else 1
+            while True:
+                pool = sorted((s for s in self._sessions.by_account.values()
+                               if not s.ending and self._accepts(s, board) and self._room(s) >= need),
+                              key=lambda s: self._waiting_since.get(s.account.name, now))
+                table = self._table(pool, board[1])
+                if table is None:
+                    break
+                kind = CHECK if not self._accounts.get(table[0].account.name).checked else ARENA
+                if not self._start(board, [s.account.name for s in table], kind):
+                    break
+
+    def _table(self, pool: Sequence[Session], players: int) -> list[Session] | None:
+        """The longest-waiting account that is not a house bot, with the accounts it has met least."""
+        checked = {s.account.name for s in pool if self._accounts.get(s.account.name).checked}
+        houses = [s for s in pool if s.account.house]
+        for first in pool:
+            if first.account.house:
+                continue
+            if first.account.name not in checked:
+                if len(houses) >= players - 1 and first.account.name not in self._checking:
+                    return [first, *houses[:players - 1]]
+                continue
+            table = [first]
+            others = [s for s in pool if s is not first and s.account.name in checked]
+            while len(table) < players and others:
+                best = min(others, key=lambda s: sum(self._met[frozenset((s.account.name, t.account.name))]
+                                                     for t in table))
+                table.append(best)
+                others.remove(best)
+            if len(table) == players:
+                return table
+        return None
+
+    def _start(self, board: Board, accounts: list[str], kind: str) -> bool:
+        preset, players = board
+        rules = Rules.preset(preset, players=players, deals=self.settings.deals)
+        self._rng.shuffle(accounts)
+        seed = secrets.randbelow(2**63 - 1)
+        seatings = [accounts]
+        hands: tuple[tuple[CardSet, ...], ...] = ()
+        if self.settings.duplicate and kind == ARENA:
+            seatings = [accounts[-r:] + accounts[:-r] for r in range(players)]
+            hands = tuple(tuple(shuffled_deal(rules, seed, deal, 0)) for deal in range(1, self.settings.deals + 1))
+        try:
+            for seating in seatings:
+                self._registry.create(MatchRequest(
+                    preset=preset, rules=rules, seed=seed, hands=hands, clock=self.settings.clock,
+                    names=(), open_seats=False, accounts=tuple(seating), kind=kind))
+        except ServiceError as exc:
+            log.warning("the arena could not start a %s match of %s: %s", preset, ", ".join(accounts), exc)
+            return False
+        if kind == CHECK:
+            self._checking.update(a for a in accounts if not self._accounts.get(a).house)
+        now = time.monotonic()
+        for a in accounts:
+            self._waiting_since[a] = now
+            for b in accounts:
+                if a < b:
+                    self._met[frozenset((a, b))] += 1
+        return True
+
+    # ------------------------------------------------------------------ results
+
+    def _finishing(self, runner: MatchRunner) -> Sequence[Statement]:
+        """Rating statements for an arena match, committed with its result."""
+        if runner.kind != ARENA:
+            return ()
+        orders = [[runner.accounts[p] for p in e.places] for e in runner.match.events if isinstance(e, DealEnded)]
+        return self.ratings.update(_board(runner), orders)
+
+    def _over(self, runner: MatchRunner) -> None:
+        if runner.kind == ARENA:
+            self.ratings.reload(_board(runner), runner.accounts)
+        elif runner.kind == CHECK:
+            self._verdict(runner)
+        if runner.accounts:
+            self._waiting_since.update(dict.fromkeys(runner.accounts, time.monotonic()))
+            self.poke()
+
+    def _verdict(self, runner: MatchRunner) -> None:
+        """A check match: the new account passed if nothing went wrong for it."""
+        for player, name in enumerate(runner.accounts):
+            account = self._accounts.get(name)
+            if account.house:
+                continue
+            self._checking.discard(name)
+            faults = runner.faults[player]
+            counts = {"errors": faults[Fault.ERROR], "time-outs": faults[Fault.TIMEOUT] + runner.clock.strikes[player],
+                      "illegal answers": faults[Fault.INVALID]}
+            wrong = ", ".join(f"{n} {what}" for what, n in counts.items() if n)
+            if wrong:
+                message = (f"check match {runner.match_id}: {wrong}; not rated yet: fix the bot and connect again"
+                           " for another check match")
+                reason = "CHECK_FAILED"
+            else:
+                self._accounts.mark_checked(name)
+                message, reason = f"check match {runner.match_id} passed: the arena rates this account now", \
+                    "CHECK_PASSED"
+            session = self._sessions.by_account.get(name)
+            if session is not None:
+                asyncio.get_running_loop().create_task(session.tell(pb.SessionResponse(notice=pb.Notice(
+                    reason=reason, message=message, match_id=runner.match_id))))
+
+    # ------------------------------------------------------------------ challenges
+
+    async def _challenge(self, session: Session, request: pb.SessionRequest) -> None:
+        try:
+            challenge = self._new_challenge(session.account.name, request.challenge)
+        except ServiceError as exc:
+            await session.send(notice(exc))
+            return
+        offer = pb.ChallengeOffer(challenge_id=challenge.challenge_id, accounts=challenge.accounts,
+                                  preset=challenge.preset, rules=convert.rules_to_proto(challenge.rules),
+                                  **{"from": session.account.name})
+        for name in challenge.accounts[1:]:
+            other = self._sessions.by_account.get(name)
+            if other is not None:
+                await other.tell(pb.SessionResponse(challenge=offer))
+
+    def _new_challenge(self, name: str, request: pb.ChallengeRequest) -> _Challenge:
+        now = time.monotonic()
+        recent = self._challenged.setdefault(name, deque())
+        while recent and recent[0] <= now - 60:
+            recent.popleft()
+        limit = self._limits.account_challenges_per_minute
+        if len(recent) >= limit:
+            raise ServiceError(Reason.ACCOUNT_LIMIT, f"at most {limit} challenges a minute",
+                               retry_after_s=recent[0] + 60 - now)
+        try:
+            rules = rules_from_request(request.preset, request.rules) if request.preset in PRESETS else None
+        except RulesError as exc:
+            raise ServiceError(Reason.BAD_OPTION, str(exc), {"option": exc.option}) from None
+        if rules is None:
+            raise ServiceError(Reason.BAD_OPTION, f"preset: known presets are {', '.join(PRESETS)}",
+                               {"option": "preset"})
+        opponents = tuple(request.opponents)
+        if len(opponents) != rules.players - 1 or len(set(opponents)) != len(opponents) or name in opponents:
+            raise ServiceError(Reason.MALFORMED, f"name {rules.players - 1} other accounts, each once")
+        for other in opponents:
+            self._accounts.usable(other)
+            if other not in self._sessions.by_account:
+                raise ServiceError(Reason.UNKNOWN_ACCOUNT, f"{other} is not connected")
+        recent.append(now)
+        challenge = _Challenge(challenge_id=secrets.token_hex(8), accounts=(name, *opponents), preset=request.preset,
+                               rules=rules, accepted={name})
+        challenge.expiry = asyncio.get_running_loop().call_later(
+            self.settings.challenge_timeout_s, self._expire, challenge.challenge_id)
+        self._challenges[challenge.challenge_id] = challenge
+        return challenge
+
+    def _expire(self, challenge_id: str) -> None:
+        challenge = self._challenges.get(challenge_id)
+        if challenge is not None:
+            silent = [a for a in challenge.accounts if a not in challenge.accepted]
+            asyncio.get_running_loop().create_task(self._settle(challenge, "", f"no answer from {', '.join(silent)}"))
+
+    async def _answer(self, session: Session, request: pb.SessionRequest) -> None:
+        answer = request.answer
+        challenge = self._challenges.get(answer.challenge_id)
+        name = session.account.name
+        if challenge is None or name not in challenge.accounts:
+            await session.send(notice(ServiceError(Reason.MALFORMED, "no open challenge of this account has that id")))
+            return
+        if not answer.accept:
+            await self._settle(challenge, "", f"{name} declined")
+            return
+        challenge.accepted.add(name)
+        if len(challenge.accepted) < len(challenge.accounts):
+            return
+        accounts = list(challenge.accounts)
+        self._rng.shuffle(accounts)
+        try:
+            runner, _ = self._registry.create(MatchRequest(
+                preset=challenge.preset, rules=challenge.rules, seed=None, hands=(), clock=self.settings.clock,
+                names=(), open_seats=False, accounts=tuple(accounts), kind=CHALLENGE))
+        except ServiceError as exc:
+            await self._settle(challenge, "", exc.message)
+            return
+        await self._settle(challenge, runner.match_id, "")
+
+    async def _settle(self, challenge: _Challenge, match_id: str, why: str) -> None:
+        if self._challenges.pop(challenge.challenge_id, None) is None:
+            return
+        if challenge.expiry is not None:
+            challenge.expiry.cancel()
+        settled = pb.ChallengeSettled(challenge_id=challenge.challenge_id, accepted=bool(match_id),
+                                      match_id=match_id, reason=why)
+        for name in challenge.accounts:
+            session = self._sessions.by_account.get(name)
+            if session is not None and not session.ending:
+                await session.tell(pb.SessionResponse(settled=settled))
+
+    # ------------------------------------------------------------------ the leaderboard
+
+    def leaderboard(self, board: Board) -> pb.GetLeaderboardResponse:
+        players = board[1]
+        entries = []
+        for standing in self.ratings.board(board):
+            account = self._accounts.get(standing.account)
+            place = standing.place(players)
+            entries.append(pb.LeaderboardEntry(
+                account=standing.account, mu=standing.mu, sigma=standing.sigma, ordinal=standing.ordinal,
+                matches=standing.matches, deals=standing.deals, mean_place=place.mean, mean_place_low=place.low,
+                mean_place_high=place.high, provisional=standing.sigma > self.settings.provisional_sigma,
+                house=account.house))
+        entries.sort(key=lambda e: (e.provisional, e.mean_place, -e.ordinal))
+        return pb.GetLeaderboardResponse(entries=entries, preset=board[0], players=players)
+
+
+def _board(runner: MatchRunner) -> Board:
+    return runner.preset, runner.match.rules.players

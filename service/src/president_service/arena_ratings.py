@@ -1,0 +1,107 @@
+"""The arena's ratings: OpenSkill (Plackett-Luce) per preset and player count, persisted with the match log.
+
+Every deal of a rated match is one game ranked by its finishing order (as the
+ladder rates).  A match's update is computed as statements that the match
+store commits in the same transaction as the match's result
+(`MatchStore.finish`), so a crash keeps both or neither: a result is never
+counted twice and an update never lost.  Memory follows the database: after
+the commit the rows are read back.  Beside the rating, each account keeps its
+rated matches, deals and the running sums of its mean place per match, for
+the leaderboard's 95% interval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from openskill.models import PlackettLuce
+
+from president_service.intervals import Interval, interval_from_sums
+from president_service.match_store import MatchStore, Statement
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS ratings (preset TEXT NOT NULL, players INTEGER NOT NULL, account TEXT NOT NULL,"
+    " mu REAL NOT NULL, sigma REAL NOT NULL, matches INTEGER NOT NULL, deals INTEGER NOT NULL,"
+    " place_sum REAL NOT NULL, place_squares REAL NOT NULL, PRIMARY KEY (preset, players, account))",
+)
+Board = tuple[str, int]
+"""A leaderboard: (preset, players)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Standing:
+    account: str
+    mu: float
+    sigma: float
+    matches: int = 0
+    deals: int = 0
+    place_sum: float = 0.0
+    """Sum over rated matches of the account's mean place in the match."""
+    place_squares: float = 0.0
+
+    @property
+    def ordinal(self) -> float:
+        return self.mu - 3 * self.sigma
+
+    def place(self, players: int) -> Interval:
+        """Mean place per match with its 95% interval, within 1..players."""
+        return interval_from_sums(self.matches, self.place_sum, self.place_squares).within(1, players)
+
+
+class Ratings:
+    def __init__(self, store: MatchStore) -> None:
+        self._store = store
+        self._model = PlackettLuce()
+        store.write([(sql, ()) for sql in _SCHEMA])
+        self._boards: dict[Board, dict[str, Standing]] = {}
+        for row in store.query("SELECT preset, players, account, mu, sigma, matches, deals, place_sum, place_squares"
+                               " FROM ratings"):
+            self._remember(row)
+
+    def _remember(self, row: tuple[Any, ...]) -> None:
+        preset, players, account, mu, sigma, matches, deals, place_sum, squares = row
+        self._boards.setdefault((preset, players), {})[account] = Standing(
+            account=account, mu=mu, sigma=sigma, matches=matches, deals=deals, place_sum=place_sum,
+            place_squares=squares)
+
+    def standing(self, board: Board, account: str) -> Standing:
+        found = self._boards.get(board, {}).get(account)
+        if found is None:
+            fresh = self._model.rating()
+            return Standing(account=account, mu=fresh.mu, sigma=fresh.sigma)
+        return found
+
+    def update(self, board: Board, orders: Sequence[Sequence[str]]) -> list[Statement]:
+        """The statements that rate one match (`orders`: each deal's finishing order, by account); memory is
+        unchanged until `reload` after they are committed."""
+        accounts = sorted({name for order in orders for name in order})
+        current = {name: self.standing(board, name) for name in accounts}
+        ratings = {name: self._model.rating(mu=s.mu, sigma=s.sigma, name=name) for name, s in current.items()}
+        places: dict[str, list[int]] = {name: [] for name in accounts}
+        for order in orders:
+            teams = self._model.rate([[ratings[name]] for name in order], ranks=list(range(1, len(order) + 1)))
+            for place, (name, team) in enumerate(zip(order, teams, strict=True), 1):
+                ratings[name] = team[0]
+                places[name].append(place)
+        statements: list[Statement] = []
+        preset, players = board
+        for name in accounts:
+            was, mean = current[name], sum(places[name]) / len(places[name])
+            statements.append((
+                "INSERT OR REPLACE INTO ratings VALUES (?,?,?,?,?,?,?,?,?)",
+                (preset, players, name, ratings[name].mu, ratings[name].sigma, was.matches + 1,
+                 was.deals + len(places[name]), was.place_sum + mean, was.place_squares + mean * mean)))
+        return statements
+
+    def reload(self, board: Board, accounts: Iterable[str]) -> None:
+        """Read the accounts' rows of `board` back from the database (after a match's result was committed)."""
+        for name in accounts:
+            for row in self._store.query(
+                    "SELECT preset, players, account, mu, sigma, matches, deals, place_sum, place_squares"
+                    " FROM ratings WHERE preset = ? AND players = ? AND account = ?", (board[0], board[1], name)):
+                self._remember(row)
+
+    def board(self, board: Board) -> list[Standing]:
+        return list(self._boards.get(board, {}).values())

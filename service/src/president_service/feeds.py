@@ -1,0 +1,139 @@
+"""What a stream is sent: `SeatFeed` for a seat (a Play stream or a Session), `SharedEvents` for every stream.
+
+`SeatFeed` is the same on a Play stream and on a Session:
+Welcome; the events the seat may see after its cursor; a Snapshot of the
+present; then live events; a Prompt once per turn (and, when the clock starts
+on a turn already prompted, only its TurnDeadline); MatchOver at the end.
+The feed walks the match's shared log with a cursor and redacts each entry
+for its seat as it sends it (`SharedEvents`), so it holds no copies.  Each
+call of `due` returns everything due now, in order: a Session sends it as
+one message, a Play stream one message each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from president_protocol import convert
+from president_protocol.v1 import president_pb2 as pb
+
+from president_service.match_runner import MatchRunner, Turn
+from president_service.messages import clock_message, result, timestamp
+from president_service.strike import LogEvent, Strike, TakenOver, visible
+
+_M = TypeVar("_M")
+_SHARED = 4
+"""Latest log entries a match keeps encoded: what one move adds, for each of its streams to send."""
+
+
+def event_message(event: LogEvent, seq: int) -> pb.Event:
+    """A log entry already redacted for its receiver (strike.visible)."""
+    if isinstance(event, Strike):
+        action = None if event.action is None else convert.action_to_proto(event.action)
+        return pb.Event(seq=seq, strike_recorded=pb.StrikeRecorded(
+            player=event.player, strikes=event.strikes, action=action))
+    if isinstance(event, TakenOver):
+        return pb.Event(seq=seq, seat_taken_over=pb.SeatTakenOver(player=event.player))
+    return convert.event_to_proto(event, seq)
+
+
+class SharedEvents:
+    """A match's latest log entries, each encoded once and sent as the same message on every stream.
+
+    An entry is shared only with receivers for whom `visible` leaves it whole;
+    a redacted copy is built for its one receiver and never stored, so a
+    shared message never carries a card its receiver may not see.  Messages
+    are not changed once built, and only the latest few are kept.
+    """
+
+    def __init__(self) -> None:
+        self._seats: dict[int, pb.PlayResponse] = {}
+        self._spectators: dict[int, pb.SpectateResponse] = {}
+
+    def for_seat(self, entry: LogEvent, seq: int, player: int) -> pb.PlayResponse | None:
+        """Entry `seq` as `player` may see it; None if hidden."""
+        return _shared(self._seats, lambda event: pb.PlayResponse(event=event), entry, seq, player)
+
+    def for_spectator(self, entry: LogEvent, seq: int) -> pb.SpectateResponse | None:
+        """Entry `seq` as a spectator may see it; None if hidden."""
+        return _shared(self._spectators, lambda event: pb.SpectateResponse(event=event), entry, seq, None)
+
+
+def _shared(cache: dict[int, _M], wrap: Callable[[pb.Event], _M], entry: LogEvent, seq: int,
+            receiver: int | None) -> _M | None:
+    shown = visible(entry, receiver)
+    if shown is not entry:
+        return None if shown is None else wrap(event_message(shown, seq))
+    message = cache.get(seq)
+    if message is None:
+        message = cache[seq] = wrap(event_message(entry, seq))
+        if len(cache) > _SHARED:
+            del cache[next(iter(cache))]  # the oldest: dicts keep insertion order
+    return message
+
+
+def prompt_message(turn: Turn) -> pb.Prompt:
+    deadline = None if turn.deadline_unix is None else timestamp(turn.deadline_unix)
+    return convert.prompt_to_proto(turn.turn_id, turn.observation, deadline=deadline,
+                                   time_bank_remaining_ms=turn.bank_ms)
+
+
+def deadline_message(turn: Turn) -> pb.TurnDeadline:
+    """A turn's deadline alone, for a seat already prompted when the clock started."""
+    assert turn.deadline_unix is not None
+    return pb.TurnDeadline(turn_id=turn.turn_id, deadline=timestamp(turn.deadline_unix),
+                           time_bank_remaining_ms=turn.bank_ms)
+
+
+
+
+def match_over(runner: MatchRunner) -> pb.MatchOver:
+    ended = result(runner)
+    assert ended is not None
+    return pb.MatchOver(result=convert.match_result_to_proto(ended))
+
+
+class SeatFeed:
+    __slots__ = ("_prompted", "_shared", "cursor", "player", "runner", "snapshot_sent")
+
+    def __init__(self, runner: MatchRunner, player: int, shared: SharedEvents, cursor: int) -> None:
+        self.runner = runner
+        self.player = player
+        self.cursor = cursor
+        """The seq of the last log entry handled."""
+        self.snapshot_sent = False
+        self._shared = shared
+        self._prompted: tuple[int, bool] | None = None
+
+    def welcome(self) -> pb.PlayResponse:
+        runner = self.runner
+        return pb.PlayResponse(welcome=pb.Welcome(
+            match_id=runner.match_id, player=self.player, names=runner.names,
+            rules=convert.rules_to_proto(runner.match.rules), clock=clock_message(runner.clock.settings)))
+
+    def due(self) -> tuple[list[pb.PlayResponse], bool]:
+        """Every message due now, in order, and whether the feed is done (MatchOver is among them)."""
+        runner, player = self.runner, self.player
+        out: list[pb.PlayResponse] = []
+        log = runner.log
+        while self.cursor < len(log):
+            self.cursor += 1
+            message = self._shared.for_seat(log[self.cursor - 1], self.cursor, player)
+            if message is not None:
+                out.append(message)
+        if not self.snapshot_sent:
+            self.snapshot_sent = True
+            out.append(pb.PlayResponse(snapshot=pb.Snapshot(
+                observation=convert.observation_to_proto(runner.match.observation(player)), last_seq=self.cursor)))
+        if runner.is_over:
+            out.append(pb.PlayResponse(match_over=match_over(runner)))
+            return out, True
+        due = runner.turn_key(player)
+        turn = None if due is None or due == self._prompted else runner.turn_for(player)
+        if turn is not None:
+            again = self._prompted is not None and self._prompted[0] == turn.turn_id
+            self._prompted = due
+            out.append(pb.PlayResponse(turn_deadline=deadline_message(turn)) if again
+                       else pb.PlayResponse(prompt=prompt_message(turn)))
+        return out, False

@@ -1,0 +1,269 @@
+"""The Session stream: one connection of a bot account for all its matches, and its challenges.
+
+After `SessionHello` the server sends `SessionWelcome`, then runs one
+`SeatFeed` per live match of the account, each sending what a Play stream of
+that seat would send, batched per match (a move's events and the prompt they
+make due travel in one message).  A match the account is seated in later
+(by an organiser, the arena or a challenge) joins the running session.  The
+reader applies `MatchAct`s and answers each at once, ahead of the events it
+caused, as the Play stream does.  An account has one session: a new one
+replaces the old (a reconnect whose old connection is not yet noticed dead).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from president_protocol.v1 import president_pb2 as pb
+
+from president_service.accounts import Account
+from president_service.errors import Reason, ServiceError
+from president_service.feeds import SeatFeed, SharedEvents
+from president_service.match_runner import MatchRunner
+from president_service.registry import Registry
+from president_service.request_guard import is_malformed, malformed_error
+
+log = logging.getLogger(__name__)
+
+SessionContext = grpc.aio.ServicerContext[pb.SessionRequest, pb.SessionResponse]
+_EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]
+HELLO_TIMEOUT_S = 5.0
+
+
+class SessionGoneError(Exception):
+    """The session's call is over: nothing more can be sent on it."""
+
+
+def notice(exc: ServiceError, match_id: str = "") -> pb.SessionResponse:
+    retry = 0 if exc.retry_after_s is None else int(exc.retry_after_s * 1000)
+    return pb.SessionResponse(notice=pb.Notice(reason=exc.reason.name, message=exc.message,
+                                               retry_after_ms=retry, match_id=match_id))
+
+
+@dataclass(eq=False)
+class Session:
+    """One open Session of an account."""
+
+    account: Account
+    context: SessionContext
+    appetite: pb.Appetite = field(default_factory=pb.Appetite)
+    feeds: dict[str, asyncio.Task[None]] = field(default_factory=dict)
+    """Match id -> the task feeding that match."""
+    cursors: dict[str, int] = field(default_factory=dict)
+    """Where to resume each match (from SessionHello)."""
+    ending: bool = False
+    """Set when the session is to end: by the client (`why` None) or the server (`why`)."""
+    why: ServiceError | None = None
+    """Why the server ends this session (replaced, revoked, draining)."""
+    _writing: asyncio.Lock = field(default_factory=asyncio.Lock)
+    _wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def send(self, message: pb.SessionResponse) -> None:
+        """Write one message; SessionGoneError (the session then ends) when the call is over."""
+        async with self._writing:
+            try:
+                await self.context.write(message)
+            except Exception as exc:  # grpc raises its own internal types once the call has ended
+                log.info("the session of %s ended while writing (%s)", self.account.name, type(exc).__name__)
+                self.close(self.why)
+                raise SessionGoneError from exc
+
+    async def tell(self, message: pb.SessionResponse) -> None:
+        """Send if the session is still there (a message to another account's session)."""
+        with contextlib.suppress(SessionGoneError):
+            await self.send(message)
+
+    def close(self, why: ServiceError | None) -> None:
+        """End the session: with `why` as the call's status, or normally (None: the client is done)."""
+        if not self.ending:
+            self.ending, self.why = True, why
+        self._wake.set()
+
+    @property
+    def max_matches(self) -> int:
+        return max(1, self.appetite.max_matches)
+
+
+SharedFor = Callable[[MatchRunner], SharedEvents]
+Submit = Callable[[MatchRunner, int, int, pb.Action, int], None]
+Abort = Callable[[Any, ServiceError], Awaitable[None]]
+
+
+class Sessions:
+    """Every open Session, by account; the registry tells it when an account is seated in a new match."""
+
+    def __init__(self, registry: Registry, shared_for: SharedFor, submit: Submit) -> None:
+        self._registry = registry
+        self._shared_for = shared_for
+        self._submit = submit
+        self.by_account: dict[str, Session] = {}
+        self.on_change: list[Callable[[], None]] = []
+        """Told when a session opens, closes or changes what it accepts (the arena matches up again)."""
+        self.on_request: dict[str, Callable[[Session, pb.SessionRequest], Awaitable[None]]] = {}
+        """Handlers of the other client messages (challenge, answer), by kind."""
+        registry.on_seated.append(self._seated)
+
+    def _changed(self) -> None:
+        for listener in self.on_change:
+            listener()
+
+    def _seated(self, account: str, runner: MatchRunner, player: int) -> None:
+        session = self.by_account.get(account)
+        if session is not None and not session.ending:
+            self._start_feed(session, runner, player)
+
+    def close_account(self, account: str, why: ServiceError) -> None:
+        session = self.by_account.get(account)
+        if session is not None:
+            session.close(why)
+
+    def close_all(self, why: ServiceError) -> None:
+        for session in list(self.by_account.values()):
+            session.close(why)
+
+    async def serve(self, account: Account, context: SessionContext, abort: Abort) -> None:
+        """Run one Session until the client ends it or the server closes it."""
+        try:
+            first = await asyncio.wait_for(_next(context), HELLO_TIMEOUT_S)
+        except TimeoutError:
+            first = None
+        except ServiceError as exc:
+            await abort(context, exc)
+        if first is None or first.WhichOneof("kind") != "hello":
+            await abort(context, ServiceError(
+                Reason.MALFORMED, f"send SessionHello first, within {HELLO_TIMEOUT_S:g} s of opening the Session"))
+            return
+        session = Session(account=account, context=context, appetite=first.hello.accepts,
+                          cursors={c.match_id: c.last_seq for c in first.hello.resume})
+        previous = self.by_account.get(account.name)
+        if previous is not None:
+            previous.close(ServiceError(Reason.TOO_MANY_STREAMS, "replaced by a newer session of this account"))
+        self.by_account[account.name] = session
+        reader: asyncio.Task[None] | None = None
+        try:
+            seats = self._registry.seats_of(account.name)
+            await session.send(pb.SessionResponse(welcome=pb.SessionWelcome(
+                account=account.name, live_matches=[runner.match_id for runner, _ in seats],
+                max_matches=self._registry.limits.account_matches,
+                check_pending=not account.checked)))
+            for runner, player in seats:
+                self._start_feed(session, runner, player)
+            reader = asyncio.get_running_loop().create_task(self._read(session))
+            reader.add_done_callback(lambda _: session.close(None))
+            self._changed()
+            while not session.ending:
+                session._wake.clear()
+                await session._wake.wait()
+            if session.why is not None:
+                await abort(context, session.why)
+        finally:
+            if self.by_account.get(account.name) is session:
+                del self.by_account[account.name]
+            for task in list(session.feeds.values()):
+                task.cancel()
+            if reader is not None:
+                reader.cancel()
+            self._changed()
+
+    def _start_feed(self, session: Session, runner: MatchRunner, player: int) -> None:
+        if runner.match_id in session.feeds:
+            return
+        cursor = min(session.cursors.pop(runner.match_id, 0), runner.last_seq)
+        task = asyncio.get_running_loop().create_task(self._feed(session, runner, player, cursor))
+        task.add_done_callback(_log_failure)
+        session.feeds[runner.match_id] = task
+
+    async def _feed(self, session: Session, runner: MatchRunner, player: int, cursor: int) -> None:
+        match_id = runner.match_id
+        try:
+            wake = runner.attach(player)
+        except ServiceError as exc:
+            session.feeds.pop(match_id, None)
+            with contextlib.suppress(SessionGoneError):
+                await session.send(notice(exc, match_id))
+            return
+        feed = SeatFeed(runner, player, self._shared_for(runner), cursor)
+        try:
+            first = [feed.welcome()]
+            while True:
+                wake.clear()
+                messages, done = feed.due()
+                batch, first = first + messages, []
+                if batch:
+                    await session.send(pb.SessionResponse(match=pb.MatchUpdate(match_id=match_id, messages=batch)))
+                if done:
+                    return
+                if not batch:
+                    await wake.wait()
+        except SessionGoneError:
+            pass
+        finally:
+            runner.detach(player, wake)
+            if session.feeds.get(match_id) is asyncio.current_task():
+                del session.feeds[match_id]
+            if runner.is_over:
+                self._changed()
+
+    async def _read(self, session: Session) -> None:
+        """Apply each client message as it arrives; a refused one gets a Notice or an ActionRejected."""
+        try:
+            while True:
+                try:
+                    request = await _next(session.context)
+                except ServiceError as exc:
+                    await session.send(notice(exc))
+                    continue
+                if request is None:
+                    return  # the client is done: the session ends normally
+                kind = request.WhichOneof("kind")
+                if kind == "act":
+                    await self._act(session, request.act)
+                elif kind == "accepts":
+                    session.appetite = request.accepts
+                    self._changed()
+                elif kind in self.on_request:
+                    await self.on_request[kind](session, request)
+                else:
+                    await session.send(notice(ServiceError(
+                        Reason.MALFORMED, f"{kind or 'an empty message'} is not taken here (SessionHello comes once,"
+                                          " first)")))
+        except (grpc.aio.AbortError, SessionGoneError):
+            pass  # the session's call ended (the client left, or the server ended the session)
+
+    async def _act(self, session: Session, act: pb.MatchAct) -> None:
+        match_id, turn_id = act.match_id, act.act.turn_id
+        found = self._registry.seat_of_account(session.account.name, match_id)
+        if found is None:
+            await session.send(notice(ServiceError(Reason.UNKNOWN_MATCH, "this account has no seat in that match"
+                                                   " (or it is over)"), match_id[:64]))
+            return
+        runner, player = found
+        try:
+            if not turn_id:
+                raise ServiceError(Reason.MALFORMED, "turn_id is required (from the prompt)")
+            self._submit(runner, player, turn_id, act.act.action, act.act.fault)
+            answer = pb.PlayResponse(action_accepted=pb.ActionAccepted(turn_id=turn_id))
+        except ServiceError as exc:
+            answer = pb.PlayResponse(action_rejected=pb.ActionRejected(
+                turn_id=turn_id, reason=exc.reason.name, error_reason=exc.reason.proto,
+                illegal_reason=exc.metadata.get("illegal_reason", ""), message=exc.message))
+        await session.send(pb.SessionResponse(match=pb.MatchUpdate(match_id=match_id, messages=[answer])))
+
+
+def _log_failure(task: asyncio.Task[None]) -> None:
+    """A feed that failed rather than being cancelled: say so (and retrieve the exception)."""
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        log.warning("a Session's match feed failed", exc_info=exc)
+
+
+async def _next(context: SessionContext) -> pb.SessionRequest | None:
+    request = await context.read()
+    if is_malformed(request):
+        raise malformed_error()
+    return None if request is _EOF else request

@@ -1,0 +1,165 @@
+/* The live page: a match as a spectator sees it, from the server's Spectate stream (server-sent events).
+   The stream's snapshot is the spectator's view; each event is kept as it comes, and the page
+   shows the table after it.  Nothing else is fetched while the match is played. */
+"use strict";
+
+(function () {
+  const P = window.President;
+  const matchId = decodeURIComponent(location.pathname.split("/")[2] || "");
+  const page = document.getElementById("page");
+  const root = P.el("section", { id: "match", "aria-label": "the match" });
+  const state = {
+    names: [], deals: 0, normalOrder: [], obs: null, log: [], step: [], trick: 0, trickDone: false,
+    wonBy: null, actor: null, dealOver: false, result: null, takenOver: new Set(), faults: [], over: false,
+  };
+  let source = null;
+  let pending = false;
+
+  function header(status) {
+    const replay = state.over ? P.el("a", { href: `/matches/${encodeURIComponent(matchId)}/replay`, id: "replay-link", text: "Watch the replay \u25B6" }) : null;
+    const pill = P.el("span", { class: `pill ${status.cls}`, id: "live-status", text: status.text });
+    document.getElementById("topbar").replaceChildren(P.topbar([`Match ${matchId} `, pill], replay));
+  }
+
+  function notice(text, error) {
+    page.replaceChildren(P.el("div", { class: `notice${error ? " error" : ""}`, role: "status", text }));
+  }
+
+  /** A new step begins with an action (a play, a pass, an exchange move): what follows belongs to it. */
+  function beginStep(player) {
+    state.step = [];
+    state.actor = player;
+    state.wonBy = null;
+    if (state.trickDone) {
+      state.obs.trick = [];
+      if (state.trick !== null) state.trick += 1;
+      state.trickDone = false;
+    }
+  }
+
+  function apply(event) {
+    const obs = state.obs;
+    if (event.deal_started) {
+      const d = event.deal_started;
+      Object.assign(obs, { deal: d.deal, seats: d.seats, hand_sizes: d.hand_sizes, roles: d.roles, places: [], trick: [],
+        reversed: false, rank_order: state.normalOrder, direction: 1, exchange: [], phase: "PHASE_UNSPECIFIED" });
+      delete obs.table;
+      Object.assign(state, { step: [], actor: null, wonBy: null, trick: 0, trickDone: false, dealOver: false });
+    } else if (event.cards_requested) {
+      beginStep(event.cards_requested.receiver);
+      obs.phase = "PHASE_REQUEST";
+    } else if (event.cards_given) {
+      const g = event.cards_given;
+      if (!g.tribute) beginStep(g.giver);
+      obs.hand_sizes[g.giver] -= g.count;
+      obs.hand_sizes[g.receiver] += g.count;
+      obs.exchange.push(g);
+      obs.phase = "PHASE_GIVE_BACK";
+    } else if (event.play_started) {
+      Object.assign(obs, { phase: "PHASE_PLAY", trick: [] });
+      Object.assign(state, { trick: 1, trickDone: false });
+    } else if (event.played) {
+      const p = event.played;
+      beginStep(p.player);
+      obs.hand_sizes[p.player] -= p.play.cards.length;
+      obs.trick.push({ played: p });
+      obs.table = p.play;
+      obs.table_player = p.player;
+    } else if (event.passed) {
+      if (!event.passed.skipped) beginStep(event.passed.player);
+      obs.trick.push({ passed: event.passed });
+    } else if (event.revolution_happened) {
+      const r = event.revolution_happened;
+      obs.reversed = r.reversed;
+      obs.direction = r.direction;
+      obs.rank_order = r.reversed ? [...state.normalOrder].reverse() : state.normalOrder;
+    } else if (event.trick_won) {
+      state.wonBy = event.trick_won.winner;
+      state.trickDone = true;
+    } else if (event.went_out) {
+      obs.places.push(event.went_out.player);
+    } else if (event.deal_ended) {
+      obs.scores = event.deal_ended.totals;
+      obs.places = event.deal_ended.places;
+      state.dealOver = true;
+    } else if (event.match_ended) {
+      obs.phase = "PHASE_OVER";
+      state.result = event.match_ended;
+    } else if (event.strike_recorded) {
+      state.faults[event.strike_recorded.player].strikes = event.strike_recorded.strikes;
+    } else if (event.seat_taken_over) {
+      state.takenOver.add(event.seat_taken_over.player);
+    }
+    state.step.push(event);
+    state.log.push(event);
+  }
+
+  function render() {
+    pending = false;
+    P.renderMatch(root, {
+      names: state.names, deals: state.deals, obs: state.obs, normalOrder: state.normalOrder,
+      hands: state.names.map(() => null), exchange: state.obs.exchange, stepEvents: state.step, log: state.log,
+      actor: state.actor, toActKnown: false, wonBy: state.wonBy, dealOver: state.dealOver, result: state.result,
+      trick: state.trick, viewer: null, takenOver: state.takenOver, faults: state.faults,
+    });
+  }
+
+  function later() {
+    if (!pending) {
+      pending = true;
+      requestAnimationFrame(render);
+    }
+  }
+
+  function receive(message) {
+    if (message.snapshot) {
+      state.obs = message.snapshot.observation;
+      // Joined in the middle of a deal, the page cannot number its tricks until the next deal.
+      Object.assign(state, { step: [], actor: null, wonBy: null, trick: null, trickDone: false,
+        dealOver: state.obs.phase === "PHASE_OVER" });
+      page.replaceChildren(root);
+    } else if (message.event && state.obs) {
+      apply(message.event);
+    } else if (message.match_over) {
+      state.result = message.match_over.result;
+      state.over = true;
+      source.close();
+      header({ cls: "over", text: "over" });
+    }
+    if (state.obs) later();
+  }
+
+  async function start() {
+    header({ cls: "", text: "connecting" });
+    let found;
+    try {
+      found = await P.fetchJson(`/api/matches/${encodeURIComponent(matchId)}`);
+    } catch (error) {
+      notice(`This match cannot be shown: ${error.message}`, true);
+      return;
+    }
+    const match = found.match;
+    state.names = match.players.map((p) => p.name);
+    state.deals = match.rules.deals || 0;
+    state.normalOrder = match.rules.rank_order.ranks;
+    match.players.forEach((p) => { if (p.taken_over) state.takenOver.add(p.player); });
+    state.faults = match.players.map((p) => ({ ...p.faults }));
+    document.title = `President: ${state.names.join(", ")}`;
+    if (!found.shown) {
+      notice("Another live match deals the same cards (a duplicate board): this one is shown once every match of the board is over.");
+      return;
+    }
+    notice("Waiting for the match\u2026");
+    source = new EventSource(`/api/matches/${encodeURIComponent(matchId)}/live`);
+    source.onopen = () => header({ cls: state.over ? "over" : "live", text: state.over ? "over" : "live" });
+    source.onmessage = (m) => receive(JSON.parse(m.data));
+    source.addEventListener("refused", (m) => header({ cls: "waiting", text: JSON.parse(m.data).error.message }));
+    source.onerror = () => {
+      if (state.over) return;
+      header(source.readyState === EventSource.CLOSED ? { cls: "waiting", text: "the server refused the stream" }
+        : { cls: "waiting", text: "reconnecting\u2026" });
+    };
+  }
+
+  start();
+})();

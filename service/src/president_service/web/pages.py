@@ -1,0 +1,165 @@
+"""The web pages' routes: the pages and their assets, and the JSON and server-sent events they read.
+
+    /                            the match list (`?player=NAME`: that player's matches)
+    /matches/ID                  a match as a spectator sees it, live
+    /matches/ID/replay           a finished match, every hand face up
+    /api/matches[?player=NAME]   ListMatches, as JSON
+    /api/matches/ID              GetMatch, as JSON
+    /api/matches/ID/live         the Spectate stream, as server-sent events (Last-Event-ID resumes)
+    /api/matches/ID/replay       the replay's frames (replay_frames), built from GetReplay's record
+    /api/leaderboards            GetLeaderboard of every arena queue that has rated accounts, as JSON
+
+Every API route calls the servicer's own method for its RPC, so a page gets
+the same messages, the same redaction and the same refusals as a gRPC
+spectator without the admin token.  A refusal is a JSON error with the
+reason, and the HTTP status that goes with its gRPC code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from contextlib import aclosing
+from typing import Any
+
+import grpc
+from aiohttp import web
+from aiohttp_sse import EventSourceResponse, sse_response
+from president_protocol import convert
+from president_protocol.v1 import president_pb2 as pb
+
+from president_service.errors import ServiceError
+from president_service.servicer import PresidentServicer
+from president_service.web import ASSETS
+from president_service.web.proto_json import proto_json
+from president_service.web.replay_frames import replay_frames
+
+_HTTP_STATUS = {
+    grpc.StatusCode.INVALID_ARGUMENT: 400,
+    grpc.StatusCode.OUT_OF_RANGE: 400,
+    grpc.StatusCode.UNAUTHENTICATED: 401,
+    grpc.StatusCode.PERMISSION_DENIED: 403,
+    grpc.StatusCode.NOT_FOUND: 404,
+    grpc.StatusCode.ALREADY_EXISTS: 409,
+    grpc.StatusCode.FAILED_PRECONDITION: 409,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
+    grpc.StatusCode.UNAVAILABLE: 503,
+}
+"""The HTTP status of each gRPC code a refusal can carry (the usual gRPC-to-HTTP mapping)."""
+
+_SERVICER = web.AppKey("servicer", PresidentServicer)
+
+
+def web_app(servicer: PresidentServicer) -> web.Application:
+    """The pages and their API on top of `servicer`."""
+    app = web.Application()
+    app[_SERVICER] = servicer
+    app.router.add_get("/", _page("index.html"))
+    app.router.add_get("/matches/{match_id}", _page("live.html"))
+    app.router.add_get("/matches/{match_id}/replay", _page("replay.html"))
+    app.router.add_static("/assets/", ASSETS)
+    app.router.add_get("/api/matches", _list)
+    app.router.add_get("/api/matches/{match_id}", _summary)
+    app.router.add_get("/api/matches/{match_id}/live", _live)
+    app.router.add_get("/api/matches/{match_id}/replay", _replay)
+    app.router.add_get("/api/leaderboards", _leaderboards)
+    return app
+
+
+def _page(name: str) -> Callable[[web.Request], Awaitable[web.FileResponse]]:
+    async def page(request: web.Request) -> web.FileResponse:
+        return web.FileResponse(ASSETS / name)
+    return page
+
+
+def _error(exc: ServiceError) -> dict[str, Any]:
+    return {"error": {"reason": exc.reason.name, "message": exc.message}}
+
+
+def _refusal(exc: ServiceError) -> web.Response:
+    """A ServiceError as the API's JSON error, with the HTTP status of its gRPC code."""
+    return web.json_response(_error(exc), status=_HTTP_STATUS.get(exc.reason.code, 400))
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def _with_shown(servicer: PresidentServicer, summary: pb.MatchSummary) -> dict[str, Any]:
+    return {"match": proto_json(summary), "shown": servicer.shown(summary.match_id)}
+
+
+async def _list(request: web.Request) -> web.Response:
+    servicer = request.app[_SERVICER]
+    player = request.query.get("player")
+    listed = await servicer.summaries(pb.MATCH_STATUS_UNSPECIFIED)
+    matches = [m for m in listed.matches if player is None or any(p.name == player for p in m.players)]
+    return web.json_response({"matches": [_with_shown(servicer, m) for m in matches]}, dumps=_json)
+
+
+async def _leaderboards(request: web.Request) -> web.Response:
+    arena = request.app[_SERVICER].arena
+    boards = [arena.leaderboard(queue) for queue in arena.settings.queues]
+    return web.json_response({"leaderboards": [proto_json(b) for b in boards if b.entries]}, dumps=_json)
+
+
+async def _summary(request: web.Request) -> web.Response:
+    servicer = request.app[_SERVICER]
+    try:
+        found = await servicer.summary(request.match_info["match_id"])
+    except ServiceError as exc:
+        return _refusal(exc)
+    return web.json_response(_with_shown(servicer, found.match), dumps=_json)
+
+
+def _resume_from(request: web.Request) -> int:
+    """The seq to resume from after a reconnection (the browser sends the last event id it saw); 0: from a
+    snapshot."""
+    last = request.headers.get(EventSourceResponse.DEFAULT_LAST_EVENT_HEADER, "")
+    return int(last) + 1 if last.isdigit() else 0
+
+
+async def _live(request: web.Request) -> web.StreamResponse:
+    """The Spectate stream as server-sent events: each message as its JSON, with its seq as the event id."""
+    servicer = request.app[_SERVICER]
+    messages = servicer.spectate(request.match_info["match_id"], from_seq=_resume_from(request))
+    async with aclosing(messages):
+        try:
+            first = await anext(messages)
+        except ServiceError as exc:
+            return _refusal(exc)
+        async with sse_response(request) as events:
+            await _send(events, first)
+            try:
+                async for message in messages:
+                    await _send(events, message)
+            except ServiceError as exc:  # the server is draining: say so; the browser reconnects to its successor
+                await events.send(_json(_error(exc)), event="refused")
+            return events
+
+
+async def _send(events: EventSourceResponse, message: pb.SpectateResponse) -> None:
+    kind = message.WhichOneof("kind")
+    seq = message.event.seq if kind == "event" else message.snapshot.last_seq if kind == "snapshot" else None
+    await events.send(_json(proto_json(message)), id=None if seq is None else str(seq))
+
+
+async def _replay(request: web.Request) -> web.Response:
+    servicer = request.app[_SERVICER]
+    match_id = request.match_info["match_id"]
+    try:
+        found = await servicer.replay(match_id)
+        summary = await servicer.summary(match_id)
+    except ServiceError as exc:
+        return _refusal(exc)
+    # a long match takes a while to replay: not on the loop that plays the live ones
+    frames = await asyncio.to_thread(_frames, found.replay, summary.match)
+    response = web.json_response(frames, dumps=_json)
+    response.enable_compression()
+    return response
+
+
+def _frames(replay: pb.Replay, summary: pb.MatchSummary) -> dict[str, Any]:
+    return replay_frames(convert.replay_from_proto(replay), list(replay.names), match_id=summary.match_id,
+                         summaries=summary.players)
