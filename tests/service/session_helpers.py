@@ -38,6 +38,10 @@ class SessionBot:
     error: grpc.aio.AioRpcError | None = None
     stop_after: int | None = None
     """Stop answering prompts (and end the session) after this many acts, to test resuming."""
+    defer: bool = False
+    """SessionHello.defer_events."""
+    updates: int = 0
+    """MatchUpdates received."""
 
     def last_seq(self, match_id: str) -> int:
         return max((m.event.seq for m in self.messages.get(match_id, []) if m.HasField("event")), default=0)
@@ -49,7 +53,8 @@ class SessionBot:
         """Play until `until` holds, the server ends the session, or `stop_after` acts."""
         cursors = [pb.MatchCursor(match_id=m, last_seq=self.last_seq(m)) for m in self.messages] if resume else []
         self.outbox = asyncio.Queue()
-        await self.outbox.put(pb.SessionRequest(hello=pb.SessionHello(accepts=self.accepts, resume=cursors)))
+        await self.outbox.put(pb.SessionRequest(hello=pb.SessionHello(accepts=self.accepts, resume=cursors,
+                                                                      defer_events=self.defer)))
 
         async def requests() -> AsyncIterator[pb.SessionRequest]:
             while (item := await self.outbox.get()) is not None:
@@ -67,6 +72,7 @@ class SessionBot:
                             challenge_id=response.challenge.challenge_id, accept=self.accept_challenges)))
                     continue
                 match_id = response.match.match_id
+                self.updates += 1
                 for message in response.match.messages:
                     self.messages.setdefault(match_id, []).append(message)
                     if message.HasField("prompt"):

@@ -5,8 +5,12 @@ After `SessionHello` the server sends `SessionWelcome`, then runs one
 that seat would send, batched per match (a move's events and the prompt they
 make due travel in one message).  A match the account is seated in later
 (by an organiser, the arena or a challenge) joins the running session.  The
-reader applies `MatchAct`s and answers each at once, ahead of the events it
-caused, as the Play stream does.  An account has one session: a new one
+reader applies `MatchAct`s and hands each answer to its match's feed, which
+sends it first in its next batch, ahead of the events the act caused (as the
+Play stream orders them), and so with them in one message.  With
+`SessionHello.defer_events` a feed holds its batch until something in it asks
+for the client (a prompt, a deadline, a refusal, the end): about one message
+per own turn instead of one per move.  An account has one session: a new one
 replaces the old (a reconnect whose old connection is not yet noticed dead).
 """
 
@@ -24,7 +28,7 @@ from president_protocol.v1 import president_pb2 as pb
 
 from president_service.accounts import Account
 from president_service.errors import Reason, ServiceError
-from president_service.match_runner import MatchRunner
+from president_service.match_runner import MatchRunner, Wake
 from president_service.messages import SharedEvents
 from president_service.registry import Registry
 from president_service.request_guard import is_malformed, malformed_error
@@ -48,16 +52,28 @@ def notice(exc: ServiceError, match_id: str = "") -> pb.SessionResponse:
 
 
 @dataclass(eq=False)
+class MatchFeed:
+    """The task feeding one match of a session, and the answers to acts it is to send first."""
+
+    task: asyncio.Task[None] | None = None
+    answers: list[pb.PlayResponse] = field(default_factory=list)
+    wake: Wake | None = None
+    """The feed's wake-up, once it is attached to the match."""
+
+
+@dataclass(eq=False)
 class Session:
     """One open Session of an account."""
 
     account: Account
     context: SessionContext
     appetite: pb.Appetite = field(default_factory=pb.Appetite)
-    feeds: dict[str, asyncio.Task[None]] = field(default_factory=dict)
-    """Match id -> the task feeding that match."""
+    feeds: dict[str, MatchFeed] = field(default_factory=dict)
+    """Match id -> what feeds that match."""
     cursors: dict[str, int] = field(default_factory=dict)
     """Where to resume each match (from SessionHello)."""
+    defer: bool = False
+    """SessionHello.defer_events: a match's batch waits until it asks something of the client."""
     ending: bool = False
     """Set when the session is to end: by the client (`why` None) or the server (`why`)."""
     why: ServiceError | None = None
@@ -141,7 +157,8 @@ class Sessions:
                 Reason.MALFORMED, f"send SessionHello first, within {HELLO_TIMEOUT_S:g} s of opening the Session"))
             return
         session = Session(account=account, context=context, appetite=first.hello.accepts,
-                          cursors={c.match_id: c.last_seq for c in first.hello.resume})
+                          cursors={c.match_id: c.last_seq for c in first.hello.resume},
+                          defer=first.hello.defer_events)
         previous = self.by_account.get(account.name)
         if previous is not None:
             previous.close(ServiceError(Reason.TOO_MANY_STREAMS, "replaced by a newer session of this account"))
@@ -166,8 +183,9 @@ class Sessions:
         finally:
             if self.by_account.get(account.name) is session:
                 del self.by_account[account.name]
-            for task in list(session.feeds.values()):
-                task.cancel()
+            for feeding in list(session.feeds.values()):
+                if feeding.task is not None:
+                    feeding.task.cancel()
             if reader is not None:
                 reader.cancel()
             self._changed()
@@ -176,14 +194,16 @@ class Sessions:
         if runner.match_id in session.feeds:
             return
         cursor = min(session.cursors.pop(runner.match_id, 0), runner.last_seq)
-        task = asyncio.get_running_loop().create_task(self._feed(session, runner, player, cursor))
-        task.add_done_callback(_log_failure)
-        session.feeds[runner.match_id] = task
+        feeding = MatchFeed()
+        feeding.task = asyncio.get_running_loop().create_task(self._feed(session, feeding, runner, player, cursor))
+        feeding.task.add_done_callback(_log_failure)
+        session.feeds[runner.match_id] = feeding
 
-    async def _feed(self, session: Session, runner: MatchRunner, player: int, cursor: int) -> None:
+    async def _feed(self, session: Session, feeding: MatchFeed, runner: MatchRunner, player: int,
+                    cursor: int) -> None:
         match_id = runner.match_id
         try:
-            wake = runner.attach(player)
+            wake = feeding.wake = runner.attach(player)
         except ServiceError as exc:
             session.feeds.pop(match_id, None)
             with contextlib.suppress(SessionGoneError):
@@ -194,8 +214,13 @@ class Sessions:
             first = [feed.welcome()]
             while True:
                 wake.clear()
+                if session.defer and not first and not feed.asks() and not any(
+                        a.HasField("action_rejected") for a in feeding.answers):
+                    await wake.wait()
+                    continue
                 messages, done = feed.due()
-                batch, first = first + messages, []
+                batch, first = first + feeding.answers + messages, []
+                feeding.answers = []
                 if batch:
                     await session.send(pb.SessionResponse(match=pb.MatchUpdate(match_id=match_id, messages=batch)))
                 if done:
@@ -206,7 +231,7 @@ class Sessions:
             pass
         finally:
             runner.detach(player, wake)
-            if session.feeds.get(match_id) is asyncio.current_task():
+            if session.feeds.get(match_id) is feeding:
                 del session.feeds[match_id]
             if runner.is_over:
                 self._changed()
@@ -254,6 +279,11 @@ class Sessions:
             answer = pb.PlayResponse(action_rejected=pb.ActionRejected(
                 turn_id=turn_id, reason=exc.reason.name, error_reason=exc.reason.proto,
                 illegal_reason=exc.metadata.get("illegal_reason", ""), message=exc.message))
+        feeding = session.feeds.get(match_id)
+        if feeding is not None and feeding.wake is not None:
+            feeding.answers.append(answer)  # first in the feed's next batch, with the events the act caused
+            feeding.wake.set()
+            return
         await session.send(pb.SessionResponse(match=pb.MatchUpdate(match_id=match_id, messages=[answer])))
 
 

@@ -1983,6 +1983,7 @@ class CreateMatchRequest(_message.Message):
     OPEN_SEATS_FIELD_NUMBER: _builtins.int
     RESERVED_SEATS_FIELD_NUMBER: _builtins.int
     SEAT_ACCOUNTS_FIELD_NUMBER: _builtins.int
+    BOT_SEEDS_FIELD_NUMBER: _builtins.int
     preset: _builtins.str
     """The preset: "cardverse", "norwegian" or "italian"."""
     seed: _builtins.int
@@ -2025,6 +2026,14 @@ class CreateMatchRequest(_message.Message):
         (its seat token works too). One account may hold one seat of a match.
         """
 
+    @_builtins.property
+    def bot_seeds(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Seeds for the seated bots' own random draws, by player (Welcome.bot_seed
+        tells each seat its own); missing players get none. A ladder gives a bot
+        the same seed in every seating of a duplicate board, so the luck of its
+        draws cancels too. Never the shuffle's seed: that would tell the cards.
+        """
+
     def __init__(
         self,
         *,
@@ -2037,10 +2046,11 @@ class CreateMatchRequest(_message.Message):
         open_seats: _builtins.bool = ...,
         reserved_seats: _abc.Iterable[_builtins.int] | None = ...,
         seat_accounts: _abc.Iterable[_builtins.str] | None = ...,
+        bot_seeds: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "rules", b"rules", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "deals", b"deals", "open_seats", b"open_seats", "preset", b"preset", "reserved_seats", b"reserved_seats", "rules", b"rules", "seat_accounts", b"seat_accounts", "seat_names", b"seat_names", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "bot_seeds", b"bot_seeds", "clock", b"clock", "deals", b"deals", "open_seats", b"open_seats", "preset", b"preset", "reserved_seats", b"reserved_seats", "rules", b"rules", "seat_accounts", b"seat_accounts", "seat_names", b"seat_names", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
@@ -2287,10 +2297,16 @@ class Welcome(_message.Message):
     NAMES_FIELD_NUMBER: _builtins.int
     RULES_FIELD_NUMBER: _builtins.int
     CLOCK_FIELD_NUMBER: _builtins.int
+    BOT_SEED_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """The match."""
     player: _builtins.int
     """This seat's player index."""
+    bot_seed: _builtins.int
+    """The seed the match's creator chose for this seat's bot to draw its own
+    random numbers from (CreateMatchRequest.bot_seeds); unset when none. It
+    is not the shuffle's seed and tells nothing about the cards.
+    """
     @_builtins.property
     def names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Display names, by player."""
@@ -2311,12 +2327,15 @@ class Welcome(_message.Message):
         names: _abc.Iterable[_builtins.str] | None = ...,
         rules: Global___Rules | None = ...,
         clock: Global___ClockSettings | None = ...,
+        bot_seed: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "rules", b"rules"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_bot_seed", b"_bot_seed", "bot_seed", b"bot_seed", "clock", b"clock", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "match_id", b"match_id", "names", b"names", "player", b"player", "rules", b"rules"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_bot_seed", b"_bot_seed", "bot_seed", b"bot_seed", "clock", b"clock", "match_id", b"match_id", "names", b"names", "player", b"player", "rules", b"rules"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__bot_seed: _TypeAlias = _typing.Literal["bot_seed"]  # noqa: Y015
+    _WhichOneofArgType__bot_seed: _TypeAlias = _typing.Literal["_bot_seed", b"_bot_seed"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__bot_seed) -> _WhichOneofReturnType__bot_seed | None: ...
 
 Global___Welcome: _TypeAlias = Welcome  # noqa: Y015
 
@@ -3476,6 +3495,14 @@ class SessionHello(_message.Message):
 
     ACCEPTS_FIELD_NUMBER: _builtins.int
     RESUME_FIELD_NUMBER: _builtins.int
+    DEFER_EVENTS_FIELD_NUMBER: _builtins.int
+    defer_events: _builtins.bool
+    """Hold a match's events, and the acceptance of this client's acts, until
+    something in that match asks for the client (a Prompt, a TurnDeadline, an
+    ActionRejected, MatchOver): the same messages in the same order, in
+    fewer MatchUpdates (about one per own turn instead of one per move). For
+    clients that need not follow the other players' moves as they happen.
+    """
     @_builtins.property
     def accepts(self) -> Global___Appetite:
         """What the bot accepts to play."""
@@ -3491,10 +3518,11 @@ class SessionHello(_message.Message):
         *,
         accepts: Global___Appetite | None = ...,
         resume: _abc.Iterable[Global___MatchCursor] | None = ...,
+        defer_events: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["accepts", b"accepts"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepts", b"accepts", "resume", b"resume"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepts", b"accepts", "defer_events", b"defer_events", "resume", b"resume"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
