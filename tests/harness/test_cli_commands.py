@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from president_harness.ladder.child_server import RESTARTS, ChildServer, ServerError
+from president_harness.child_server import RESTARTS, ChildServer, ServerError
 from president_harness.ladder.progress import Progress
 from president_harness.president_cli import main
 
