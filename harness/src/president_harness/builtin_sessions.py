@@ -21,7 +21,7 @@ import grpc
 from president_sdk.bot import Bot
 from president_sdk.bots import builtin_bot
 from president_sdk.remote import RunnerError
-from president_sdk.session_client import Appetite, BotFactory, FinishedMatch, SessionClient
+from president_sdk.session_client import RECONNECT_OPTIONS, Appetite, BotFactory, FinishedMatch, SessionClient
 
 
 class BuiltinSessions:
@@ -48,7 +48,7 @@ class BuiltinSessions:
         self._main = asyncio.get_running_loop().create_task(self._play())
 
     async def _play(self) -> None:
-        async with grpc.aio.insecure_channel(self._server) as channel:
+        async with grpc.aio.insecure_channel(self._server, options=RECONNECT_OPTIONS) as channel:
             clients = [SessionClient(_maker(level), token, server=self._server, channel=channel,
                                      appetite=self._appetite, threaded=False, on_finished=self._on_finished)
                        for token, level in self._levels.items()]

@@ -50,6 +50,10 @@ _TURNS_KEPT = 8
 """Answers kept per match, by turn: a resumed prompt or a late refusal finds what was sent."""
 _CHALLENGE_ANSWER_S = 10.0
 """How long `Bot.accept_challenge` may think."""
+RECONNECT_OPTIONS = (("grpc.initial_reconnect_backoff_ms", 200), ("grpc.min_reconnect_backoff_ms", 200),
+                     ("grpc.max_reconnect_backoff_ms", 2000))
+"""Channel options for a client that outlives a server restart: gRPC tries the address again within 2 s (its
+defaults back off to 2 minutes, and calls fail at once meanwhile)."""
 _RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, grpc.StatusCode.DEADLINE_EXCEEDED,
               grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL)
 
@@ -149,7 +153,8 @@ class SessionClient:
                  retry_delays: Sequence[float] = RETRY_DELAYS_S,
                  on_finished: Callable[[FinishedMatch], None] | None = None,
                  on_notice: Callable[[pb.Notice], None] | None = None) -> None:
-        """`channel`: a grpc.aio channel to share with other clients (default: one of its own to `server`)."""
+        """`channel`: a grpc.aio channel to share with other clients (default: one of its own to `server`, with
+        `RECONNECT_OPTIONS`)."""
         if not token:
             raise RunnerError("no account token given", reason="MISSING_TOKEN")
         self.server = server
@@ -184,8 +189,9 @@ class SessionClient:
         """Play until cancelled; `RunnerError` when the account cannot play (bad token, server gone)."""
         channel = self._channel
         if channel is None:
-            channel = (grpc.aio.secure_channel(self.server, grpc.ssl_channel_credentials(self._roots)) if self._tls
-                       else grpc.aio.insecure_channel(self.server))
+            channel = (grpc.aio.secure_channel(self.server, grpc.ssl_channel_credentials(self._roots),
+                                               options=RECONNECT_OPTIONS) if self._tls
+                       else grpc.aio.insecure_channel(self.server, options=RECONNECT_OPTIONS))
         self._stub = pb_grpc.PresidentServiceStub(channel)
         delays = iter(self._retry_delays)
         try:

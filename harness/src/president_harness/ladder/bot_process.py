@@ -23,7 +23,7 @@ class BotProcess:
         """`append`: add to the logs (a restarted bot) instead of starting them afresh."""
         self.name = name
         self._argv = argv
-        self._out, self._err = logs.with_suffix(".stdout"), logs.with_suffix(".stderr")
+        self._out, self._err = logs.with_name(logs.name + ".stdout"), logs.with_name(logs.name + ".stderr")
         mode = "ab" if append else "wb"
         with self._out.open(mode) as out, self._err.open(mode) as err:
             self._proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err)

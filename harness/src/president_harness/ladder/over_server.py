@@ -37,7 +37,7 @@ from president_engine.events import DealEnded
 from president_protocol.convert import cards_to_proto, replay_from_proto, rules_to_proto
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_sdk.session_client import FinishedMatch
+from president_sdk.session_client import RECONNECT_OPTIONS, FinishedMatch
 
 from president_harness.builtin_sessions import BuiltinSessions
 from president_harness.ladder.backends import LadderStopError
@@ -51,6 +51,8 @@ from president_harness.ladder.session_bots import SessionBots, SessionSeat
 from president_harness.rpc_errors import describe_rpc_error
 
 _POLL_S = 0.05
+_CALL_S = 30.0
+"""How long a call waits for the server (through a restart by the ladder's watchdog) before the attempt fails."""
 _LEAVE_S = 5.0
 """How long per-seat bots may take to leave once the match is over before they are stopped."""
 
@@ -99,7 +101,7 @@ class ServerTable:
 
     def __init__(self, recipe: OverServer, worker: int) -> None:
         self._recipe = recipe
-        self._channel = grpc.insecure_channel(recipe.server)
+        self._channel = grpc.insecure_channel(recipe.server, options=RECONNECT_OPTIONS)
         self._stub = pb_grpc.PresidentServiceStub(self._channel)
         self._lock = threading.Lock()
         self._free: dict[str, list[str]] = {}
@@ -162,7 +164,8 @@ class ServerTable:
         match_id = ""
         try:
             try:
-                created = self._stub.CreateMatch(self._request(spec, accounts), metadata=admin, timeout=30)
+                created = self._stub.CreateMatch(self._request(spec, accounts), metadata=admin, timeout=_CALL_S,
+                                                 wait_for_ready=True)
             except grpc.RpcError as exc:
                 raise MatchError(f"CreateMatch: {describe_rpc_error(exc, recipe.server)}") from None
             match_id = created.match_id
@@ -176,10 +179,12 @@ class ServerTable:
                     argv[0] = bot.program(recipe.base) or argv[0]
                     seats.append(BotProcess(bot.name, argv, recipe.base, folder / f"player{player}-{bot.name}"))
             self._wait(seats, over, started + recipe.timeout_s, match_id)
-            summary = self._stub.GetMatch(pb.GetMatchRequest(match_id=match_id), timeout=30).match
+            summary = self._stub.GetMatch(pb.GetMatchRequest(match_id=match_id), timeout=_CALL_S,
+                                          wait_for_ready=True).match
             if summary.status != pb.MATCH_STATUS_OVER:
                 raise MatchError(f"match {match_id}: every seat left but the match is not over")
-            replay = self._stub.GetReplay(pb.GetReplayRequest(match_id=match_id), metadata=admin, timeout=30).replay
+            replay = self._stub.GetReplay(pb.GetReplayRequest(match_id=match_id), metadata=admin, timeout=_CALL_S,
+                                          wait_for_ready=True).replay
         except grpc.RpcError as exc:
             raise MatchError(f"match {match_id}: {describe_rpc_error(exc, recipe.server)}") from None
         finally:

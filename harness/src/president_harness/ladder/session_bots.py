@@ -98,8 +98,9 @@ class SessionBots:
                 with self._lock:
                     self._crashes.append((running.seat.bot.name, what))
                 if running.quick_exits >= GIVE_UP_AFTER:
+                    errors = running.seat.logs.with_name(running.seat.logs.name + ".stderr")
                     self.gave_up = (f"{process.name} exited {GIVE_UP_AFTER} times within {QUICK_EXIT_S:g} s of"
-                                    f" starting ({what}); see {running.seat.logs.with_suffix('.stderr')}")
+                                    f" starting ({what}); see {errors}")
                     return
                 process.stop()
                 running.restart()
