@@ -189,6 +189,8 @@ def _status(bot: Bot, args: argparse.Namespace) -> int:
 
 def _session(factory: Callable[[int | None], Bot], token: str, args: argparse.Namespace) -> int:
     """Play the account's matches until Ctrl-C (or SIGTERM): a line per finished match, then a summary."""
+    from president_protocol.v1 import president_pb2 as pb
+
     from president_sdk.remote import RunnerError
     from president_sdk.session_client import Appetite, FinishedMatch, SessionClient
 
@@ -204,12 +206,18 @@ def _session(factory: Callable[[int | None], Bot], token: str, args: argparse.Na
     def finished(match: FinishedMatch) -> None:
         print(match.describe(), flush=True)
 
+    def notice(message: pb.Notice) -> None:
+        if message.reason.startswith("CHECK_"):  # the arena's verdict: news for the bot's author
+            print(f"{message.reason}: {message.message}", flush=True)
+        else:
+            print(f"president-bot: {message.reason}: {message.message}", file=sys.stderr, flush=True)
+
     client = SessionClient(
         lambda seed: factory(args.seed if seed is None else seed), token, server=args.server, tls=args.tls,
         appetite=Appetite(presets=tuple(args.preset or ()), players=players, max_matches=args.max_matches,
                           arena=args.arena),
         move_timeout=args.move_timeout, accept_challenges=True if args.accept_challenges else None,
-        on_finished=finished)
+        on_finished=finished, on_notice=notice)
 
     async def play() -> None:
         task = asyncio.current_task()

@@ -492,8 +492,10 @@ def _notify(bot: Bot, events: Sequence[tuple[pb.Event, Event]]) -> None:
 
 
 def _log_notice(notice: pb.Notice) -> None:
+    """A refusal is a warning; the arena's verdict on a check match (CHECK_PASSED, CHECK_FAILED) is news."""
     where = f" (match {notice.match_id})" if notice.match_id else ""
-    log.warning("%s%s: %s", notice.reason, where, notice.message)
+    level = logging.INFO if notice.reason == "CHECK_PASSED" else logging.WARNING
+    log.log(level, "%s%s: %s", notice.reason, where, notice.message)
 
 
 def _explain(reason: str, message: str, server: str) -> str:
