@@ -221,3 +221,32 @@ def test_bot_seeds_reach_each_seat_in_its_welcome(tmp_path: Path) -> None:
                                  grpc.StatusCode.INVALID_ARGUMENT, "BAD_OPTION")
             assert info.metadata["option"] == "bot_seeds"
     asyncio.run(main())
+
+
+def test_batched_sessions_get_several_matches_in_one_message_and_may_answer_in_one(tmp_path: Path) -> None:
+    """Updates waiting together go out as one MatchUpdates (on resuming five matches, all at once), acts may
+    come back as one MatchActs, and each seat still gets exactly what it may see; without batch_matches a
+    client gets only MatchUpdate."""
+    async def main() -> None:
+        async with running(tmp_path / "b.db") as server, client(server.port) as stub:
+            names = ["b1", "b2", "b3", "b4"]
+            tokens = {name: await new_account(stub, name) for name in names}
+            created = [await seat(stub, names[i % 4:] + names[:i % 4]) for i in range(5)]
+            ids = {c.match_id for c in created}
+            bots = {n: SessionBot(stub, tokens[n], defer=True, batch=n != "b4") for n in names}
+
+            def done(bot: SessionBot) -> bool:
+                return bot.over() >= ids
+
+            await asyncio.wait_for(asyncio.gather(*(bot.run(until=done) for bot in bots.values())), 120)
+            welcome = bots["b1"].other[0].welcome
+            assert welcome.batches
+            assert bots["b1"].batches and bots["b1"].batches[0] == 5  # the five matches' first updates at once
+            assert not bots["b4"].batches
+            for created_match in created:
+                replay = await stub.GetReplay(pb.GetReplayRequest(match_id=created_match.match_id))
+                match = convert.replay_from_proto(replay.replay).replay()
+                summary = (await stub.GetMatch(pb.GetMatchRequest(match_id=created_match.match_id))).match
+                for player in summary.players:
+                    check_seat_messages(bots[player.account].messages[created_match.match_id], match, player.player)
+    asyncio.run(main())

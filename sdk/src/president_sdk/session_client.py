@@ -9,7 +9,10 @@ in `Act.fault`.  With `threaded` (the default) a bot's code runs in
 `BotThreads`, so a slow bot stalls only its own match; without, on the event
 loop (built-in bots, which are quick and never hang).  A bot without event
 hooks gets no events converted, and with `defer_events` the server sends a
-match's events only with the next prompt: about one message a move.
+match's events only with the next prompt: about one message a move.  With
+`batch` (and a server that takes batches) updates of several matches come in
+one message, and the acts decided meanwhile go back in one: under load, many
+fewer messages than moves.
 
 After a dropped connection it connects again and resumes every match after
 the last event it saw there (`MatchCursor`); an answer already given for a
@@ -148,7 +151,8 @@ class SessionClient:
 
     def __init__(self, factory: BotFactory, token: str, *, server: str = DEFAULT_SERVER,
                  channel: grpc.aio.Channel | None = None, tls: bool = False, root_certificates: bytes | None = None,
-                 appetite: Appetite | None = None, defer_events: bool = True, threaded: bool = True,
+                 appetite: Appetite | None = None, defer_events: bool = True, batch: bool = True,
+                 threaded: bool = True,
                  move_timeout: float | None = None, accept_challenges: bool | None = None,
                  retry_delays: Sequence[float] = RETRY_DELAYS_S,
                  on_finished: Callable[[FinishedMatch], None] | None = None,
@@ -167,6 +171,12 @@ class SessionClient:
         self._tls, self._roots = tls, root_certificates
         self._appetite = appetite or Appetite()
         self._defer = defer_events
+        self._batch = batch
+        self._batches = False
+        """The server takes MatchActs (SessionWelcome.batches)."""
+        self._acts: list[pb.MatchAct] = []
+        """Acts waiting to be written, together."""
+        self._flushing: asyncio.Task[None] | None = None
         self._threads = BotThreads() if threaded else None
         self._move_timeout = move_timeout
         self._accept = accept_challenges
@@ -220,6 +230,8 @@ class SessionClient:
             for match in list(self._matches.values()):
                 if match.task is not None:
                     match.task.cancel()
+            if self._flushing is not None:
+                self._flushing.cancel()
             if self._channel is None:
                 await channel.close(None)
 
@@ -227,11 +239,12 @@ class SessionClient:
         """One connection: hello, then every message until the call ends (returns) or fails (raises)."""
         assert self._stub is not None
         call = self._stub.Session(None, metadata=self._metadata)  # no request iterator: written with .write
-        self._call, self._sent_here = call, set()
+        self._call, self._sent_here, self._acts, self._batches = call, set(), [], False
         resume = [pb.MatchCursor(match_id=m.match_id, last_seq=m.last_seq) for m in self._matches.values()]
         try:
             await call.write(pb.SessionRequest(hello=pb.SessionHello(
-                accepts=self._appetite.to_proto(), resume=resume, defer_events=self._defer)))
+                accepts=self._appetite.to_proto(), resume=resume, defer_events=self._defer,
+                batch_matches=self._batch)))
             while True:
                 read = await call.read()
                 if read is grpc.aio.EOF:  # type: ignore[attr-defined]  # EOF is not in the stubs
@@ -240,6 +253,9 @@ class SessionClient:
                 kind = response.WhichOneof("kind")
                 if kind == "match":
                     await self._update(response.match)
+                elif kind == "updates":
+                    for update in response.updates.updates:
+                        await self._update(update)
                 elif kind == "welcome":
                     self._welcome(response.welcome)
                 elif kind == "challenge":
@@ -257,12 +273,28 @@ class SessionClient:
     def _welcome(self, welcome: pb.SessionWelcome) -> None:
         self.account = welcome.account
         self._welcomed = self._ever_welcomed = True
+        self._batches = self._batch and welcome.batches
         live = set(welcome.live_matches)
         for match in list(self._matches.values()):
             if match.match_id not in live:  # it ended while this client was away
                 asyncio.get_running_loop().create_task(self._ended_away(match))
         log.info("account %s: %d live match(es)%s", welcome.account, len(live),
                  "; a check match against the house bots comes first" if welcome.check_pending else "")
+
+    async def _act(self, act: pb.MatchAct) -> None:
+        """Send an act: with other acts decided meanwhile, in one message, when the server takes batches."""
+        if not self._batches:
+            await self._send(pb.SessionRequest(act=act))
+            return
+        self._acts.append(act)
+        if self._flushing is None or self._flushing.done():
+            self._flushing = asyncio.get_running_loop().create_task(self._flush())
+
+    async def _flush(self) -> None:
+        while self._acts:
+            acts, self._acts = self._acts, []
+            await self._send(pb.SessionRequest(act=acts[0]) if len(acts) == 1
+                             else pb.SessionRequest(acts=pb.MatchActs(acts=acts)))
 
     async def _send(self, request: pb.SessionRequest) -> None:
         """Write on the current connection; a lost one is ignored (the read side reconnects and resumes)."""
@@ -355,8 +387,8 @@ class SessionClient:
                 del match.answered[old], match.prompts[old]
             match.answered[turn], match.prompts[turn] = sent, obs
         action, fault = sent
-        await self._send(pb.SessionRequest(act=pb.MatchAct(match_id=match.match_id, act=pb.Act(
-            turn_id=turn, action=convert.action_to_proto(action), fault=fault))))
+        await self._act(pb.MatchAct(match_id=match.match_id, act=pb.Act(
+            turn_id=turn, action=convert.action_to_proto(action), fault=fault)))
 
     async def _call_bot(self, bot: Bot, match: _Match, obs: Observation | None) -> Decision | None:
         """Hand the bot its pending events, then (with `obs`) ask it for a move before the turn's deadline."""
@@ -416,8 +448,8 @@ class SessionClient:
         match.answered[msg.turn_id] = fallback, pb.BOT_FAULT_UNSPECIFIED  # the server counted its refusal itself
         bot.log.error("%s: playing %s instead", bot.name, fallback)
         bot.faults[Fault.INVALID] += 1
-        await self._send(pb.SessionRequest(act=pb.MatchAct(match_id=match.match_id, act=pb.Act(
-            turn_id=msg.turn_id, action=convert.action_to_proto(fallback)))))
+        await self._act(pb.MatchAct(match_id=match.match_id, act=pb.Act(
+            turn_id=msg.turn_id, action=convert.action_to_proto(fallback))))
 
     async def _finish(self, match: _Match, result: MatchEnded) -> None:
         if match.result is not None:

@@ -10,8 +10,12 @@ sends it first in its next batch, ahead of the events the act caused (as the
 Play stream orders them), and so with them in one message.  With
 `SessionHello.defer_events` a feed holds its batch until something in it asks
 for the client (a prompt, a deadline, a refusal, the end): about one message
-per own turn instead of one per move.  An account has one session: a new one
-replaces the old (a reconnect whose old connection is not yet noticed dead).
+per own turn instead of one per move.  Messages wait their turn to be written
+(one write at a time on a call); with `SessionHello.batch_matches` the
+updates that have piled up meanwhile go out as one `MatchUpdates`, so under
+load a client of many matches gets far fewer messages.  An account has one
+session: a new one replaces the old (a reconnect whose old connection is not
+yet noticed dead).
 """
 
 from __future__ import annotations
@@ -74,22 +78,82 @@ class Session:
     """Where to resume each match (from SessionHello)."""
     defer: bool = False
     """SessionHello.defer_events: a match's batch waits until it asks something of the client."""
+    batch: bool = False
+    """SessionHello.batch_matches: updates waiting together go out as one MatchUpdates."""
     ending: bool = False
     """Set when the session is to end: by the client (`why` None) or the server (`why`)."""
     why: ServiceError | None = None
     """Why the server ends this session (replaced, revoked, draining)."""
-    _writing: asyncio.Lock = field(default_factory=asyncio.Lock)
+    _outbox: list[_Outgoing] = field(default_factory=list)
+    _queued: asyncio.Event = field(default_factory=asyncio.Event)
+    _writer: asyncio.Task[None] | None = None
+    """Writes what is queued, one write at a time; started by the first message."""
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def send(self, message: pb.SessionResponse) -> None:
         """Write one message; SessionGoneError (the session then ends) when the call is over."""
-        async with self._writing:
+        await self._queue(_Outgoing(message=message))
+
+    async def send_update(self, match_id: str, messages: list[pb.PlayResponse]) -> None:
+        """Write one match's messages (with other matches' waiting updates, when batching)."""
+        await self._queue(_Outgoing(match_id=match_id, messages=messages))
+
+    async def _queue(self, item: _Outgoing) -> None:
+        """Queue `item` for the writer and wait until it is written."""
+        if self.ending and self.why is not None:
+            raise SessionGoneError
+        loop = asyncio.get_running_loop()
+        item.done = loop.create_future()
+        self._outbox.append(item)
+        self._queued.set()
+        if self._writer is None:
+            self._writer = loop.create_task(self._write_all())
+        await item.done
+
+    async def _write_all(self) -> None:
+        try:
+            while True:
+                await self._queued.wait()
+                self._queued.clear()
+                while self._outbox:
+                    items, self._outbox = self._outbox, []
+                    if not await self._write(items):
+                        return
+        finally:
+            for item in self._outbox:
+                _settle(item, SessionGoneError())
+            self._outbox = []
+
+    def stop_writing(self) -> None:
+        """The session is over: what is still queued is not written (its senders get SessionGoneError)."""
+        if self._writer is not None:
+            self._writer.cancel()
+
+    async def _write(self, items: list[_Outgoing]) -> bool:
+        """Write `items` in order, consecutive updates as one MatchUpdates when batching; settle each item.
+
+        False once the call is over."""
+        groups: list[list[_Outgoing]] = []
+        for item in items:
+            if groups and self.batch and item.match_id and groups[-1][0].match_id:
+                groups[-1].append(item)
+            else:
+                groups.append([item])
+        for index, group in enumerate(groups):
             try:
-                await self.context.write(message)
-            except Exception as exc:  # grpc raises its own internal types once the call has ended
+                await self.context.write(_message(group))
+            except BaseException as exc:  # grpc raises its own internal types once the call has ended
+                for unsent in groups[index:]:
+                    for item in unsent:
+                        _settle(item, SessionGoneError())
+                if isinstance(exc, asyncio.CancelledError):
+                    raise
                 log.info("the session of %s ended while writing (%s)", self.account.name, type(exc).__name__)
                 self.close(self.why)
-                raise SessionGoneError from exc
+                return False
+            for item in group:
+                _settle(item, None)
+        return True
 
     async def tell(self, message: pb.SessionResponse) -> None:
         """Send if the session is still there (a message to another account's session)."""
@@ -105,6 +169,34 @@ class Session:
     @property
     def max_matches(self) -> int:
         return max(1, self.appetite.max_matches)
+
+
+@dataclass(eq=False, kw_only=True)
+class _Outgoing:
+    """A message waiting to be written on a session: a whole one, or one match's update."""
+
+    message: pb.SessionResponse | None = None
+    match_id: str = ""
+    messages: list[pb.PlayResponse] = field(default_factory=list)
+    done: asyncio.Future[None] | None = None
+
+
+def _message(group: list[_Outgoing]) -> pb.SessionResponse:
+    if group[0].message is not None:
+        return group[0].message
+    updates = [pb.MatchUpdate(match_id=item.match_id, messages=item.messages) for item in group]
+    if len(updates) == 1:
+        return pb.SessionResponse(match=updates[0])
+    return pb.SessionResponse(updates=pb.MatchUpdates(updates=updates))
+
+
+def _settle(item: _Outgoing, error: BaseException | None) -> None:
+    done = item.done
+    if done is not None and not done.done():  # a sender that was cancelled no longer waits
+        if error is None:
+            done.set_result(None)
+        else:
+            done.set_exception(error)
 
 
 SharedFor = Callable[[MatchRunner], SharedEvents]
@@ -158,7 +250,7 @@ class Sessions:
             return
         session = Session(account=account, context=context, appetite=first.hello.accepts,
                           cursors={c.match_id: c.last_seq for c in first.hello.resume},
-                          defer=first.hello.defer_events)
+                          defer=first.hello.defer_events, batch=first.hello.batch_matches)
         previous = self.by_account.get(account.name)
         if previous is not None:
             previous.close(ServiceError(Reason.TOO_MANY_STREAMS, "replaced by a newer session of this account"))
@@ -169,7 +261,7 @@ class Sessions:
             await session.send(pb.SessionResponse(welcome=pb.SessionWelcome(
                 account=account.name, live_matches=[runner.match_id for runner, _ in seats],
                 max_matches=self._registry.limits.account_matches,
-                check_pending=not account.checked)))
+                check_pending=not account.checked, batches=True)))
             for runner, player in seats:
                 self._start_feed(session, runner, player)
             reader = asyncio.get_running_loop().create_task(self._read(session))
@@ -186,6 +278,7 @@ class Sessions:
             for feeding in list(session.feeds.values()):
                 if feeding.task is not None:
                     feeding.task.cancel()
+            session.stop_writing()
             if reader is not None:
                 reader.cancel()
             self._changed()
@@ -222,7 +315,7 @@ class Sessions:
                 batch, first = first + feeding.answers + messages, []
                 feeding.answers = []
                 if batch:
-                    await session.send(pb.SessionResponse(match=pb.MatchUpdate(match_id=match_id, messages=batch)))
+                    await session.send_update(match_id, batch)
                 if done:
                     return
                 if not batch:
@@ -250,6 +343,9 @@ class Sessions:
                 kind = request.WhichOneof("kind")
                 if kind == "act":
                     await self._act(session, request.act)
+                elif kind == "acts":
+                    for act in request.acts.acts:
+                        await self._act(session, act)
                 elif kind == "accepts":
                     session.appetite = request.accepts
                     self._changed()
@@ -284,7 +380,7 @@ class Sessions:
             feeding.answers.append(answer)  # first in the feed's next batch, with the events the act caused
             feeding.wake.set()
             return
-        await session.send(pb.SessionResponse(match=pb.MatchUpdate(match_id=match_id, messages=[answer])))
+        await session.send_update(match_id, [answer])
 
 
 def _log_failure(task: asyncio.Task[None]) -> None:

@@ -3496,12 +3496,20 @@ class SessionHello(_message.Message):
     ACCEPTS_FIELD_NUMBER: _builtins.int
     RESUME_FIELD_NUMBER: _builtins.int
     DEFER_EVENTS_FIELD_NUMBER: _builtins.int
+    BATCH_MATCHES_FIELD_NUMBER: _builtins.int
     defer_events: _builtins.bool
     """Hold a match's events, and the acceptance of this client's acts, until
     something in that match asks for the client (a Prompt, a TurnDeadline, an
     ActionRejected, MatchOver): the same messages in the same order, in
     fewer MatchUpdates (about one per own turn instead of one per move). For
     clients that need not follow the other players' moves as they happen.
+    """
+    batch_matches: _builtins.bool
+    """Send the MatchUpdates that are waiting to go out at the same moment (of
+    different matches, while an earlier write is still on its way) as one
+    `MatchUpdates` message: the same updates in the same order, in fewer
+    messages when many matches are played at once. Only for a server whose
+    SessionWelcome says `batches`.
     """
     @_builtins.property
     def accepts(self) -> Global___Appetite:
@@ -3519,10 +3527,11 @@ class SessionHello(_message.Message):
         accepts: Global___Appetite | None = ...,
         resume: _abc.Iterable[Global___MatchCursor] | None = ...,
         defer_events: _builtins.bool = ...,
+        batch_matches: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["accepts", b"accepts"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepts", b"accepts", "defer_events", b"defer_events", "resume", b"resume"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepts", b"accepts", "batch_matches", b"batch_matches", "defer_events", b"defer_events", "resume", b"resume"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -3629,6 +3638,7 @@ class SessionRequest(_message.Message):
     CHALLENGE_FIELD_NUMBER: _builtins.int
     ANSWER_FIELD_NUMBER: _builtins.int
     ACCEPTS_FIELD_NUMBER: _builtins.int
+    ACTS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def hello(self) -> Global___SessionHello:
         """Start or resume: must come first, once."""
@@ -3649,6 +3659,12 @@ class SessionRequest(_message.Message):
     def accepts(self) -> Global___Appetite:
         """Change what the bot accepts (for example, stop taking new matches)."""
 
+    @_builtins.property
+    def acts(self) -> Global___MatchActs:
+        """Acts in several matches at once, taken in order as if sent one by one
+        (only to a server whose SessionWelcome says `batches`).
+        """
+
     def __init__(
         self,
         *,
@@ -3657,16 +3673,41 @@ class SessionRequest(_message.Message):
         challenge: Global___ChallengeRequest | None = ...,
         answer: Global___ChallengeAnswer | None = ...,
         accepts: Global___Appetite | None = ...,
+        acts: Global___MatchActs | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["accepts", b"accepts", "act", b"act", "answer", b"answer", "challenge", b"challenge", "hello", b"hello", "kind", b"kind"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accepts", b"accepts", "act", b"act", "acts", b"acts", "answer", b"answer", "challenge", b"challenge", "hello", b"hello", "kind", b"kind"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepts", b"accepts", "act", b"act", "answer", b"answer", "challenge", b"challenge", "hello", b"hello", "kind", b"kind"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepts", b"accepts", "act", b"act", "acts", b"acts", "answer", b"answer", "challenge", b"challenge", "hello", b"hello", "kind", b"kind"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["hello", "act", "challenge", "answer", "accepts"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["hello", "act", "challenge", "answer", "accepts", "acts"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___SessionRequest: _TypeAlias = SessionRequest  # noqa: Y015
+
+@_typing.final
+class MatchActs(_message.Message):
+    """Acts of one client in several matches, sent together."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def acts(self) -> _containers.RepeatedCompositeFieldContainer[Global___MatchAct]:
+        """The acts, in order."""
+
+    def __init__(
+        self,
+        *,
+        acts: _abc.Iterable[Global___MatchAct] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["acts", b"acts"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MatchActs: _TypeAlias = MatchActs  # noqa: Y015
 
 @_typing.final
 class SessionWelcome(_message.Message):
@@ -3678,6 +3719,7 @@ class SessionWelcome(_message.Message):
     LIVE_MATCHES_FIELD_NUMBER: _builtins.int
     MAX_MATCHES_FIELD_NUMBER: _builtins.int
     CHECK_PENDING_FIELD_NUMBER: _builtins.int
+    BATCHES_FIELD_NUMBER: _builtins.int
     account: _builtins.str
     """The account."""
     max_matches: _builtins.int
@@ -3685,6 +3727,10 @@ class SessionWelcome(_message.Message):
     check_pending: _builtins.bool
     """Whether the account must first play a check match against the house bots
     before the arena rates it.
+    """
+    batches: _builtins.bool
+    """This server takes `MatchActs` and, when SessionHello.batch_matches asks,
+    sends `MatchUpdates`.
     """
     @_builtins.property
     def live_matches(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -3697,10 +3743,11 @@ class SessionWelcome(_message.Message):
         live_matches: _abc.Iterable[_builtins.str] | None = ...,
         max_matches: _builtins.int = ...,
         check_pending: _builtins.bool = ...,
+        batches: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "check_pending", b"check_pending", "live_matches", b"live_matches", "max_matches", b"max_matches"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "batches", b"batches", "check_pending", b"check_pending", "live_matches", b"live_matches", "max_matches", b"max_matches"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -3859,6 +3906,7 @@ class SessionResponse(_message.Message):
     CHALLENGE_FIELD_NUMBER: _builtins.int
     SETTLED_FIELD_NUMBER: _builtins.int
     NOTICE_FIELD_NUMBER: _builtins.int
+    UPDATES_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def welcome(self) -> Global___SessionWelcome:
         """The answer to SessionHello."""
@@ -3879,6 +3927,10 @@ class SessionResponse(_message.Message):
     def notice(self) -> Global___Notice:
         """A refusal or a verdict that ends nothing."""
 
+    @_builtins.property
+    def updates(self) -> Global___MatchUpdates:
+        """Updates of several matches at once (SessionHello.batch_matches)."""
+
     def __init__(
         self,
         *,
@@ -3887,16 +3939,41 @@ class SessionResponse(_message.Message):
         challenge: Global___ChallengeOffer | None = ...,
         settled: Global___ChallengeSettled | None = ...,
         notice: Global___Notice | None = ...,
+        updates: Global___MatchUpdates | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["challenge", b"challenge", "kind", b"kind", "match", b"match", "notice", b"notice", "settled", b"settled", "welcome", b"welcome"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["challenge", b"challenge", "kind", b"kind", "match", b"match", "notice", b"notice", "settled", b"settled", "updates", b"updates", "welcome", b"welcome"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["challenge", b"challenge", "kind", b"kind", "match", b"match", "notice", b"notice", "settled", b"settled", "welcome", b"welcome"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["challenge", b"challenge", "kind", b"kind", "match", b"match", "notice", b"notice", "settled", b"settled", "updates", b"updates", "welcome", b"welcome"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["welcome", "match", "challenge", "settled", "notice"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["welcome", "match", "challenge", "settled", "notice", "updates"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___SessionResponse: _TypeAlias = SessionResponse  # noqa: Y015
+
+@_typing.final
+class MatchUpdates(_message.Message):
+    """Updates of several of the account's matches, sent together."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    UPDATES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def updates(self) -> _containers.RepeatedCompositeFieldContainer[Global___MatchUpdate]:
+        """The updates, in the order they were due."""
+
+    def __init__(
+        self,
+        *,
+        updates: _abc.Iterable[Global___MatchUpdate] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["updates", b"updates"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MatchUpdates: _TypeAlias = MatchUpdates  # noqa: Y015
 
 @_typing.final
 class GetLeaderboardRequest(_message.Message):
