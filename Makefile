@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 PYPROJECTS := engine/pyproject.toml protocol/pyproject.toml sdk/pyproject.toml service/pyproject.toml harness/pyproject.toml
 
-.PHONY: all venv test lint typecheck pytest bench bench-engine bench-bots bench-service bench-ladder run clean
+.PHONY: all venv test lint typecheck pytest bench bench-engine bench-bots bench-service bench-ladder bench-ladder-speed run clean
 
 all: test
 
@@ -115,7 +115,7 @@ examples/node/node_modules/.package-lock.json: examples/node/package-lock.json
 	cd examples/node && npm ci --no-audit --no-fund
 
 ## bench: throughput figures (medians of 5 runs); not a test.
-bench: bench-engine bench-bots bench-service bench-ladder
+bench: bench-engine bench-bots bench-service bench-ladder bench-ladder-speed
 
 bench-engine: $(STAMP)
 	$(PY) benchmarks/engine_bench.py
@@ -128,6 +128,11 @@ bench-service: $(STAMP)
 
 bench-ladder: $(STAMP)
 	$(PY) benchmarks/ladder_formats.py
+
+## bench-ladder-speed: messages per move by transport; networked ladders against in-process, a command bot against a built-in.
+bench-ladder-speed: $(STAMP)
+	$(PY) benchmarks/session_messages.py
+	$(PY) benchmarks/ladder_speed.py
 
 ## run: the main job: a server on localhost, a live match of built-in bots, then a seat for your bot.
 run: $(RUN_STAMP)

@@ -38,7 +38,7 @@ SESSION_PLACEHOLDERS = ("server", "account_token", "name")
 
 _MAX_BOARD = 720
 """The most matches a board of every seating may have (6 players)."""
-SESSION_MATCHES_PER_CORE = 8
+SESSION_MATCHES_PER_CORE = 16
 """Matches in flight per core when every bot plays over Sessions (the default of `parallel`)."""
 MAX_AUTO_PARALLEL = 64
 """The default `parallel` at most: below a server's default limit of live matches per account (100)."""
