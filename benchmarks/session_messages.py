@@ -87,8 +87,8 @@ async def _session(stub: pb_grpc.PresidentServiceAsyncStub, token: str, count: C
         while True:
             yield await outbox.get()
 
-    await outbox.put(pb.SessionRequest(hello=pb.SessionHello(
-        accepts=pb.Appetite(max_matches=1000), defer_events=defer, batch_matches=batch)))
+    options = {"defer_events": defer, "batch_matches": batch} if defer or batch else {}  # also for older servers
+    await outbox.put(pb.SessionRequest(hello=pb.SessionHello(accepts=pb.Appetite(max_matches=1000), **options)))
     count.up += 1
     call = stub.Session(requests(), metadata=(("authorization", f"Bearer {token}"),))
     async for response in call:
@@ -168,8 +168,7 @@ def main() -> int:
         log = Path(tmp) / "server.log"
         with log.open("w") as out:
             server = subprocess.Popen([sys.executable, "-m", "president_service", "serve", "--port", "0", "--db",
-                                       str(Path(tmp) / "server.db"), "--admin-token", ADMIN, "--account-matches",
-                                       "100000", "--account-matches-per-day", "100000000"],
+                                       str(Path(tmp) / "server.db"), "--admin-token", ADMIN],
                                       stdout=out, stderr=subprocess.STDOUT)
         try:
             while "serving on" not in log.read_text():

@@ -42,7 +42,7 @@ def add_ladder_parser(subparsers: Any) -> argparse.ArgumentParser:
     ladder.add_argument("--server", help="use this game server (HOST:PORT) instead of starting one")
     ladder.add_argument("--admin-token", help=f"the server's admin token (or set {ADMIN_TOKEN_ENV})")
     ladder.add_argument("--db", type=Path, help="the ladder db (default: the file's `db`)")
-    ladder.add_argument("--parallel", type=int, help="matches at once (default: the file's `parallel`)")
+    ladder.add_argument("--parallel", type=int, help="matches at once (default: the file's `parallel`, \"auto\")")
     ladder.add_argument("--ray", metavar="ADDRESS",
                         help="play matches as Ray tasks: 'auto' joins a running cluster, 'local' starts one")
     ladder.add_argument("--expect", action="append", default=[], metavar="CLAIM",
