@@ -32,6 +32,7 @@ from president_sdk.session_client import Appetite, FinishedMatch
 
 from president_harness.builtin_sessions import BuiltinSessions
 from president_harness.child_server import ChildServer, ServerError, free_port
+from president_harness.interrupts import terminate_as_interrupt
 from president_harness.rpc_errors import describe_rpc_error, error_reason
 
 ADMIN_TOKEN_ENV = "PRESIDENT_ADMIN_TOKEN"
@@ -89,7 +90,7 @@ def arena_command(args: argparse.Namespace) -> int:
     for preset, players in queues:
         options += ["--arena-queue", f"{preset}:{players}"]
     try:
-        with ChildServer(args.db, options, port=port, admin_token=admin) as server:
+        with terminate_as_interrupt(), ChildServer(args.db, options, port=port, admin_token=admin) as server:
             _run(server, admin, queues, levels, args)
     except (ServerError, ArenaError) as exc:
         print(f"president arena: {exc}", file=sys.stderr)

@@ -28,10 +28,6 @@ class BotProcess:
         with self._out.open(mode) as out, self._err.open(mode) as err:
             self._proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
 
-    @property
-    def pid(self) -> int:
-        return self._proc.pid
-
     def finished(self) -> bool:
         return self._proc.poll() is not None
 

@@ -4,7 +4,8 @@ Exit status: 0 when every ``--expect`` claim holds, 1 when one does not,
 2 for a bad ladder file or argument, 3 when matches failed every attempt or
 are missing (the ladder is incomplete; run it again to resume), 4 with
 ``--strict`` when a bot misbehaved (an error, a time-out, an illegal answer,
-a crash, a seat taken over), 130 when interrupted.
+a crash, a seat taken over), 130 when interrupted (Ctrl-C or SIGTERM: its
+server and bots are stopped either way).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from president_harness.child_server import ChildServer, ServerError
+from president_harness.interrupts import terminate_as_interrupt
 from president_harness.ladder.backends import LadderStopError
 from president_harness.ladder.config import ConfigError, LadderConfig, load
 from president_harness.ladder.driver import pending, retire_changed_bots, run_ladder
@@ -73,7 +75,7 @@ def ladder_command(args: argparse.Namespace) -> int:
         print(f"president ladder: {name} changed since the last run (its files, command or version):"
               f" a new entrant, its {dropped} earlier matches are played again", file=sys.stderr)
     try:
-        with ExitStack() as stack:
+        with terminate_as_interrupt(), ExitStack() as stack:
             server, token = args.server, args.admin_token or os.environ.get(ADMIN_TOKEN_ENV, "")
             watchdog = server_cpu = None
             if todo and server is None:

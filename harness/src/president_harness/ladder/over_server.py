@@ -107,43 +107,40 @@ class ServerTable:
         self._free: dict[str, list[str]] = {}
         """Session bot -> its accounts free for another match (a concurrent bot's one account is always free)."""
         self._concurrent: dict[str, str] = {}
-        levels: dict[str, str] = {}
-        seats: list[SessionSeat] = []
+        commands = [b for b in recipe.bots.values() if b.session and b.builtin is None]
+        levels = [b for b in recipe.bots.values() if b.builtin is not None]
         with contextlib.ExitStack() as undo:
             undo.callback(self._channel.close)
-            try:
-                for bot in recipe.bots.values():
-                    if not bot.session:
-                        continue
-                    slots = 1 if bot.builtin is not None or bot.concurrent else recipe.parallel
-                    names = [account_name(recipe.ladder, bot.name, worker, slot) for slot in range(slots)]
-                    tokens = [ladder_account(self._stub, recipe.admin_token, name, f"ladder {recipe.ladder}",
-                                             recipe.server) for name in names]
-                    if slots == 1:
-                        self._concurrent[bot.name] = names[0]
-                    else:
-                        self._free[bot.name] = names
-                    for name, token in zip(names, tokens, strict=True):
-                        if bot.builtin is not None:
-                            levels[token] = bot.builtin
-                        else:
-                            seats.append(SessionSeat(bot=bot, account_token=token,
-                                                     logs=recipe.runs / "bots" / name))
-            except AccountError as exc:
-                raise LadderStopError(str(exc)) from None
+            # Commands first: their processes start up while the rest is set up.
+            seats = [SessionSeat(bot=bot, account_token=token, logs=recipe.runs / "bots" / name)
+                     for bot in commands for name, token in self._accounts(bot, worker)]
+            self._sessions = SessionBots(seats, recipe.server, recipe.base)
+            undo.callback(self._sessions.close)
+            tokens = {token: bot.builtin for bot in levels for _, token in self._accounts(bot, worker)
+                      if bot.builtin is not None}
             self._watch = MatchWatch(self._stub)
             undo.callback(self._watch.close)
-            self._builtins = BuiltinSessions(recipe.server, levels, on_finished=self._finished).__enter__()
-            undo.callback(self._builtins.close)
-            self._sessions = SessionBots(seats, recipe.server, recipe.base)
+            self._builtins = BuiltinSessions(recipe.server, tokens, on_finished=self._finished).__enter__()
             undo.pop_all()
+
+    def _accounts(self, bot: BotSpec, worker: int) -> list[tuple[str, str]]:
+        """The bot's accounts on the server (name, token): one, or one per slot when it is not concurrent."""
+        recipe = self._recipe
+        slots = 1 if bot.builtin is not None or bot.concurrent else recipe.parallel
+        names = [account_name(recipe.ladder, bot.name, worker, slot) for slot in range(slots)]
+        try:
+            tokens = [ladder_account(self._stub, recipe.admin_token, name, f"ladder {recipe.ladder}", recipe.server)
+                      for name in names]
+        except AccountError as exc:
+            raise LadderStopError(str(exc)) from None
+        if slots == 1:
+            self._concurrent[bot.name] = names[0]
+        else:
+            self._free[bot.name] = names
+        return list(zip(names, tokens, strict=True))
 
     def _finished(self, match: FinishedMatch) -> None:
         self._watch.over(match.match_id)
-
-    def pids(self) -> list[int]:
-        """The processes of the Session commands (for their CPU time)."""
-        return self._sessions.pids()
 
     def close(self) -> None:
         self._sessions.close()

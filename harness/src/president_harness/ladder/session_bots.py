@@ -75,9 +75,6 @@ class SessionBots:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def pids(self) -> list[int]:
-        return [r.process.pid for r in self._running]
-
     def take_crashes(self) -> list[tuple[str, str]]:
         """The crashes since the last call: (bot name, what happened)."""
         with self._lock:
