@@ -8,7 +8,7 @@ RUN_STAMP := $(VENV)/.installed-run
 PYPROJECTS := engine/pyproject.toml protocol/pyproject.toml sdk/pyproject.toml service/pyproject.toml harness/pyproject.toml \
   learn/pyproject.toml
 
-.PHONY: all venv test lint typecheck pytest bench bench-engine bench-bots bench-service bench-arena bench-ladder bench-install run clean
+.PHONY: all venv test lint typecheck pytest bench bench-engine bench-bots bench-service bench-arena bench-ladder bench-ladder-speed bench-install run clean
 
 all: test
 
@@ -124,7 +124,7 @@ examples/node/node_modules/.package-lock.json: examples/node/package-lock.json
 	cd examples/node && npm ci --no-audit --no-fund
 
 ## bench: throughput figures (medians of 5 runs); not a test.
-bench: bench-engine bench-bots bench-service bench-arena bench-ladder
+bench: bench-engine bench-bots bench-service bench-arena bench-ladder bench-ladder-speed
 
 bench-engine: $(STAMP)
 	$(PY) benchmarks/engine_bench.py
@@ -144,6 +144,11 @@ bench-arena: $(STAMP)
 
 bench-ladder: $(STAMP)
 	$(PY) benchmarks/ladder_formats.py
+
+## bench-ladder-speed: messages per move by transport; networked ladders against in-process, a command bot against a built-in.
+bench-ladder-speed: $(STAMP)
+	$(PY) benchmarks/session_messages.py
+	$(PY) benchmarks/ladder_speed.py
 
 ## run: the main job: a server on localhost, a live match of built-in bots, then a seat for your bot.
 run: $(RUN_STAMP)

@@ -1,14 +1,18 @@
 #!/usr/bin/env node
 // A President bot in plain JavaScript: proof that the president.v1 gRPC contract is
 // all a bot needs. It loads protos/president/v1/president.proto at run time (no
-// generated code, no Python), plays one seat over the Play stream, resumes after a
-// lost connection, and exits 0 when the match is over.
+// generated code, no Python). With a seat token it plays that seat over the Play
+// stream and exits 0 when the match is over; with an account token it plays every
+// match of the account, many at once, over one Session stream, until Ctrl-C (or
+// --matches N). Either way it resumes after a lost connection.
 //
 //   node examples/node/bot.js --server localhost:50051 --token SEAT_TOKEN
+//   node examples/node/bot.js --server localhost:50051 --account-token ACCOUNT_TOKEN --arena
 //
 // Options: --proto PATH (the contract, default ../../protos/... from this file),
 // --drop-after N (close the stream on the Nth prompt, once, and resume: a test of
-// reconnection), --verbose (log every move).
+// reconnection), --verbose (log every move). With --account-token: --max-matches N,
+// --arena, --preset P (repeatable), --players 4,5, --accept-challenges, --matches N.
 'use strict';
 
 const path = require('node:path');
@@ -364,13 +368,213 @@ class Seat {
 }
 
 // ---------------------------------------------------------------------------
+// The Session stream: every match of an account over one connection
+// ---------------------------------------------------------------------------
+
+/** One match of the account: its own strategy and what is needed to resume it. */
+class AccountMatch {
+  constructor(matchId) {
+    this.matchId = matchId;
+    this.player = undefined;
+    this.strategy = null;
+    this.lastSeq = 0; // MatchCursor.last_seq on a resume
+    this.lastPrompt = null;
+    this.answered = new Set(); // turn ids answered on the current connection
+    this.accepted = 0;
+    this.rejected = 0;
+  }
+}
+
+class Account {
+  constructor(options) {
+    this.options = options;
+    this.name = '';
+    this.matches = new Map(); // match id -> AccountMatch, while it is played
+    this.finished = [];
+    this.prompts = 0;
+    this.dropPending = options.dropAfter > 0;
+    this.stopping = false;
+  }
+
+  log(text) {
+    process.stdout.write(`[node-bot${this.name ? ` ${this.name}` : ''}] ${text}\n`);
+  }
+
+  /** What the bot accepts to play (the arena reads it). */
+  appetite() {
+    const { maxMatches, arena, presets, players } = this.options;
+    return { presets, players, max_matches: maxMatches, arena };
+  }
+
+  /**
+   * One Session, from SessionHello to its end. Resolves to {done: true} once --matches
+   * matches are over, {dropped: true} after our own test disconnect, or {error}.
+   */
+  stream(client, metadata) {
+    return new Promise((resolve) => {
+      const call = client.Session(metadata);
+      let settled = false;
+      let welcomed = false;
+      const settle = (outcome) => {
+        if (!settled) {
+          settled = true;
+          resolve({ ...outcome, welcomed });
+        }
+      };
+      this.current = call;
+      for (const match of this.matches.values()) match.answered.clear();
+
+      call.on('data', (message) => {
+        switch (message.kind) {
+          case 'welcome': {
+            const w = message.welcome;
+            welcomed = true;
+            this.name = w.account;
+            this.log(`session open: ${w.live_matches.length} live match(es)` +
+              (this.matches.size ? `, resuming ${this.matches.size}` : '') +
+              (w.check_pending ? '; a check match against the house bots comes first' : ''));
+            break;
+          }
+          case 'match':
+            if (this.onUpdate(call, message.match)) {
+              settle({ dropped: true });
+              call.cancel();
+            } else if (this.options.matches && this.finished.length >= this.options.matches) {
+              settle({ done: true });
+              call.end();
+            }
+            break;
+          case 'challenge': {
+            const c = message.challenge;
+            const accept = this.options.acceptChallenges;
+            this.log(`challenge ${c.challenge_id} from ${c.from} (${c.preset}): ${accept ? 'accepted' : 'declined'}`);
+            call.write({ answer: { challenge_id: c.challenge_id, accept } });
+            break;
+          }
+          case 'settled':
+            this.log(`challenge ${message.settled.challenge_id}: ` +
+              (message.settled.accepted ? `match ${message.settled.match_id}` : message.settled.reason));
+            break;
+          case 'notice':
+            this.log(`${message.notice.reason}: ${message.notice.message}`);
+            break;
+          default:
+            break;
+        }
+      });
+      call.on('error', (error) => settle({ error }));
+      call.on('end', () => settle({ error: new Error('the server ended the session') }));
+      const resume = [...this.matches.values()].map((m) => ({ match_id: m.matchId, last_seq: m.lastSeq }));
+      call.write({ hello: { accepts: this.appetite(), resume, defer_events: true } });
+    });
+  }
+
+  /** The messages of one match, in order; true when the test disconnect is due. */
+  onUpdate(call, update) {
+    let match = this.matches.get(update.match_id);
+    if (!match) {
+      match = new AccountMatch(update.match_id);
+      this.matches.set(update.match_id, match);
+    }
+    for (const message of update.messages) {
+      switch (message.kind) {
+        case 'welcome':
+          match.player = message.welcome.player;
+          match.strategy = new Strategy(message.welcome.rules);
+          break;
+        case 'event':
+          match.lastSeq = Math.max(match.lastSeq, message.event.seq);
+          break;
+        case 'snapshot':
+          match.lastSeq = Math.max(match.lastSeq, message.snapshot.last_seq);
+          break;
+        case 'prompt': {
+          const prompt = message.prompt;
+          match.lastPrompt = prompt;
+          if (match.answered.has(prompt.turn_id)) break;
+          this.prompts += 1;
+          if (this.dropPending && this.prompts >= this.options.dropAfter) {
+            this.dropPending = false;
+            this.log(`dropping the connection at turn ${prompt.turn_id} of match ${match.matchId}`);
+            return true;
+          }
+          match.answered.add(prompt.turn_id);
+          const action = match.strategy.choose(prompt);
+          if (this.options.verbose) {
+            this.log(`match ${match.matchId} p${match.player} turn ${prompt.turn_id}: ${actionText(action)}`);
+          }
+          call.write({ act: { match_id: match.matchId, act: { turn_id: prompt.turn_id, action: outgoing(action) } } });
+          break;
+        }
+        case 'action_accepted':
+          match.accepted += 1;
+          break;
+        case 'action_rejected': {
+          const r = message.action_rejected;
+          match.rejected += 1;
+          this.log(`match ${match.matchId}: action for turn ${r.turn_id} rejected: ${r.reason} ${r.message}`);
+          const prompt = match.lastPrompt;
+          if (r.reason !== 'STALE_TURN' && prompt && prompt.turn_id === r.turn_id) {
+            match.lastPrompt = null;
+            call.write({ act: { match_id: match.matchId, act: { turn_id: r.turn_id, action: outgoing(prompt.legal_actions[0]) } } });
+          }
+          break;
+        }
+        case 'match_over': {
+          const r = message.match_over.result;
+          this.matches.delete(match.matchId);
+          this.finished.push({ match, result: r });
+          const place = r.last_places.indexOf(match.player) + 1;
+          this.log(`match ${match.matchId} over: player ${match.player} place ${place || '?'}, ` +
+            `totals ${r.totals.join(',')}; ${match.accepted} actions accepted, ${match.rejected} rejected`);
+          break;
+        }
+        default:
+          break;
+      }
+    }
+    return false;
+  }
+
+  summary() {
+    const wins = this.finished.filter(({ match, result }) => result.winner === match.player).length;
+    return `${this.finished.length} match(es) finished (${wins} won), ${this.matches.size} in play`;
+  }
+
+  async run(client, metadata) {
+    let failures = 0;
+    for (;;) {
+      const outcome = await this.stream(client, metadata);
+      if (outcome.done || this.stopping) return 0;
+      if (outcome.dropped) continue;
+      const { error } = outcome;
+      const retryable = error.code === undefined || RETRYABLE.has(error.code);
+      failures = outcome.welcomed ? 1 : failures + 1;
+      const message = error.code === undefined ? error.message : describeError(error);
+      if (!retryable || failures > this.options.retries) {
+        process.stderr.write(`node-bot: error: ${message}\n`);
+        return 1;
+      }
+      const wait = Math.min(5000, 200 * 2 ** (failures - 1));
+      this.log(`session lost (${message}); reconnecting in ${wait} ms to resume ${this.matches.size} match(es)`);
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
 // Command line
 // ---------------------------------------------------------------------------
 
-const USAGE = 'usage: node bot.js --server HOST:PORT --token SEAT_TOKEN [--drop-after N] [--verbose] [--proto PATH]';
+const USAGE = 'usage: node bot.js --server HOST:PORT (--token SEAT_TOKEN | --account-token ACCOUNT_TOKEN\n' +
+  '         [--max-matches N] [--arena] [--preset P]... [--players N,M] [--accept-challenges] [--matches N])\n' +
+  '         [--drop-after N] [--verbose] [--proto PATH]';
 
 function parseArgs(argv) {
-  const options = { server: 'localhost:50051', token: '', dropAfter: 0, verbose: false, proto: DEFAULT_PROTO, retries: 8 };
+  const options = {
+    server: 'localhost:50051', token: '', accountToken: '', dropAfter: 0, verbose: false, proto: DEFAULT_PROTO,
+    retries: 8, maxMatches: 4, arena: false, presets: [], players: [], acceptChallenges: false, matches: 0,
+  };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     const value = () => {
@@ -378,8 +582,20 @@ function parseArgs(argv) {
       i += 1;
       return argv[i];
     };
+    const count = (name) => {
+      const n = Number.parseInt(value(), 10);
+      if (!Number.isInteger(n) || n < 0) throw new Error(`${name} needs a whole number`);
+      return n;
+    };
     if (arg === '--server') options.server = value();
     else if (arg === '--token') options.token = value();
+    else if (arg === '--account-token') options.accountToken = value();
+    else if (arg === '--max-matches') options.maxMatches = count(arg);
+    else if (arg === '--matches') options.matches = count(arg);
+    else if (arg === '--arena') options.arena = true;
+    else if (arg === '--accept-challenges') options.acceptChallenges = true;
+    else if (arg === '--preset') options.presets.push(value());
+    else if (arg === '--players') options.players = value().split(',').map((n) => Number.parseInt(n, 10));
     else if (arg === '--proto') options.proto = value();
     else if (arg === '--drop-after') options.dropAfter = Number.parseInt(value(), 10);
     else if (arg === '--verbose') options.verbose = true;
@@ -388,7 +604,8 @@ function parseArgs(argv) {
       process.exit(0);
     } else throw new Error(`unknown argument ${arg}`);
   }
-  if (!options.token) throw new Error('--token is required');
+  if (!options.token === !options.accountToken) throw new Error('give --token or --account-token (one of them)');
+  if (options.players.some((n) => !Number.isInteger(n))) throw new Error('--players needs numbers, e.g. 4,5');
   if (!Number.isInteger(options.dropAfter) || options.dropAfter < 0) throw new Error('--drop-after needs a whole number');
   return options;
 }
@@ -404,9 +621,18 @@ async function main() {
   const PresidentService = loadService(options.proto);
   const client = new PresidentService(options.server, grpc.credentials.createInsecure());
   const metadata = new grpc.Metadata();
-  metadata.set('authorization', `Bearer ${options.token}`);
+  metadata.set('authorization', `Bearer ${options.token || options.accountToken}`);
   try {
-    return await new Seat(options).run(client, metadata);
+    if (options.token) return await new Seat(options).run(client, metadata);
+    const account = new Account(options);
+    process.on('SIGINT', () => {
+      account.stopping = true;
+      account.log(`stopping: ${account.summary()}`);
+      if (account.current) account.current.cancel();
+    });
+    const code = await account.run(client, metadata);
+    if (code === 0 && !account.stopping) account.log(`done: ${account.summary()}`);
+    return code;
   } finally {
     client.close();
   }

@@ -11,9 +11,9 @@ from president_harness.ladder.inprocess import InProcess
 
 def builtin_config(tmp_path: Path, *, levels: tuple[str, ...] = ("random", "easy", "normal", "hard"),
                    **top: Any) -> LadderConfig:
-    """A ladder of built-in levels (each bot named after its level) with a db in tmp_path."""
+    """A ladder of built-in levels (each bot named after its level) with a db in tmp_path, two matches at once."""
     data: dict[str, Any] = {"players": 4, "matches": 16, "seed": 7, "format": "duplicate", "db": "ladder.db",
-                            "bots": [{"builtin": level} for level in levels]}
+                            "parallel": 2, "bots": [{"builtin": level} for level in levels]}
     data.update(top)
     return parse(data, base=tmp_path)
 

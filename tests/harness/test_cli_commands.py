@@ -9,7 +9,7 @@ from pathlib import Path
 import grpc
 import pytest
 from president_engine import MatchRecord
-from president_harness.ladder.child_server import RESTARTS, ChildServer, ServerError
+from president_harness.child_server import RESTARTS, ChildServer, ServerError
 from president_harness.ladder.progress import Progress
 from president_harness.president_cli import main
 from president_protocol.v1 import president_pb2 as pb

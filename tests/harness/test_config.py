@@ -14,8 +14,9 @@ def test_example_parses() -> None:
     config = load(EXAMPLE)
     assert config.format is Format.DUPLICATE and config.players == 4 and config.rules.players == 4
     assert [b.name for b in config.bots] == ["first", "random", "easy", "normal"]
-    argv = config.bots[0].argv(server="h:1", token="t", match="m", player=2, seed=9)
-    assert argv[-5:] == ["--server", "h:1", "--token", "t", "--quiet"]
+    argv = config.bots[0].argv(server="h:1", account_token="t")
+    assert argv[-5:] == ["--server", "h:1", "--account-token", "t", "--quiet"] and config.bots[0].session
+    assert config.parallel is None
     assert config.db == EXAMPLE.parent / "../run/example-ladder.db"
     assert config.seatings is Seatings.ALL
     config.check_commands()  # its program is found beside this Python, its bot file exists

@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
+import grpc
 import pytest
 from ladder_support import builtin_config, in_process
+from president_harness.child_server import ChildServer
 from president_harness.ladder.driver import run_ladder
 from president_harness.ladder.inprocess import InProcess
+from president_harness.ladder.ladder_cli import OWN_SERVER_OPTIONS
 from president_harness.ladder.outcome import Outcome
+from president_harness.ladder.over_server import OverServer
 from president_harness.ladder.schedule import MatchSpec
+from president_protocol.v1 import president_pb2 as pb
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
 ray = pytest.importorskip("ray", reason="ray is not installed: pip install 'president-service[ray]'")
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import test modules
@@ -37,3 +44,25 @@ def test_ladder_on_local_ray(tmp_path: Path) -> None:
         ray.shutdown()
     assert summary.complete and summary.counted == 8 and summary.units == 2
     assert (tmp_path / "failed-once").exists()
+
+
+def test_ray_workers_hold_their_bots_connections_for_many_matches(tmp_path: Path) -> None:
+    """Over the server: each worker opens its own accounts and Sessions once and plays its matches on them; the
+    results are those of the same ladder in-process."""
+    config = builtin_config(tmp_path, matches=24, parallel=4)
+    with ChildServer(tmp_path / "server.db", OWN_SERVER_OPTIONS) as server:
+        recipe = OverServer(server=server.address, admin_token=server.admin_token, preset=config.preset,
+                            rules=config.rules, clock=config.clock, bots={b.name: b for b in config.bots},
+                            timeout_s=120, base=config.base, runs=config.runs, ladder="ray", parallel=4)
+        try:
+            summary = run_ladder(config, recipe, ray="local")
+        finally:
+            ray.shutdown()
+        with grpc.insecure_channel(server.address) as channel:
+            listed = pb_grpc.PresidentServiceStub(channel).ListAccounts(
+                pb.ListAccountsRequest(), metadata=(("authorization", f"Bearer {server.admin_token}"),))
+    assert summary.complete and summary.counted == 24
+    workers = {a.name.split(".")[1] for a in listed.accounts}
+    assert len(listed.accounts) == 4 * len(workers) and len(workers) >= 1  # one account per bot per worker
+    fresh = replace(config, db=tmp_path / "inprocess" / "ladder.db")
+    assert [s.rating for s in run_ladder(fresh, in_process(fresh)).standings] == [s.rating for s in summary.standings]

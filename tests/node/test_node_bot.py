@@ -3,12 +3,14 @@
 The point is the contract: a bot in another language, built from the .proto
 alone, plays a seat from the first prompt to MatchOver, through exchanges,
 Norwegian requests and a dropped connection, and every action it sent is in
-the replay. The other seats are the SDK's built-in bots (easy, normal, random)
-playing over gRPC with the SDK's runner.
+the replay; with an account token it plays several matches at once over one
+Session. The other seats are the SDK's built-in bots (easy, normal, random)
+playing over gRPC with the SDK's runners.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 import shutil
 import subprocess
@@ -24,6 +26,7 @@ import pytest
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk import builtin_bot, run
+from president_sdk.session_client import SessionClient
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_DIR = ROOT / "examples" / "node"
@@ -238,3 +241,86 @@ def test_node_bot_exits_non_zero_with_a_clear_message_on_a_bad_token(server: Ser
                             capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "UNAUTHENTICATED BAD_TOKEN" in result.stderr, result.stderr
+
+
+# ---------------------------------------------------------------------------- many matches over one Session
+
+
+def account(server: Server, name: str) -> str:
+    created = server.stub.CreateAccount(pb.CreateAccountRequest(name=name, owner="node tests"), metadata=auth(ADMIN))
+    return str(created.token)
+
+
+class BuiltinAccounts(threading.Thread):
+    """Accounts played by the SDK's built-in bots over Sessions, from one asyncio loop, until `stop`."""
+
+    def __init__(self, address: str, levels: dict[str, str]) -> None:
+        super().__init__(daemon=True)
+        self.address, self.levels = address, levels
+        self.stopping = threading.Event()
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        async def play() -> None:
+            clients = [SessionClient((lambda lv: lambda seed: builtin_bot(lv, seed=seed))(level), token,
+                                     server=self.address, threaded=False) for token, level in self.levels.items()]
+            tasks = [asyncio.create_task(c.run()) for c in clients]
+            while not self.stopping.is_set():
+                for task in tasks:
+                    if task.done():
+                        task.result()
+                await asyncio.sleep(0.05)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        try:
+            asyncio.run(play())
+        except BaseException as exc:  # reported by the test
+            self.error = exc
+
+
+@pytest.mark.slow
+def test_node_bot_plays_many_matches_at_once_over_one_session(server: Server, node_bot: Path) -> None:
+    """Three matches at once, a dropped connection resumed; every action the Node bot sent is in the replays."""
+    names = ["node", "py-easy", "py-normal", "py-random"]
+    tokens = {name: account(server, name) for name in names}
+    ids = []
+    for i in range(3):
+        seating = names[i:] + names[:i]
+        created = server.stub.CreateMatch(pb.CreateMatchRequest(
+            preset="norwegian", rules=pb.Rules(deals=DEALS), seed=40 + i, clock=pb.ClockSettings(move_time_limit_ms=0),
+            seat_accounts=seating), metadata=auth(ADMIN), timeout=30)
+        ids.append(created.match_id)
+    opponents = BuiltinAccounts(server.address, {tokens[n]: n.removeprefix("py-") for n in names[1:]})
+    opponents.start()
+    try:
+        node = subprocess.run(
+            [str(NODE), str(node_bot), "--server", server.address, "--account-token", tokens["node"], "--verbose",
+             "--matches", "3", "--drop-after", "7"], capture_output=True, text=True, timeout=300, check=False)
+    finally:
+        opponents.stopping.set()
+        opponents.join(30)
+    output = node.stdout + node.stderr
+    assert node.returncode == 0, output
+    assert opponents.error is None, opponents.error
+    assert "dropping the connection at turn" in output and "resuming 3" in output, output
+    assert "done: 3 match(es) finished" in output, output
+    for match_id in ids:
+        replay = server.stub.GetReplay(pb.GetReplayRequest(match_id=match_id), timeout=30).replay
+        player = next(p.player for p in server.stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).match.players
+                      if p.account == "node")
+        sent = [(int(t), text) for t, text in re.findall(
+            rf"^\[node-bot node\] match {match_id} p\d+ turn (\d+): (.*)$", output, re.M)]
+        recorded = [(turn, text) for turn, (who, text) in enumerate(
+            ((a.player, action_text(a.action)) for deal in replay.deals for a in deal.actions), start=1)
+                    if who == player]
+        assert sent == recorded, f"match {match_id}:\n{output}"
+        assert f"match {match_id} over: player {player}" in output
+    assert "rejected:" not in output
+
+
+def test_node_bot_refuses_a_bad_account_token_with_a_clear_message(server: Server, node_bot: Path) -> None:
+    result = subprocess.run([str(NODE), str(node_bot), "--server", server.address, "--account-token", "nope"],
+                            capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "UNAUTHENTICATED BAD_TOKEN: this token is not an account's" in result.stderr, result.stderr

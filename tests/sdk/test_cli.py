@@ -39,9 +39,11 @@ def test_local_match_prints_the_result(capsys: pytest.CaptureFixture[str]) -> No
 
 def test_no_token_names_the_flag(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PRESIDENT_TOKEN", raising=False)
+    monkeypatch.delenv("PRESIDENT_ACCOUNT_TOKEN", raising=False)
     assert main(["builtin:easy", "--server", "127.0.0.1:1", "-q"]) == 2
     err = capsys.readouterr().err
-    assert "no seat token: give --token TOKEN or set PRESIDENT_TOKEN" in err and "token=" not in err
+    assert "give --account-token TOKEN (or set PRESIDENT_ACCOUNT_TOKEN)" in err
+    assert "or --token TOKEN (or set PRESIDENT_TOKEN) for one seat" in err and "token=" not in err
 
 
 def test_an_unreachable_server_fails_fast_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -38,6 +38,14 @@ class SessionBot:
     error: grpc.aio.AioRpcError | None = None
     stop_after: int | None = None
     """Stop answering prompts (and end the session) after this many acts, to test resuming."""
+    defer: bool = False
+    """SessionHello.defer_events."""
+    batch: bool = False
+    """SessionHello.batch_matches; the acts decided on one message go back in one MatchActs."""
+    updates: int = 0
+    """MatchUpdates received."""
+    batches: list[int] = field(default_factory=list)
+    """How many updates each MatchUpdates held."""
 
     def last_seq(self, match_id: str) -> int:
         return max((m.event.seq for m in self.messages.get(match_id, []) if m.HasField("event")), default=0)
@@ -49,7 +57,9 @@ class SessionBot:
         """Play until `until` holds, the server ends the session, or `stop_after` acts."""
         cursors = [pb.MatchCursor(match_id=m, last_seq=self.last_seq(m)) for m in self.messages] if resume else []
         self.outbox = asyncio.Queue()
-        await self.outbox.put(pb.SessionRequest(hello=pb.SessionHello(accepts=self.accepts, resume=cursors)))
+        await self.outbox.put(pb.SessionRequest(hello=pb.SessionHello(accepts=self.accepts, resume=cursors,
+                                                                      defer_events=self.defer,
+                                                                      batch_matches=self.batch)))
 
         async def requests() -> AsyncIterator[pb.SessionRequest]:
             while (item := await self.outbox.get()) is not None:
@@ -60,23 +70,34 @@ class SessionBot:
         try:
             async for response in call:
                 kind = response.WhichOneof("kind")
-                if kind != "match":
+                if kind not in ("match", "updates"):
                     self.other.append(response)
                     if kind == "challenge":
                         await self.outbox.put(pb.SessionRequest(answer=pb.ChallengeAnswer(
                             challenge_id=response.challenge.challenge_id, accept=self.accept_challenges)))
                     continue
-                match_id = response.match.match_id
-                for message in response.match.messages:
-                    self.messages.setdefault(match_id, []).append(message)
-                    if message.HasField("prompt"):
-                        if self.stop_after is not None and acts >= self.stop_after:
-                            return
-                        acts += 1
-                        prompt = message.prompt
-                        action = self.sent[(match_id, prompt.turn_id)] = self.policy(prompt)
-                        await self.outbox.put(pb.SessionRequest(act=pb.MatchAct(
-                            match_id=match_id, act=pb.Act(turn_id=prompt.turn_id, action=action))))
+                updates = [response.match] if kind == "match" else list(response.updates.updates)
+                if kind == "updates":
+                    self.batches.append(len(updates))
+                decided = []
+                for update in updates:
+                    match_id = update.match_id
+                    self.updates += 1
+                    for message in update.messages:
+                        self.messages.setdefault(match_id, []).append(message)
+                        if message.HasField("prompt"):
+                            if self.stop_after is not None and acts >= self.stop_after:
+                                return
+                            acts += 1
+                            prompt = message.prompt
+                            action = self.sent[(match_id, prompt.turn_id)] = self.policy(prompt)
+                            decided.append(pb.MatchAct(match_id=match_id,
+                                                       act=pb.Act(turn_id=prompt.turn_id, action=action)))
+                if self.batch and len(decided) > 1:
+                    await self.outbox.put(pb.SessionRequest(acts=pb.MatchActs(acts=decided)))
+                else:
+                    for act in decided:
+                        await self.outbox.put(pb.SessionRequest(act=act))
                 if until(self):
                     return
         except grpc.aio.AioRpcError as exc:

@@ -163,3 +163,90 @@ def test_challenges_are_offered_accepted_and_declined(tmp_path: Path) -> None:
             for task in tasks:
                 task.cancel()
     asyncio.run(main())
+
+
+def test_deferred_events_come_with_the_next_prompt_in_fewer_messages(tmp_path: Path) -> None:
+    """With defer_events a seat gets the same messages in the same order, in about one update per own turn;
+    without, one per move; every seat still gets exactly what it may see."""
+    async def main() -> None:
+        async with running(tmp_path / "d.db") as server, client(server.port) as stub:
+            names = ["d1", "d2", "d3", "d4"]
+            per_mode: dict[bool, float] = {}
+            for defer in (False, True):
+                tag = "y" if defer else "n"
+                bots = {n: SessionBot(stub, await new_account(stub, f"{n}{tag}"), defer=defer) for n in names}
+                created = [await seat(stub, [f"{n}{tag}" for n in names[i:] + names[:i]], deals=2)
+                           for i in range(3)]
+                ids = {c.match_id for c in created}
+
+                def done(bot: SessionBot, ids: set[str] = ids) -> bool:
+                    return bot.over() >= ids
+
+                await asyncio.wait_for(asyncio.gather(*(bot.run(until=done) for bot in bots.values())), 120)
+                moves = 0
+                for created_match in created:
+                    replay = (await stub.GetReplay(pb.GetReplayRequest(match_id=created_match.match_id))).replay
+                    moves += sum(len(deal.actions) for deal in replay.deals)
+                    match = convert.replay_from_proto(replay).replay()
+                    summary = (await stub.GetMatch(pb.GetMatchRequest(match_id=created_match.match_id))).match
+                    for player in summary.players:
+                        messages = bots[player.account.removesuffix(tag)].messages[created_match.match_id]
+                        check_seat_messages(messages, match, player.player)
+                        kinds = [m.WhichOneof("kind") for m in messages]
+                        assert kinds[0] == "welcome" and kinds[-1] == "match_over"
+                        acts = sum(1 for (m, _t) in bots[player.account.removesuffix(tag)].sent
+                                   if m == created_match.match_id)
+                        assert kinds.count("action_accepted") == acts
+                per_mode[defer] = sum(bot.updates for bot in bots.values()) / moves
+            assert per_mode[False] > 3.5  # every seat hears of every move
+            assert per_mode[True] < 1.5  # about one update a move: the next seat's prompt
+    asyncio.run(main())
+
+
+def test_bot_seeds_reach_each_seat_in_its_welcome(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path / "s.db") as server, client(server.port) as stub:
+            request = pb.CreateMatchRequest(preset="cardverse", bot_seeds=[11, 0, 2**63 - 1], clock=NO_CLOCK)
+            created = await stub.CreateMatch(request, metadata=auth(ADMIN))
+            seeds = []
+            for seat_token in created.seats:
+                call = stub.Play(metadata=auth(seat_token.token))
+                await call.write(pb.PlayRequest(hello=pb.Hello()))
+                welcome = (await call.read()).welcome
+                seeds.append(welcome.bot_seed if welcome.HasField("bot_seed") else None)
+                call.cancel()
+            assert seeds == [11, 0, 2**63 - 1, None]
+            too_big = pb.CreateMatchRequest(preset="cardverse", bot_seeds=[2**63])
+            info = await refused(stub.CreateMatch(too_big, metadata=auth(ADMIN)),
+                                 grpc.StatusCode.INVALID_ARGUMENT, "BAD_OPTION")
+            assert info.metadata["option"] == "bot_seeds"
+    asyncio.run(main())
+
+
+def test_batched_sessions_get_several_matches_in_one_message_and_may_answer_in_one(tmp_path: Path) -> None:
+    """Updates waiting together go out as one MatchUpdates (on resuming five matches, all at once), acts may
+    come back as one MatchActs, and each seat still gets exactly what it may see; without batch_matches a
+    client gets only MatchUpdate."""
+    async def main() -> None:
+        async with running(tmp_path / "b.db") as server, client(server.port) as stub:
+            names = ["b1", "b2", "b3", "b4"]
+            tokens = {name: await new_account(stub, name) for name in names}
+            created = [await seat(stub, names[i % 4:] + names[:i % 4]) for i in range(5)]
+            ids = {c.match_id for c in created}
+            bots = {n: SessionBot(stub, tokens[n], defer=True, batch=n != "b4") for n in names}
+
+            def done(bot: SessionBot) -> bool:
+                return bot.over() >= ids
+
+            await asyncio.wait_for(asyncio.gather(*(bot.run(until=done) for bot in bots.values())), 120)
+            welcome = bots["b1"].other[0].welcome
+            assert welcome.batches
+            assert bots["b1"].batches and bots["b1"].batches[0] == 5  # the five matches' first updates at once
+            assert not bots["b4"].batches
+            for created_match in created:
+                replay = await stub.GetReplay(pb.GetReplayRequest(match_id=created_match.match_id))
+                match = convert.replay_from_proto(replay.replay).replay()
+                summary = (await stub.GetMatch(pb.GetMatchRequest(match_id=created_match.match_id))).match
+                for player in summary.players:
+                    check_seat_messages(bots[player.account].messages[created_match.match_id], match, player.player)
+    asyncio.run(main())

@@ -20,7 +20,6 @@ import contextlib
 import logging
 import secrets
 import signal
-import socket
 import sys
 import threading
 import time
@@ -37,6 +36,7 @@ from president_sdk.remote import RunnerError, run
 from president_service.clock import ClockSettings
 from president_service.grpc_server import ServerConfig, StartError, start
 
+from president_harness.child_server import free_port
 from president_harness.table_status import TableStatus
 
 DEMO_LEVELS = ("hard", "normal", "easy", "random")
@@ -63,22 +63,12 @@ def demo_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _free_port(preferred: int) -> int:
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", preferred))
-            return preferred
-        except OSError:
-            probe.bind(("127.0.0.1", 0))
-            return int(probe.getsockname()[1])
-
-
 async def _demo(args: argparse.Namespace) -> None:
     admin = secrets.token_hex(16)
-    port = _free_port(args.port)
+    port = free_port(args.port)
     if port != args.port:
         print(f"president: port {args.port} is taken (another server?); using port {port} instead", flush=True)
-    http_port = _free_port(args.http_port)
+    http_port = free_port(args.http_port)
     if http_port != args.http_port:
         print(f"president: port {args.http_port} is taken; the web pages use port {http_port} instead", flush=True)
     try:

@@ -5,6 +5,8 @@
     president ladder ladder.toml --expect "mybot > normal"      rate bots; gate CI on a claim
     president match create --server localhost:50051            a match on a running server, with seat tokens
     president replay MATCH_ID --html replay.html                a finished match as a file that plays it back
+    president account create mybot --owner me                  a bot account (and its token) on a running server
+    president arena                                             a server with the arena on and house bots playing
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from importlib.metadata import version
 
 from president_service.serve_cli import add_serve_parser
 
+from president_harness.account_cli import add_account_parser
+from president_harness.arena_cli import add_arena_parser
 from president_harness.demo import add_demo_parser
 from president_harness.ladder.ladder_cli import add_ladder_parser
 from president_harness.match_cli import add_match_parser
@@ -31,6 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     add_ladder_parser(commands)
     add_match_parser(commands)
     add_replay_parser(commands)
+    add_account_parser(commands)
+    add_arena_parser(commands)
     return parser
 
 

@@ -20,7 +20,7 @@ service's.  Conventions:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -159,7 +159,25 @@ def cards_to_proto(cards: CardSet) -> list[pb.Card]:
     return [card_to_proto(card) for card in cards]
 
 
+_SHIFTS: dict[tuple[int, int], int] = {(m.rank, m.suit): card.slot * SLOT_BITS
+                                       for card, m in zip(CARDS, _CARD_MESSAGES, strict=True)}
+"""(rank, suit) on the wire -> the card's bit offset in a CardSet (every valid card)."""
+
+
 def cards_from_proto(msgs: Iterable[pb.Card], field: str = "cards") -> CardSet:
+    if isinstance(msgs, Iterator):
+        msgs = list(msgs)  # read twice when a card is wrong
+    bits = 0
+    for msg in msgs:  # the hot path (every prompt): straight to the bits
+        shift = _SHIFTS.get((msg.rank, msg.suit))
+        if shift is None or (bits >> shift) & SLOT_MAX == SLOT_MAX:
+            return _cards_checked(msgs, field)
+        bits += 1 << shift
+    return CardSet.from_bits(bits)
+
+
+def _cards_checked(msgs: Iterable[pb.Card], field: str) -> CardSet:
+    """The cards one by one, naming the first that cannot be (an invalid card, too many copies)."""
     try:
         return CardSet(card_from_proto(msg, field) for msg in msgs)
     except CardParseError as exc:

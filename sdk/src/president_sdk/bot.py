@@ -16,6 +16,7 @@ from typing import Any
 from president_engine import Action, Event, Observation, Phase, Rules, fallback_action
 from president_engine.events import DealEnded, MatchEnded
 
+from president_sdk.challenge import Challenge
 from president_sdk.faults import Faults
 
 
@@ -88,6 +89,14 @@ class Bot(ABC):
     def on_match_end(self, result: MatchEnded) -> None:  # noqa: B027
         """Called once when the match ends (default: nothing)."""
 
+    def accept_challenge(self, challenge: Challenge) -> bool:
+        """Over a Session: whether to play the match another account proposes (default: decline).
+
+        Asked of a bot made for the purpose, not of one playing a match.
+        ``president-bot --accept-challenges`` accepts every challenge instead.
+        """
+        return False
+
     # ------------------------------------------------------------------ used by the drivers
 
     def seat(self, player: int, rules: Rules) -> None:
@@ -110,3 +119,10 @@ class Bot(ABC):
             self.on_deal_end(event)
         elif isinstance(event, MatchEnded):
             self.on_match_end(event)
+
+
+def listens(bot: Bot) -> bool:
+    """Whether the bot has an event hook: drivers skip building events for bots that have none."""
+    kind = type(bot)
+    return (kind.on_event is not Bot.on_event or kind.on_deal_end is not Bot.on_deal_end
+            or kind.on_match_end is not Bot.on_match_end or kind.notify is not Bot.notify)

@@ -1,26 +1,33 @@
 """The ``president-bot`` command: run a bot on a server, or try it locally first.
 
+    president-bot my_bot.py:MyBot --server HOST:PORT --account-token TOKEN --max-matches 8 --arena
     president-bot my_bot.py:MyBot --server HOST:PORT --token SEAT_TOKEN
     president-bot builtin:hard --server HOST:PORT --token SEAT_TOKEN
     president-bot my_bot.py --local --opponents hard,normal,easy --preset cardverse
 
 BOT is ``FILE.py[:Class]``, ``package.module[:Class]`` or ``builtin:LEVEL``;
-without ``:Class`` the file's one `Bot` subclass is used.  The token may come
-from the PRESIDENT_TOKEN environment variable instead (keeps it out of the
-process list).  Exit status: 0 done, 1 the runner gave up (message on
-stderr) or, with --strict, the bot had a fault, 2 bad arguments.
+without ``:Class`` the file's one `Bot` subclass is used.  With an account
+token the bot plays every match its account is seated in, many at once, over
+one connection (a new bot for each match), until Ctrl-C; with a seat token
+it plays that one seat.  Tokens may come from PRESIDENT_ACCOUNT_TOKEN or
+PRESIDENT_TOKEN instead (keeps them out of the process list).  Exit status:
+0 done (or stopped), 1 the runner gave up (message on stderr) or, with
+--strict, the bot had a fault, 2 bad arguments.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import importlib
 import importlib.util
 import inspect
 import logging
 import os
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib.metadata import version
 from pathlib import Path
 
@@ -33,6 +40,7 @@ from president_sdk.faults import describe_faults
 from president_sdk.local import BotError, play_local
 
 TOKEN_ENV = "PRESIDENT_TOKEN"
+ACCOUNT_TOKEN_ENV = "PRESIDENT_ACCOUNT_TOKEN"
 SERVER_ENV = "PRESIDENT_SERVER"
 LOCAL_MOVE_TIMEOUT_S = 10.0
 """--local without --move-timeout: the server's default move limit, so a bot meets the same deadline."""
@@ -44,11 +52,23 @@ class BotLoadError(ValueError):
 
 def load_bot(spec: str, *, seed: int | None = None) -> Bot:
     """A new bot from ``FILE.py[:Class]``, ``module[:Class]`` or ``builtin:LEVEL`` (`seed`: a built-in's draws)."""
+    return bot_factory(spec)(seed)
+
+
+def bot_factory(spec: str) -> Callable[[int | None], Bot]:
+    """What makes a new bot of `spec` for each match (given a built-in's seed); the file is loaded once, here."""
     if spec.startswith("builtin:"):
+        level = spec.removeprefix("builtin:")
         try:
-            return builtin_bot(spec.removeprefix("builtin:"), seed=seed)
+            builtin_bot(level)
         except ValueError as exc:
             raise BotLoadError(str(exc)) from None
+        return lambda seed: builtin_bot(level, seed=seed)
+    kind = _bot_class(spec)
+    return lambda _seed: kind()
+
+
+def _bot_class(spec: str) -> type[Bot]:
     where, _, name = spec.partition(":")
     if where.endswith(".py"):
         path = Path(where)
@@ -59,7 +79,10 @@ def load_bot(spec: str, *, seed: int | None = None) -> Bot:
             raise BotLoadError(f"cannot load {where}")
         module = importlib.util.module_from_spec(module_spec)
         sys.path.insert(0, str(path.parent.resolve()))
-        module_spec.loader.exec_module(module)
+        try:
+            module_spec.loader.exec_module(module)
+        except Exception as exc:  # the bot's own file failed to run
+            raise BotLoadError(f"{where}: loading it raised {type(exc).__name__}: {exc}") from None
     else:
         try:
             module = importlib.import_module(where)
@@ -69,13 +92,14 @@ def load_bot(spec: str, *, seed: int | None = None) -> Bot:
         found = getattr(module, name, None)
         if not (inspect.isclass(found) and issubclass(found, Bot)):
             raise BotLoadError(f"{where} has no Bot subclass named {name}")
-        return found()
+        return found
     own = [c for c in vars(module).values()
            if inspect.isclass(c) and issubclass(c, Bot) and c.__module__ == module.__name__]
     if len(own) != 1:
         names = ", ".join(c.__name__ for c in own) or "none"
         raise BotLoadError(f"{where} defines {len(own)} Bot subclasses ({names}): say which, as {where}:Class")
-    return own[0]()
+    kind: type[Bot] = own[0]
+    return kind
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -85,7 +109,19 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("bot", help="FILE.py[:Class], module[:Class] or builtin:LEVEL")
     parser.add_argument("--server", default=os.environ.get(SERVER_ENV, "localhost:50051"),
                         help=f"HOST:PORT of the server (default localhost:50051 or ${SERVER_ENV})")
-    parser.add_argument("--token", default=None, help=f"the seat token (or set {TOKEN_ENV})")
+    parser.add_argument("--token", default=None, help=f"a seat token: play that one seat (or set {TOKEN_ENV})")
+    parser.add_argument("--account-token", default=None,
+                        help=f"an account token: play every match of the account, many at once, over one connection,"
+                             f" until Ctrl-C (or set {ACCOUNT_TOKEN_ENV})")
+    parser.add_argument("--max-matches", type=int, default=4,
+                        help="--account-token: the most matches the arena gives the bot at once (default 4)")
+    parser.add_argument("--arena", action="store_true",
+                        help="--account-token: let the server's arena put the bot in rated matches")
+    parser.add_argument("--players", default="",
+                        help="--account-token: player counts the bot plays in the arena, e.g. 4 or 4,5 (default any)")
+    parser.add_argument("--accept-challenges", action="store_true",
+                        help="--account-token: accept every challenge from another account (default: the bot's"
+                             " accept_challenge hook, which declines)")
     parser.add_argument("--tls", action="store_true", help="connect with TLS (system root certificates)")
     parser.add_argument("--move-timeout", type=float, default=None,
                         help="seconds the bot may think when the server sets no deadline"
@@ -95,11 +131,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--local", action="store_true", help="play a match in-process instead, and print it")
     parser.add_argument("--opponents", default="hard,normal,easy",
                         help="--local: built-in levels of the other seats (default hard,normal,easy)")
-    parser.add_argument("--preset", default="cardverse", choices=sorted(PRESETS), help="--local: the rules")
+    parser.add_argument("--preset", action="append", choices=sorted(PRESETS),
+                        help="--local: the rules (default cardverse); --account-token: a preset the bot plays in the"
+                             " arena (repeatable; default every preset)")
     parser.add_argument("--deals", type=int, default=3, help="--local: deals in the match (default 3)")
     parser.add_argument("--seed", type=int, default=None,
-                        help="seeds builtin:random's draws (a ladder command can pass {seed});"
-                             " with --local also the shuffle (default 0)")
+                        help="seeds builtin:random's draws when the server gives none (a ladder command can pass"
+                             " {seed}); with --local also the shuffle (default 0)")
     parser.add_argument("-q", "--quiet", action="store_true", help="only errors and the result")
     return parser
 
@@ -109,17 +147,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
                         format="%(levelname)s %(name)s: %(message)s")
     try:
-        bot = load_bot(args.bot, seed=args.seed)
+        factory = bot_factory(args.bot)
+        bot = factory(args.seed)
     except BotLoadError as exc:
         print(f"president-bot: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # the bot's own constructor failed
+        print(f"president-bot: {args.bot}: making the bot raised {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
     if args.local:
         return _local(bot, args)
     from president_sdk.remote import RunnerError, run  # grpc is only needed here
 
+    account = args.account_token or ("" if args.token else os.environ.get(ACCOUNT_TOKEN_ENV, ""))
+    if account:
+        return _session(factory, account, args)
     token = args.token or os.environ.get(TOKEN_ENV, "")
     if not token:
-        print(f"president-bot: no seat token: give --token TOKEN or set {TOKEN_ENV}", file=sys.stderr)
+        print(f"president-bot: no token: give --account-token TOKEN (or set {ACCOUNT_TOKEN_ENV}) to play an"
+              f" account's matches, or --token TOKEN (or set {TOKEN_ENV}) for one seat", file=sys.stderr)
         return 2
     try:
         result = run(bot, args.server, token, tls=args.tls, move_timeout=args.move_timeout)
@@ -141,11 +187,67 @@ def _status(bot: Bot, args: argparse.Namespace) -> int:
     return 0
 
 
+def _session(factory: Callable[[int | None], Bot], token: str, args: argparse.Namespace) -> int:
+    """Play the account's matches until Ctrl-C (or SIGTERM): a line per finished match, then a summary."""
+    from president_protocol.v1 import president_pb2 as pb
+
+    from president_sdk.remote import RunnerError
+    from president_sdk.session_client import Appetite, FinishedMatch, SessionClient
+
+    try:
+        players = tuple(int(n) for n in args.players.replace(",", " ").split())
+    except ValueError:
+        print(f"president-bot: --players {args.players!r}: write player counts, e.g. 4 or 4,5", file=sys.stderr)
+        return 2
+    if args.max_matches < 1:
+        print("president-bot: --max-matches must be at least 1", file=sys.stderr)
+        return 2
+
+    def finished(match: FinishedMatch) -> None:
+        print(match.describe(), flush=True)
+
+    def notice(message: pb.Notice) -> None:
+        if message.reason.startswith("CHECK_"):  # the arena's verdict: news for the bot's author
+            print(f"{message.reason}: {message.message}", flush=True)
+        else:
+            print(f"president-bot: {message.reason}: {message.message}", file=sys.stderr, flush=True)
+
+    client = SessionClient(
+        lambda seed: factory(args.seed if seed is None else seed), token, server=args.server, tls=args.tls,
+        appetite=Appetite(presets=tuple(args.preset or ()), players=players, max_matches=args.max_matches,
+                          arena=args.arena),
+        move_timeout=args.move_timeout, accept_challenges=True if args.accept_challenges else None,
+        on_finished=finished, on_notice=notice)
+
+    async def play() -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows' loop: Ctrl-C still works
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+        with contextlib.suppress(asyncio.CancelledError):
+            await client.run()
+
+    try:
+        asyncio.run(play())
+    except RunnerError as exc:
+        print(f"president-bot: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        pass
+    stats = client.stats
+    print(f"{client.account or 'session'}: {stats.summary()}", flush=True)
+    faulty = sum(m.faults.total() for m in stats.finished)
+    if faulty and args.strict:
+        print(f"president-bot: --strict: the bot had {faulty} fault(s)", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _local(bot: Bot, args: argparse.Namespace) -> int:
     levels = [name.strip() for name in args.opponents.split(",") if name.strip()]
     try:
         opponents = [builtin_bot(name, seed=args.seed) for name in levels]
-        rules = Rules.preset(args.preset, players=len(levels) + 1, deals=args.deals)
+        rules = Rules.preset((args.preset or ["cardverse"])[0], players=len(levels) + 1, deals=args.deals)
     except (ValueError, RulesError) as exc:
         print(f"president-bot: {exc}", file=sys.stderr)
         return 2

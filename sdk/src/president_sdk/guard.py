@@ -35,7 +35,8 @@ def decide(bot: Bot, obs: Observation, *, timeout: float | None = None) -> Decis
         try:
             answer: object = bot.decide(obs)
         except Exception as exc:
-            return _fallback(bot, obs, Fault.ERROR, f"raised {type(exc).__name__}: {exc}", traceback.format_exc())
+            return replace_answer(bot, obs, Fault.ERROR, f"raised {type(exc).__name__}: {exc}",
+                                  traceback.format_exc())
     else:
         box: dict[str, object] = {}
 
@@ -50,24 +51,35 @@ def decide(bot: Bot, obs: Observation, *, timeout: float | None = None) -> Decis
         worker.start()
         worker.join(timeout)
         if worker.is_alive():
-            return _fallback(bot, obs, Fault.TIMEOUT, f"did not answer within {timeout:g} s", None)
+            return replace_answer(bot, obs, Fault.TIMEOUT, f"did not answer within {timeout:g} s")
         if "error" in box:
             error = box["error"]
-            return _fallback(bot, obs, Fault.ERROR, f"raised {type(error).__name__}: {error}", str(box["trace"]))
+            return replace_answer(bot, obs, Fault.ERROR, f"raised {type(error).__name__}: {error}",
+                                  str(box["trace"]))
         answer = box.get("answer")
-    shown = ", ".join(str(a) for a in obs.legal_actions[:8]) + (" ..." if len(obs.legal_actions) > 8 else "")
+    return judge(bot, obs, answer)
+
+
+def judge(bot: Bot, obs: Observation, answer: object) -> Decision:
+    """The bot's answer if it is a legal action now; otherwise the fallback, with the fault logged."""
     if not isinstance(answer, (Play, Pass, GiveBack, Request)):
         what = f"a {type(answer).__name__} ({answer!r})"
-        return _fallback(bot, obs, Fault.INVALID,
-                         f"returned {what}, not an action: return a Play or PASS, or one of obs.legal_actions"
-                         f" (legal now: {shown})", None)
+        return replace_answer(bot, obs, Fault.INVALID,
+                              f"returned {what}, not an action: return a Play or PASS, or one of obs.legal_actions"
+                              f" (legal now: {_shown(obs)})")
     action = resolve(obs, answer)
     if action is None:
-        return _fallback(bot, obs, Fault.INVALID, f"returned an illegal action {answer!s} (legal now: {shown})", None)
+        return replace_answer(bot, obs, Fault.INVALID,
+                              f"returned an illegal action {answer!s} (legal now: {_shown(obs)})")
     return Decision(action=action)
 
 
-def _fallback(bot: Bot, obs: Observation, fault: Fault, what: str, trace: str | None) -> Decision:
+def _shown(obs: Observation) -> str:
+    return ", ".join(str(a) for a in obs.legal_actions[:8]) + (" ..." if len(obs.legal_actions) > 8 else "")
+
+
+def replace_answer(bot: Bot, obs: Observation, fault: Fault, what: str, trace: str | None = None) -> Decision:
+    """The fallback action for a bot that failed (`what` it did), written to its log and counted in its faults."""
     action = fallback_action(obs.legal_actions)
     message = f"{bot.name} (player {obs.player}, deal {obs.deal}) {what}; playing {action} instead"
     bot.log.error(message + ("\n" + trace.rstrip() if trace else ""))

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from president_engine import CardSet, IllegalActionError, Match, Rules, visible_to
 from president_engine.events import DealEnded
 
-from president_sdk.bot import Bot
+from president_sdk.bot import Bot, listens
 from president_sdk.faults import Faults
 from president_sdk.guard import decide
 from president_sdk.legal import resolve
@@ -65,7 +65,7 @@ def play_local(bots: Sequence[Bot], rules: Rules, seed: int = 0, *,
     match = Match(rules, seed=seed, hands=hands)
     for index, seated in enumerate(bots):
         seated.seat(index, rules)
-    listening = [(p, b) for p, b in enumerate(bots) if _listens(b)]
+    listening = [(p, b) for p, b in enumerate(bots) if listens(b)]
     seen = 0
     faults = [Faults() for _ in bots]
     while True:
@@ -104,9 +104,3 @@ def play_local(bots: Sequence[Bot], rules: Rules, seed: int = 0, *,
     return LocalResult(match=match, places=places, scores=tuple(match.scores), winner=match.winner,
                        faults=tuple(faults))
 
-
-def _listens(bot: Bot) -> bool:
-    """Skip building events for bots that ignore them (keeps local play fast)."""
-    kind = type(bot)
-    return (kind.on_event is not Bot.on_event or kind.on_deal_end is not Bot.on_deal_end
-            or kind.on_match_end is not Bot.on_match_end or kind.notify is not Bot.notify)

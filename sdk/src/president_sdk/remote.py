@@ -20,8 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import grpc
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
+from google.rpc import error_details_pb2, status_pb2
 from president_engine import Action, Event, Observation, Rules, fallback_action
 from president_engine.events import MatchEnded
 from president_protocol import convert
@@ -39,9 +38,11 @@ SAFETY_MARGIN_S = 0.25
 """Time kept back from the server's deadline for the answer to travel."""
 RETRY_DELAYS_S = (0.5, 1.0, 2.0, 4.0, 8.0)
 """Waits between reconnection attempts; the runner gives up after the last."""
+_STATUS_DETAILS = "grpc-status-details-bin"
+"""The trailer holding a refusal's google.rpc.Status, with its ErrorInfo."""
 
 
-_BOT_FAULT: dict[Fault | None, pb.BotFault.ValueType] = {
+BOT_FAULT: dict[Fault | None, pb.BotFault.ValueType] = {
     None: pb.BOT_FAULT_UNSPECIFIED, Fault.ERROR: pb.BOT_FAULT_ERROR, Fault.TIMEOUT: pb.BOT_FAULT_TIMEOUT,
     Fault.INVALID: pb.BOT_FAULT_INVALID}
 """How a replaced answer is reported to the server (Act.fault)."""
@@ -103,7 +104,7 @@ def run(bot: Bot, server: str = DEFAULT_SERVER, token: str = "", *, tls: bool = 
                     return seat.result
                 if cancel is not None and cancel.is_set():
                     raise RunnerError("left the match: cancelled", reason="CANCELLED") from None
-                reason, message = _error(exc)
+                reason, message = rpc_error(exc)
                 code = exc.code() if isinstance(exc, grpc.Call) else None
                 if code not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED,
                                 grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL):
@@ -211,7 +212,7 @@ def _answer(bot: Bot, seat: _Seat, prompt: pb.Prompt, move_timeout: float | None
         if prompt.HasField("deadline"):
             timeout = max(0.05, prompt.deadline.ToNanoseconds() / 1e9 - time.time() - SAFETY_MARGIN_S)
         decision = decide(bot, obs, timeout=timeout)
-        sent = decision.action, _BOT_FAULT[decision.fault]
+        sent = decision.action, BOT_FAULT[decision.fault]
         seat.answered = {turn: sent}
         seat.prompts = {turn: obs}
     action, fault = sent
@@ -242,19 +243,19 @@ def _place(result: MatchEnded, player: int) -> str:
     return "?"
 
 
-def _error(exc: grpc.RpcError) -> tuple[str, str]:
-    """(ErrorInfo reason, message) of a failed call."""
-    message = exc.details() if isinstance(exc, grpc.Call) else str(exc)
+def rpc_error(exc: grpc.RpcError) -> tuple[str, str]:
+    """(ErrorInfo reason, message) of a failed call, blocking or asyncio."""
+    if not isinstance(exc, (grpc.aio.AioRpcError, grpc.Call)):
+        return "", str(exc)
+    message, trailers = exc.details(), exc.trailing_metadata()
     reason = ""
-    try:
-        status = rpc_status.from_call(exc) if isinstance(exc, grpc.Call) else None
-    except ValueError:
-        status = None
-    if status is not None:
-        for detail in status.details:
-            info = error_details_pb2.ErrorInfo()
-            if detail.Unpack(info):
-                reason = info.reason
+    pairs: list[tuple[str, str | bytes]] = [(str(m[0]), m[1]) for m in trailers or ()]  # type: ignore[index]
+    for key, value in pairs:
+        if key == _STATUS_DETAILS and isinstance(value, bytes):
+            for detail in status_pb2.Status.FromString(value).details:
+                info = error_details_pb2.ErrorInfo()
+                if detail.Unpack(info):
+                    reason = info.reason
     return reason, message or ""
 
 

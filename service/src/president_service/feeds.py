@@ -108,9 +108,19 @@ class SeatFeed:
 
     def welcome(self) -> pb.PlayResponse:
         runner = self.runner
+        seeds = runner.bot_seeds
         return pb.PlayResponse(welcome=pb.Welcome(
             match_id=runner.match_id, player=self.player, names=runner.names,
-            rules=convert.rules_to_proto(runner.match.rules), clock=clock_message(runner.clock.settings)))
+            rules=convert.rules_to_proto(runner.match.rules), clock=clock_message(runner.clock.settings),
+            bot_seed=seeds[self.player] if seeds else None))
+
+    def asks(self) -> bool:
+        """Whether `due` holds something that asks for the client: the snapshot, a prompt or deadline, the end."""
+        runner = self.runner
+        if not self.snapshot_sent or runner.is_over:
+            return True
+        due = runner.turn_key(self.player)
+        return due is not None and due != self._prompted
 
     def due(self) -> tuple[list[pb.PlayResponse], bool]:
         """Every message due now, in order, and whether the feed is done (MatchOver is among them)."""

@@ -26,6 +26,8 @@ MAX_DEALS = 1_000
 MAX_POINTS = 1_000_000
 """The largest target score and points for a place."""
 MAX_NAME_CHARS = 64
+MAX_SEED = 2**63 - 1
+"""SQLite stores signed 64-bit integers."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -45,6 +47,8 @@ class MatchRequest:
     """The account holding each player's seat ("" for none); empty when no seat is an account's."""
     kind: str = ""
     """"" for an organiser's match; the arena's own: "arena", "check", "challenge"."""
+    bot_seeds: tuple[int | None, ...] = ()
+    """The seed for each player's bot (None: none); empty when none is given."""
 
 
 def rules_from_request(preset: str, overrides: pb.Rules) -> Rules:
@@ -91,9 +95,14 @@ def read_match_request(request: pb.CreateMatchRequest, default_clock: ClockSetti
     if any(accounts) and request.open_seats:
         raise ServiceError(Reason.MALFORMED, "seat_accounts: accounts hold seats of matches without open seats")
     accounts = accounts + ("",) * (rules.players - len(accounts)) if any(accounts) else ()
+    if len(request.bot_seeds) > rules.players or any(seed > MAX_SEED for seed in request.bot_seeds):
+        raise ServiceError(Reason.BAD_OPTION, f"bot_seeds: at most one per player, each at most {MAX_SEED}",
+                           {"option": "bot_seeds"})
+    seeds: tuple[int | None, ...] = tuple(request.bot_seeds)
     return MatchRequest(preset=request.preset, rules=rules, seed=request.seed if request.HasField("seed") else None,
                         hands=hands, clock=clock, names=tuple(request.seat_names), open_seats=request.open_seats,
-                        reserved=reserved, accounts=accounts)
+                        reserved=reserved, accounts=accounts,
+                        bot_seeds=seeds + (None,) * (rules.players - len(seeds)) if seeds else ())
 
 
 def shorten(text: str, most: int = 32) -> str:

@@ -105,6 +105,8 @@ class MatchRunner:
         self.accounts = stored.accounts
         """The account holding each player's seat ("" for none); empty when none is an account's."""
         self.kind = stored.kind
+        self.bot_seeds = stored.bot_seeds
+        """The seed the creator chose for each player's bot (None: none); empty when none was chosen."""
         self._finishing = finishing
         self.token_hashes = list(stored.token_hashes)
         self.claimed = list(stored.claimed)

@@ -50,7 +50,8 @@ CREATE TABLE IF NOT EXISTS seats (
     match_id TEXT NOT NULL,
     player INTEGER NOT NULL,
     claimed INTEGER NOT NULL,
-    account TEXT NOT NULL DEFAULT ''
+    account TEXT NOT NULL DEFAULT '',
+    bot_seed INTEGER
 );
 CREATE INDEX IF NOT EXISTS seats_by_match ON seats (match_id);
 CREATE TABLE IF NOT EXISTS actions (
@@ -68,6 +69,7 @@ _MIGRATIONS = (
     ("actions", "fault", "ALTER TABLE actions ADD COLUMN fault INTEGER NOT NULL DEFAULT 0"),
     ("seats", "account", "ALTER TABLE seats ADD COLUMN account TEXT NOT NULL DEFAULT ''"),
     ("matches", "kind", "ALTER TABLE matches ADD COLUMN kind TEXT NOT NULL DEFAULT ''"),
+    ("seats", "bot_seed", "ALTER TABLE seats ADD COLUMN bot_seed INTEGER"),
 )
 """Columns added since the first schema: (table, column, how to add it to an older database)."""
 
@@ -128,6 +130,8 @@ class StoredMatch:
     """The account holding each player's seat ("" for none); empty when no seat is an account's."""
     kind: str = ""
     """Who made the match: "" an organiser (CreateMatch), or the arena: "arena", "check", "challenge"."""
+    bot_seeds: tuple[int | None, ...] = ()
+    """The seed the creator chose for each player's bot (None: none); empty when none was chosen."""
 
     @property
     def deal_key(self) -> str:
@@ -179,11 +183,13 @@ class MatchStore:
             (stored.match_id, stored.created_at, stored.preset, json.dumps(stored.rules.to_dict()), stored.seed,
              hands, json.dumps(stored.clock.to_dict()), json.dumps(stored.names), int(stored.open_seats),
              stored.kind))]
-        accounts = stored.accounts or ("",) * len(stored.token_hashes)
-        statements += [("INSERT INTO seats (token_hash, match_id, player, claimed, account) VALUES (?,?,?,?,?)",
-                        (h, stored.match_id, player, int(claimed), account))
-                       for player, (h, claimed, account) in enumerate(
-                           zip(stored.token_hashes, stored.claimed, accounts, strict=True))]
+        players = len(stored.token_hashes)
+        accounts = stored.accounts or ("",) * players
+        seeds = stored.bot_seeds or (None,) * players
+        statements += [("INSERT INTO seats (token_hash, match_id, player, claimed, account, bot_seed)"
+                        " VALUES (?,?,?,?,?,?)", (h, stored.match_id, player, int(claimed), account, seed))
+                       for player, (h, claimed, account, seed) in enumerate(
+                           zip(stored.token_hashes, stored.claimed, accounts, seeds, strict=True))]
         self.write(statements)
 
     def append(self, match_id: str, row: ActionRow) -> None:
@@ -276,8 +282,8 @@ class MatchStore:
         if row is None:
             return None
         created_at, preset, rules, seed, hands, clock, names, open_seats, record, kind = row
-        seats = db.execute("SELECT token_hash, claimed, account FROM seats WHERE match_id = ? ORDER BY player",
-                           (match_id,)).fetchall()
+        seats = db.execute("SELECT token_hash, claimed, account, bot_seed FROM seats WHERE match_id = ?"
+                           " ORDER BY player", (match_id,)).fetchall()
         actions = tuple(
             ActionRow(turn=t, player=p, action=a, source=Source(s), spent_ms=ms, fault=Fault(f))
             for t, p, a, s, ms, f in db.execute(
@@ -293,12 +299,13 @@ class MatchStore:
             clock=ClockSettings.from_dict(json.loads(clock)),
             names=tuple(json.loads(names)),
             open_seats=bool(open_seats),
-            token_hashes=tuple(bytes(h) for h, _, _ in seats),
-            claimed=tuple(bool(c) for _, c, _ in seats),
+            token_hashes=tuple(bytes(h) for h, _, _, _ in seats),
+            claimed=tuple(bool(c) for _, c, _, _ in seats),
             actions=actions,
             finished=record is not None,
-            accounts=tuple(a for _, _, a in seats) if any(a for _, _, a in seats) else (),
+            accounts=tuple(a for _, _, a, _ in seats) if any(a for _, _, a, _ in seats) else (),
             kind=kind,
+            bot_seeds=tuple(s for _, _, _, s in seats) if any(s is not None for _, _, _, s in seats) else (),
         )
 
     def close(self) -> None:

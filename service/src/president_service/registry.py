@@ -19,7 +19,7 @@ from president_service.accounts import Accounts
 from president_service.auth import bearer_token, new_token, token_hash
 from president_service.errors import Reason, ServiceError
 from president_service.limits import RETRY_FULL_S, Limits
-from president_service.match_request import MAX_NAME_CHARS, MatchRequest, shorten
+from president_service.match_request import MAX_NAME_CHARS, MAX_SEED, MatchRequest, shorten
 from president_service.match_runner import MatchRunner
 from president_service.match_store import FinishedSummary, MatchStore, Statement, StoredMatch
 
@@ -28,8 +28,6 @@ log = logging.getLogger(__name__)
 _FINISHED_CACHE = 16
 _MAX_ID_CHARS = 64
 """Longer match ids are unknown without a look-up (ours are 16 hex characters)."""
-_MAX_SEED = 2**63 - 1
-"""SQLite stores signed 64-bit integers."""
 
 Metadata = Iterable[tuple[str, str | bytes]] | None
 
@@ -118,9 +116,9 @@ class Registry:
             raise ServiceError(Reason.TOO_MANY_MATCHES, f"this server plays at most {self.limits.max_matches} matches",
                                retry_after_s=RETRY_FULL_S)
         if seed is None:
-            seed = secrets.randbelow(_MAX_SEED)
-        elif not 0 <= seed <= _MAX_SEED:
-            raise ServiceError(Reason.BAD_OPTION, f"seed: at most {_MAX_SEED}", {"option": "seed"})
+            seed = secrets.randbelow(MAX_SEED)
+        elif not 0 <= seed <= MAX_SEED:
+            raise ServiceError(Reason.BAD_OPTION, f"seed: at most {MAX_SEED}", {"option": "seed"})
         frozen_hands = request.hands or None
         try:
             Match(rules, seed=seed, hands=frozen_hands)
@@ -147,6 +145,7 @@ class Registry:
             claimed=tuple(not request.open_seats or p in request.reserved for p in range(players)),
             accounts=request.accounts,
             kind=request.kind,
+            bot_seeds=request.bot_seeds,
         )
         self.store.create(stored)
         runner = self._runner(stored)

@@ -57,6 +57,10 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     serve.add_argument("--max-streams-per-seat", type=int, default=_LIMITS.max_streams_per_seat)
     serve.add_argument("--max-spectators", type=int, default=_LIMITS.max_spectators)
     serve.add_argument("--max-message-bytes", type=int, default=_LIMITS.max_receive_bytes)
+    serve.add_argument("--account-matches", type=int, default=_LIMITS.account_matches,
+                       help=f"live matches one account may sit in at once (default {_LIMITS.account_matches})")
+    serve.add_argument("--account-matches-per-day", type=int, default=_LIMITS.account_matches_per_day,
+                       help=f"matches one account may start in 24 hours (default {_LIMITS.account_matches_per_day})")
     serve.add_argument("--move-ms", type=int, default=_CLOCK.move_ms,
                        help="default move time limit in ms (0: no clock)")
     serve.add_argument("--bank-ms", type=int, default=_CLOCK.bank_ms, help="default time bank per seat in ms")
@@ -82,7 +86,8 @@ async def _serve(args: argparse.Namespace, admin_token: str) -> None:
         db=args.db, admin_token=admin_token, host=args.host, port=args.port,
         tls_cert=args.tls_cert, tls_key=args.tls_key,
         limits=Limits(max_matches=args.max_matches, max_streams_per_seat=args.max_streams_per_seat,
-                      max_spectators=args.max_spectators, max_receive_bytes=args.max_message_bytes),
+                      max_spectators=args.max_spectators, max_receive_bytes=args.max_message_bytes,
+                      account_matches=args.account_matches, account_matches_per_day=args.account_matches_per_day),
         clock=ClockSettings(move_ms=args.move_ms, bank_ms=args.bank_ms, max_strikes=args.strikes),
         start_grace_s=args.start_grace, http_port=args.http_port, http_grace_s=args.shutdown_grace,
         arena=ArenaSettings(enabled=args.arena, queues=tuple(args.arena_queue or _ARENA.queues),

@@ -5,9 +5,17 @@ After `SessionHello` the server sends `SessionWelcome`, then runs one
 that seat would send, batched per match (a move's events and the prompt they
 make due travel in one message).  A match the account is seated in later
 (by an organiser, the arena or a challenge) joins the running session.  The
-reader applies `MatchAct`s and answers each at once, ahead of the events it
-caused, as the Play stream does.  An account has one session: a new one
-replaces the old (a reconnect whose old connection is not yet noticed dead).
+reader applies `MatchAct`s and hands each answer to its match's feed, which
+sends it first in its next batch, ahead of the events the act caused (as the
+Play stream orders them), and so with them in one message.  With
+`SessionHello.defer_events` a feed holds its batch until something in it asks
+for the client (a prompt, a deadline, a refusal, the end): about one message
+per own turn instead of one per move.  Messages wait their turn to be written
+(one write at a time on a call); with `SessionHello.batch_matches` the
+updates that have piled up meanwhile go out as one `MatchUpdates`, so under
+load a client of many matches gets far fewer messages.  An account has one
+session: a new one replaces the old (a reconnect whose old connection is not
+yet noticed dead).
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ from president_protocol.v1 import president_pb2 as pb
 from president_service.accounts import Account
 from president_service.errors import Reason, ServiceError
 from president_service.feeds import SeatFeed, SharedEvents
-from president_service.match_runner import MatchRunner
+from president_service.match_runner import MatchRunner, Wake
 from president_service.registry import Registry
 from president_service.request_guard import is_malformed, malformed_error
 
@@ -47,32 +55,104 @@ def notice(exc: ServiceError, match_id: str = "") -> pb.SessionResponse:
 
 
 @dataclass(eq=False)
+class MatchFeed:
+    """The task feeding one match of a session, and the answers to acts it is to send first."""
+
+    task: asyncio.Task[None] | None = None
+    answers: list[pb.PlayResponse] = field(default_factory=list)
+    wake: Wake | None = None
+    """The feed's wake-up, once it is attached to the match."""
+
+
+@dataclass(eq=False)
 class Session:
     """One open Session of an account."""
 
     account: Account
     context: SessionContext
     appetite: pb.Appetite = field(default_factory=pb.Appetite)
-    feeds: dict[str, asyncio.Task[None]] = field(default_factory=dict)
-    """Match id -> the task feeding that match."""
+    feeds: dict[str, MatchFeed] = field(default_factory=dict)
+    """Match id -> what feeds that match."""
     cursors: dict[str, int] = field(default_factory=dict)
     """Where to resume each match (from SessionHello)."""
+    defer: bool = False
+    """SessionHello.defer_events: a match's batch waits until it asks something of the client."""
+    batch: bool = False
+    """SessionHello.batch_matches: updates waiting together go out as one MatchUpdates."""
     ending: bool = False
     """Set when the session is to end: by the client (`why` None) or the server (`why`)."""
     why: ServiceError | None = None
     """Why the server ends this session (replaced, revoked, draining)."""
-    _writing: asyncio.Lock = field(default_factory=asyncio.Lock)
+    _outbox: list[_Outgoing] = field(default_factory=list)
+    _queued: asyncio.Event = field(default_factory=asyncio.Event)
+    _writer: asyncio.Task[None] | None = None
+    """Writes what is queued, one write at a time; started by the first message."""
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def send(self, message: pb.SessionResponse) -> None:
         """Write one message; SessionGoneError (the session then ends) when the call is over."""
-        async with self._writing:
+        await self._queue(_Outgoing(message=message))
+
+    async def send_update(self, match_id: str, messages: list[pb.PlayResponse]) -> None:
+        """Write one match's messages (with other matches' waiting updates, when batching)."""
+        await self._queue(_Outgoing(match_id=match_id, messages=messages))
+
+    async def _queue(self, item: _Outgoing) -> None:
+        """Queue `item` for the writer and wait until it is written."""
+        if self.ending and self.why is not None:
+            raise SessionGoneError
+        loop = asyncio.get_running_loop()
+        item.done = loop.create_future()
+        self._outbox.append(item)
+        self._queued.set()
+        if self._writer is None:
+            self._writer = loop.create_task(self._write_all())
+        await item.done
+
+    async def _write_all(self) -> None:
+        try:
+            while True:
+                await self._queued.wait()
+                self._queued.clear()
+                while self._outbox:
+                    items, self._outbox = self._outbox, []
+                    if not await self._write(items):
+                        return
+        finally:
+            for item in self._outbox:
+                _settle(item, SessionGoneError())
+            self._outbox = []
+
+    def stop_writing(self) -> None:
+        """The session is over: what is still queued is not written (its senders get SessionGoneError)."""
+        if self._writer is not None:
+            self._writer.cancel()
+
+    async def _write(self, items: list[_Outgoing]) -> bool:
+        """Write `items` in order, consecutive updates as one MatchUpdates when batching; settle each item.
+
+        False once the call is over."""
+        groups: list[list[_Outgoing]] = []
+        for item in items:
+            if groups and self.batch and item.match_id and groups[-1][0].match_id:
+                groups[-1].append(item)
+            else:
+                groups.append([item])
+        for index, group in enumerate(groups):
             try:
-                await self.context.write(message)
-            except Exception as exc:  # grpc raises its own internal types once the call has ended
+                await self.context.write(_message(group))
+            except BaseException as exc:  # grpc raises its own internal types once the call has ended
+                for unsent in groups[index:]:
+                    for item in unsent:
+                        _settle(item, SessionGoneError())
+                if isinstance(exc, asyncio.CancelledError):
+                    raise
                 log.info("the session of %s ended while writing (%s)", self.account.name, type(exc).__name__)
                 self.close(self.why)
-                raise SessionGoneError from exc
+                return False
+            for item in group:
+                _settle(item, None)
+        return True
 
     async def tell(self, message: pb.SessionResponse) -> None:
         """Send if the session is still there (a message to another account's session)."""
@@ -88,6 +168,34 @@ class Session:
     @property
     def max_matches(self) -> int:
         return max(1, self.appetite.max_matches)
+
+
+@dataclass(eq=False, kw_only=True)
+class _Outgoing:
+    """A message waiting to be written on a session: a whole one, or one match's update."""
+
+    message: pb.SessionResponse | None = None
+    match_id: str = ""
+    messages: list[pb.PlayResponse] = field(default_factory=list)
+    done: asyncio.Future[None] | None = None
+
+
+def _message(group: list[_Outgoing]) -> pb.SessionResponse:
+    if group[0].message is not None:
+        return group[0].message
+    updates = [pb.MatchUpdate(match_id=item.match_id, messages=item.messages) for item in group]
+    if len(updates) == 1:
+        return pb.SessionResponse(match=updates[0])
+    return pb.SessionResponse(updates=pb.MatchUpdates(updates=updates))
+
+
+def _settle(item: _Outgoing, error: BaseException | None) -> None:
+    done = item.done
+    if done is not None and not done.done():  # a sender that was cancelled no longer waits
+        if error is None:
+            done.set_result(None)
+        else:
+            done.set_exception(error)
 
 
 SharedFor = Callable[[MatchRunner], SharedEvents]
@@ -140,7 +248,8 @@ class Sessions:
                 Reason.MALFORMED, f"send SessionHello first, within {HELLO_TIMEOUT_S:g} s of opening the Session"))
             return
         session = Session(account=account, context=context, appetite=first.hello.accepts,
-                          cursors={c.match_id: c.last_seq for c in first.hello.resume})
+                          cursors={c.match_id: c.last_seq for c in first.hello.resume},
+                          defer=first.hello.defer_events, batch=first.hello.batch_matches)
         previous = self.by_account.get(account.name)
         if previous is not None:
             previous.close(ServiceError(Reason.TOO_MANY_STREAMS, "replaced by a newer session of this account"))
@@ -151,7 +260,7 @@ class Sessions:
             await session.send(pb.SessionResponse(welcome=pb.SessionWelcome(
                 account=account.name, live_matches=[runner.match_id for runner, _ in seats],
                 max_matches=self._registry.limits.account_matches,
-                check_pending=not account.checked)))
+                check_pending=not account.checked, batches=True)))
             for runner, player in seats:
                 self._start_feed(session, runner, player)
             reader = asyncio.get_running_loop().create_task(self._read(session))
@@ -165,8 +274,10 @@ class Sessions:
         finally:
             if self.by_account.get(account.name) is session:
                 del self.by_account[account.name]
-            for task in list(session.feeds.values()):
-                task.cancel()
+            for feeding in list(session.feeds.values()):
+                if feeding.task is not None:
+                    feeding.task.cancel()
+            session.stop_writing()
             if reader is not None:
                 reader.cancel()
             self._changed()
@@ -175,14 +286,16 @@ class Sessions:
         if runner.match_id in session.feeds:
             return
         cursor = min(session.cursors.pop(runner.match_id, 0), runner.last_seq)
-        task = asyncio.get_running_loop().create_task(self._feed(session, runner, player, cursor))
-        task.add_done_callback(_log_failure)
-        session.feeds[runner.match_id] = task
+        feeding = MatchFeed()
+        feeding.task = asyncio.get_running_loop().create_task(self._feed(session, feeding, runner, player, cursor))
+        feeding.task.add_done_callback(_log_failure)
+        session.feeds[runner.match_id] = feeding
 
-    async def _feed(self, session: Session, runner: MatchRunner, player: int, cursor: int) -> None:
+    async def _feed(self, session: Session, feeding: MatchFeed, runner: MatchRunner, player: int,
+                    cursor: int) -> None:
         match_id = runner.match_id
         try:
-            wake = runner.attach(player)
+            wake = feeding.wake = runner.attach(player)
         except ServiceError as exc:
             session.feeds.pop(match_id, None)
             with contextlib.suppress(SessionGoneError):
@@ -193,10 +306,15 @@ class Sessions:
             first = [feed.welcome()]
             while True:
                 wake.clear()
+                if session.defer and not first and not feed.asks() and not any(
+                        a.HasField("action_rejected") for a in feeding.answers):
+                    await wake.wait()
+                    continue
                 messages, done = feed.due()
-                batch, first = first + messages, []
+                batch, first = first + feeding.answers + messages, []
+                feeding.answers = []
                 if batch:
-                    await session.send(pb.SessionResponse(match=pb.MatchUpdate(match_id=match_id, messages=batch)))
+                    await session.send_update(match_id, batch)
                 if done:
                     return
                 if not batch:
@@ -205,7 +323,7 @@ class Sessions:
             pass
         finally:
             runner.detach(player, wake)
-            if session.feeds.get(match_id) is asyncio.current_task():
+            if session.feeds.get(match_id) is feeding:
                 del session.feeds[match_id]
             if runner.is_over:
                 self._changed()
@@ -224,6 +342,9 @@ class Sessions:
                 kind = request.WhichOneof("kind")
                 if kind == "act":
                     await self._act(session, request.act)
+                elif kind == "acts":
+                    for act in request.acts.acts:
+                        await self._act(session, act)
                 elif kind == "accepts":
                     session.appetite = request.accepts
                     self._changed()
@@ -253,7 +374,12 @@ class Sessions:
             answer = pb.PlayResponse(action_rejected=pb.ActionRejected(
                 turn_id=turn_id, reason=exc.reason.name, error_reason=exc.reason.proto,
                 illegal_reason=exc.metadata.get("illegal_reason", ""), message=exc.message))
-        await session.send(pb.SessionResponse(match=pb.MatchUpdate(match_id=match_id, messages=[answer])))
+        feeding = session.feeds.get(match_id)
+        if feeding is not None and feeding.wake is not None:
+            feeding.answers.append(answer)  # first in the feed's next batch, with the events the act caused
+            feeding.wake.set()
+            return
+        await session.send_update(match_id, [answer])
 
 
 def _log_failure(task: asyncio.Task[None]) -> None:

@@ -1,17 +1,25 @@
-"""Running the pending matches of a ladder: in parallel on this machine, or as Ray tasks.
+"""Running the pending matches of a ladder: in parallel on this machine, or on Ray workers.
 
 The driver (this process) owns the ladder db: workers only play and return
 an `Outcome`; the driver counts it (`LadderStore.record`, keyed by schedule
 index) or, on failure, records the failed attempt and queues the match again
 while attempts remain.  A retried match therefore counts once whatever
-happened to earlier attempts, and Ray's own task retries are off so that no
+happened to earlier attempts, and Ray's own retries are off so that no
 attempt goes unseen.
+
+What plays a match may be a plain function of the spec, or a recipe that
+`open`s a `Table` per worker: the connections and bot processes that worker
+keeps for many matches (a server ladder's Sessions), closed at the end.
+Threads share one table; each Ray worker (an actor playing many matches at
+once) opens its own.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+import math
+import os
 from collections import deque
 from collections.abc import Callable, Hashable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
@@ -24,9 +32,50 @@ from president_harness.ladder.progress import Progress
 from president_harness.ladder.schedule import MatchSpec
 
 PlayMatch = Callable[[MatchSpec], Outcome]
-"""Plays one match; raises on failure (any exception is one failed attempt)."""
+"""Plays one match; raises on failure (any exception is one failed attempt, but `LadderStopError`)."""
 
 Done = list[tuple[Hashable, Outcome | BaseException]]
+
+
+class LadderStopError(RuntimeError):
+    """Raised by a match's play when no match can be played any more (a bot that cannot stay up, accounts
+    refused): the ladder stops, incomplete, instead of failing every match left."""
+
+
+class Table(Protocol):
+    """What one worker holds to play many matches (call it per match, from several threads)."""
+
+    def __call__(self, spec: MatchSpec) -> Outcome: ...
+    def close(self) -> None: ...
+
+
+class Opens(Protocol):
+    """A recipe for a worker's `Table` (plain data, so it travels to Ray workers)."""
+
+    def open(self, worker: int) -> Table: ...
+
+
+Play = PlayMatch | Opens
+
+
+class _Stateless:
+    def __init__(self, play: PlayMatch) -> None:
+        self._play = play
+
+    def __call__(self, spec: MatchSpec) -> Outcome:
+        return self._play(spec)
+
+    def close(self) -> None:
+        """Nothing is held between matches."""
+
+
+def open_table(play: Play, worker: int) -> Table:
+    opens = getattr(play, "open", None)
+    if opens is not None:
+        table: Table = opens(worker)
+        return table
+    assert callable(play)
+    return _Stateless(play)
 
 
 class Backend(Protocol):
@@ -43,13 +92,13 @@ class Backend(Protocol):
 class ThreadBackend:
     """Matches in parallel on this machine: each match is mostly waiting on its bots and the server."""
 
-    def __init__(self, play: PlayMatch, parallel: int) -> None:
+    def __init__(self, play: Play, parallel: int) -> None:
         self.capacity = parallel
-        self._play = play
+        self._table = open_table(play, 0)
         self._pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="ladder")
 
     def submit(self, spec: MatchSpec) -> Hashable:
-        return self._pool.submit(self._play, spec)
+        return self._pool.submit(self._table, spec)
 
     def completed(self, handles: list[Hashable]) -> Done:
         futures: list[Future[Outcome]] = [h for h in handles if isinstance(h, Future)]
@@ -62,6 +111,7 @@ class ThreadBackend:
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._table.close()
 
 
 log = logging.getLogger(__name__)
@@ -87,30 +137,55 @@ def _start_local(ray: Any, parallel: int) -> None:
             ray.shutdown()
 
 
-class RayBackend:
-    """Matches as Ray tasks on a cluster (``address``: "local" starts a private instance, "auto" joins one)."""
+class RayWorker:
+    """A Ray actor: opens its table once and plays many matches at once on it (a threaded actor)."""
 
-    def __init__(self, play: PlayMatch, parallel: int, address: str) -> None:
+    def __init__(self, play: Play, worker: int) -> None:
+        self._table = open_table(play, worker)
+
+    def play(self, spec: MatchSpec) -> Outcome:
+        return self._table(spec)
+
+    def close(self) -> None:
+        self._table.close()
+
+
+class RayBackend:
+    """Matches on Ray workers (``address``: "local" starts a private instance, "auto" joins one).
+
+    One actor per CPU of the cluster (at most `parallel`), each playing up to
+    its share of `parallel` matches at once over the connections it holds.
+    """
+
+    def __init__(self, play: Play, parallel: int, address: str) -> None:
         import ray  # optional: the `ray` extra
 
         self._ray: Any = ray
         if not ray.is_initialized():
             if address == "local":
-                _start_local(ray, parallel)
+                _start_local(ray, min(parallel, _cores()))
             else:
                 ray.init(address=address, log_to_driver=False)
-        self.capacity = parallel
-        self._task = ray.remote(max_retries=0, num_cpus=1)(_call)
-        self._play = ray.put(play)
+        workers = max(1, min(parallel, int(self._ray.cluster_resources().get("CPU", 1))))
+        each = math.ceil(parallel / workers)
+        actor = self._ray.remote(num_cpus=1, max_concurrency=each, max_restarts=0, max_task_retries=0)(RayWorker)
+        self._actors = [actor.remote(play, worker) for worker in range(workers)]
+        self._load = [0] * workers
+        self._owner: dict[Hashable, int] = {}
+        self.capacity = workers * each
 
     def submit(self, spec: MatchSpec) -> Hashable:
-        ref: Hashable = self._task.remote(self._play, spec)
+        worker = min(range(len(self._actors)), key=self._load.__getitem__)
+        ref: Hashable = self._actors[worker].play.remote(spec)
+        self._load[worker] += 1
+        self._owner[ref] = worker
         return ref
 
     def completed(self, handles: list[Hashable]) -> Done:
         ready, _ = self._ray.wait(handles, num_returns=1, timeout=1.0)
         out: Done = []
         for ref in ready:
+            self._load[self._owner.pop(ref)] -= 1
             try:
                 out.append((ref, self._ray.get(ref)))
             except Exception as exc:  # a RayTaskError wrapping the attempt's failure
@@ -118,25 +193,41 @@ class RayBackend:
         return out
 
     def close(self) -> None:
-        """Leave the Ray instance to its owner (a private one ends with this process)."""
+        """Close every worker's table and end the workers; leave the Ray instance to its owner."""
+        try:
+            self._ray.get([a.close.remote() for a in self._actors], timeout=60)
+        except Exception:  # a worker that died took its table with it
+            log.warning("a Ray worker could not close its table", exc_info=True)
+        for actor in self._actors:
+            self._ray.kill(actor)
 
 
-def _call(play: PlayMatch, spec: MatchSpec) -> Outcome:
-    return play(spec)
+def _cores() -> int:
+    return os.cpu_count() or 1
+
+
+@dataclasses.dataclass(kw_only=True)
+class Played:
+    """What one run of `run_pending` did."""
+
+    given_up: list[tuple[MatchSpec, str]] = dataclasses.field(default_factory=list)
+    """The matches that failed every attempt, with the last error."""
+    counted: int = 0
+    moves: int = 0
+    """Actions in the matches counted in this run."""
 
 
 def run_pending(pending: list[MatchSpec], backend: Backend, store: LadderStore, *, retries: int,
-                progress: Progress | None = None,
-                watchdog: Callable[[], None] | None = None) -> list[tuple[MatchSpec, str]]:
-    """Play `pending`, counting each finished match once; returns the matches that failed every attempt.
+                progress: Progress | None = None, watchdog: Callable[[], None] | None = None) -> Played:
+    """Play `pending`, counting each finished match once.
 
-    `watchdog` runs after every failed attempt (it restarts the ladder's own server if that died, or raises
-    to stop the ladder).
+    `watchdog` runs at least once a second and after every failed attempt (it restarts the ladder's own server
+    if that died, so that the bots reconnect and the matches in play go on, or raises to stop the ladder).
     """
     queue = deque((spec, store.failures(spec.index) + 1) for spec in pending)
     limit = {spec.index: store.failures(spec.index) + 1 + retries for spec in pending}
     flying: dict[Hashable, tuple[MatchSpec, int]] = {}
-    given_up: list[tuple[MatchSpec, str]] = []
+    played = Played()
     try:
         while queue or flying:
             while queue and len(flying) < backend.capacity:
@@ -144,15 +235,24 @@ def run_pending(pending: list[MatchSpec], backend: Backend, store: LadderStore, 
                 flying[backend.submit(spec)] = (spec, attempt)
             if progress is not None:
                 progress.tick()
+            if watchdog is not None:
+                watchdog()
             for handle, result in backend.completed(list(flying)):
                 spec, attempt = flying.pop(handle)
                 if isinstance(result, Outcome):
-                    store.record(dataclasses.replace(result, attempts=attempt))
+                    for bot, what in result.crashes:
+                        store.record_crash(bot, what)
+                    if store.record(dataclasses.replace(result, attempts=attempt)):
+                        played.counted += 1
+                        played.moves += result.moves
                     if progress is not None:
                         progress.advance()
                     continue
                 if not isinstance(result, Exception):
                     raise result
+                stop = result if isinstance(result, LadderStopError) else getattr(result, "cause", None)
+                if isinstance(stop, LadderStopError):
+                    raise stop
                 message = f"{type(result).__name__}: {result}"
                 crashed = getattr(result, "bot", "") or getattr(getattr(result, "cause", None), "bot", "")
                 store.record_failure(spec.index, attempt, message, crashed)
@@ -161,7 +261,7 @@ def run_pending(pending: list[MatchSpec], backend: Backend, store: LadderStore, 
                 if attempt < limit[spec.index]:
                     queue.append((spec, attempt + 1))
                 else:
-                    given_up.append((spec, message))
+                    played.given_up.append((spec, message))
     finally:
         backend.close()
-    return given_up
+    return played

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import shlex
 import shutil
 import sys
@@ -23,16 +24,24 @@ from typing import Any
 from president_engine import Rules, RulesError
 from president_sdk.bots import BUILTIN_BOTS
 
-PLACEHOLDERS = ("server", "token", "match", "player", "name", "seed")
+PLACEHOLDERS = ("server", "token", "match", "player", "name", "seed", "account_token")
 """What a bot command may contain in braces, e.g. ``--server {server} --token {token}``.
 
 ``{seed}`` is the match's bot seed: the same for every seating of a
 duplicate board, so a bot that draws random numbers can draw the same ones
-each time the board is played (common random numbers)."""
+each time the board is played (common random numbers).  A command with
+``{account_token}`` is started once and plays all its matches over one
+Session; it may use only `SESSION_PLACEHOLDERS` (its seed comes in each
+match's Welcome)."""
+SESSION_PLACEHOLDERS = ("server", "account_token", "name")
 
 
 _MAX_BOARD = 720
 """The most matches a board of every seating may have (6 players)."""
+SESSION_MATCHES_PER_CORE = 16
+"""Matches in flight per core when every bot plays over Sessions (the default of `parallel`)."""
+MAX_AUTO_PARALLEL = 64
+"""The default `parallel` at most: below a server's default limit of live matches per account (100)."""
 
 
 class ConfigError(ValueError):
@@ -78,9 +87,12 @@ SOURCE_SUFFIXES = frozenset({".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", 
 
 @dataclass(frozen=True, kw_only=True)
 class BotSpec:
-    """One entrant: a built-in level, or a command run once per seat (placeholders filled in).
+    """One entrant: a built-in level, or a command (placeholders filled in).
 
-    A command runs in the ladder file's folder.  Its program is looked up on
+    A command with ``{account_token}`` runs once for the whole ladder (once
+    per parallel slot when not `concurrent`) and plays every match of its
+    account over one Session; any other command runs once per seat.  A
+    command runs in the ladder file's folder.  Its program is looked up on
     PATH and then beside the Python running the ladder (a virtual
     environment's ``bin``), so ``president-bot`` works without an activated
     environment.
@@ -91,11 +103,19 @@ class BotSpec:
     command: tuple[str, ...] = ()
     version: str = ""
     """Set by the user to mark a new version of a bot whose files the ladder cannot see."""
+    concurrent: bool = True
+    """A session command that plays many matches at once (else one process per parallel slot)."""
 
-    def argv(self, *, server: str, token: str, match: str, player: int, seed: int) -> list[str]:
-        """The command line for one seat, placeholders replaced (the program as found, see `program`)."""
+    @property
+    def session(self) -> bool:
+        """Whether the bot plays its matches over Sessions: a built-in level, or a command given an account."""
+        return self.builtin is not None or any("{account_token}" in part for part in self.command)
+
+    def argv(self, *, server: str, token: str = "", match: str = "", player: int = -1, seed: int = 0,
+             account_token: str = "") -> list[str]:
+        """The command line (for one seat, or for a session bot), placeholders replaced (see `program`)."""
         values = {"server": server, "token": token, "match": match, "player": str(player), "name": self.name,
-                  "seed": str(seed)}
+                  "seed": str(seed), "account_token": account_token}
         return [part.format(**values) for part in self.command]
 
     def files(self, base: Path) -> list[Path]:
@@ -160,7 +180,8 @@ class LadderConfig:
     db: Path
     base: Path = Path()
     """The ladder file's folder: commands run there and their paths are relative to it."""
-    parallel: int = 2
+    parallel: int | None = None
+    """Matches at once; None: what the machine and the server sustain (`auto_parallel`)."""
     retries: int = 2
     """Further attempts of a match that failed (a bot crashed, the server went away)."""
     match_timeout_s: float = 300.0
@@ -178,6 +199,21 @@ class LadderConfig:
 
     def bot(self, name: str) -> BotSpec:
         return next(b for b in self.bots if b.name == name)
+
+    def auto_parallel(self) -> int:
+        """`parallel`, or when unset: enough matches at once to keep the server and the bots busy.
+
+        Over Sessions a match in flight costs a few objects, so the default
+        is set by how many the server's cores can interleave
+        (benchmarks/ladder_speed.py); a bot run once per seat costs a
+        process per seat, so then one match per core.
+        """
+        if self.parallel is not None:
+            return self.parallel
+        cores = os.cpu_count() or 1
+        if all(b.session for b in self.bots):
+            return min(SESSION_MATCHES_PER_CORE * cores, MAX_AUTO_PARALLEL)
+        return cores
 
     def fingerprint(self) -> str:
         """A hash of everything that decides which matches are played (not how each bot plays: `identities`)."""
@@ -253,7 +289,7 @@ def parse(data: Mapping[str, Any], *, base: Path, default_name: str = "ladder") 
         bots=tuple(_bot(i, b) for i, b in enumerate(_get(data, "bots", list, []))),
         db=base / _get(data, "db", str, "ladder.db"),
         base=base,
-        parallel=_get(data, "parallel", int, 2),
+        parallel=_parallel(data),
         retries=_get(data, "retries", int, 2),
         match_timeout_s=float(_get(data, "match_timeout", (int, float), 300)),
         clock=clock,
@@ -272,8 +308,8 @@ def _check(config: LadderConfig) -> None:
     if config.seatings is Seatings.ALL and math.factorial(config.players) > _MAX_BOARD:
         raise ConfigError("seatings", f"'all' makes a board of {math.factorial(config.players)} matches"
                                       f" for {config.players} players (at most {_MAX_BOARD}); use 'rotations'")
-    if config.parallel < 1 or config.retries < 0 or config.match_timeout_s <= 0:
-        raise ConfigError("parallel", "parallel >= 1, retries >= 0 and match_timeout > 0")
+    if (config.parallel is not None and config.parallel < 1) or config.retries < 0 or config.match_timeout_s <= 0:
+        raise ConfigError("parallel", "parallel >= 1 (or \"auto\"), retries >= 0 and match_timeout > 0")
     if not 0 <= config.seed < 2**63:
         raise ConfigError("seed", "must be between 0 and 2**63 - 1")
     names = [b.name for b in config.bots]
@@ -287,7 +323,7 @@ def _bot(index: int, table: Any) -> BotSpec:
     key = f"bots[{index}]"
     if not isinstance(table, dict):
         raise ConfigError(key, "must be a table with name and builtin or command")
-    _no_unknown(key, table, {"name", "builtin", "command", "version"})
+    _no_unknown(key, table, {"name", "builtin", "command", "version", "concurrent"})
     builtin = table.get("builtin")
     command = table.get("command")
     if (builtin is None) == (command is None):
@@ -309,7 +345,29 @@ def _bot(index: int, table: Any) -> BotSpec:
     version = table.get("version", "")
     if not isinstance(version, str):
         raise ConfigError(f"{key}.version", "must be a string")
-    return BotSpec(name=str(table["name"]), command=tuple(argv), version=version)
+    concurrent = table.get("concurrent", True)
+    if not isinstance(concurrent, bool):
+        raise ConfigError(f"{key}.concurrent", "must be true or false")
+    spec = BotSpec(name=str(table["name"]), command=tuple(argv), version=version, concurrent=concurrent)
+    if spec.session:
+        per_match = [p for p in PLACEHOLDERS if p not in SESSION_PLACEHOLDERS and any(f"{{{p}}}" in a for a in argv)]
+        if per_match:
+            raise ConfigError(f"{key}.command", f"{{{per_match[0]}}} is one match's, but a command given"
+                                                " {account_token} runs once for all its matches (placeholders:"
+                                                f" {', '.join(SESSION_PLACEHOLDERS)})")
+    elif not concurrent:
+        raise ConfigError(f"{key}.concurrent", "only for a command given {account_token} (a command given {token}"
+                                               " plays one seat)")
+    return spec
+
+
+def _parallel(data: Mapping[str, Any]) -> int | None:
+    value = data.get("parallel", "auto")
+    if value == "auto":
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ConfigError("parallel", "must be a number of matches or \"auto\"")
+    return value
 
 
 def _get(table: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default: Any, prefix: str = "") -> Any:

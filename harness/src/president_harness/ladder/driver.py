@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import resource
+import time
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
-from president_harness.ladder.backends import Backend, PlayMatch, RayBackend, ThreadBackend, run_pending
+from president_harness.ladder.backends import Backend, Play, Played, RayBackend, ThreadBackend, run_pending
 from president_harness.ladder.config import LadderConfig
 from president_harness.ladder.gate import Claim
 from president_harness.ladder.ladder_store import LadderStore
 from president_harness.ladder.progress import Progress
 from president_harness.ladder.schedule import MatchSpec, schedule
-from president_harness.ladder.summary import Summary, summarize
+from president_harness.ladder.summary import Speed, Summary, summarize
 
 
 def pending(config: LadderConfig) -> tuple[list[MatchSpec], int]:
@@ -37,25 +40,56 @@ def retire_changed_bots(config: LadderConfig) -> dict[str, int]:
         store.close()
 
 
-def run_ladder(config: LadderConfig, play: PlayMatch, *, claims: Sequence[Claim] = (), ray: str | None = None,
-               progress: TextIO | None = None, watchdog: Callable[[], None] | None = None) -> Summary:
-    """Play what is left of the ladder with `play` (threads, or Ray tasks at `ray`) and summarize it all."""
+def run_ladder(config: LadderConfig, play: Play, *, claims: Sequence[Claim] = (), ray: str | None = None,
+               progress: TextIO | None = None, watchdog: Callable[[], None] | None = None,
+               server_cpu: Callable[[], float | None] | None = None) -> Summary:
+    """Play what is left of the ladder with `play` (threads, or Ray workers at `ray`) and summarize it all.
+
+    `server_cpu`: the CPU seconds the ladder's own server has used so far (for the speed report).
+    """
     specs = schedule(config)
     store = LadderStore(config.db, config.fingerprint())
     try:
         done = store.done()
         todo = [s for s in specs if s.index not in done]
-        failed: list[tuple[MatchSpec, str]] = []
+        played = Played()
+        speed = None
         if todo:
-            backend: Backend = (RayBackend(play, config.parallel, ray) if ray is not None
-                                else ThreadBackend(play, config.parallel))
+            parallel = config.auto_parallel()
+            clock = _Clock(server_cpu)
+            backend: Backend = (RayBackend(play, parallel, ray) if ray is not None else ThreadBackend(play, parallel))
             bar = Progress(len(specs), len(done), progress, name=config.name) if progress is not None else None
             try:
-                failed = run_pending(todo, backend, store, retries=config.retries, progress=bar, watchdog=watchdog)
+                played = run_pending(todo, backend, store, retries=config.retries, progress=bar, watchdog=watchdog)
             finally:
                 if bar is not None:
                     bar.close()
-        return summarize(config, store.outcomes(), len(specs), claims, [(s.index, e) for s, e in failed],
-                         crashes=store.crashes())
+            speed = clock.speed(played, backend.capacity)
+        return summarize(config, store.outcomes(), len(specs), claims,
+                         [(s.index, e) for s, e in played.given_up], crashes=store.crashes(), speed=speed)
     finally:
         store.close()
+
+
+class _Clock:
+    """Wall and CPU time from the start of a run: this process, its child processes, the server."""
+
+    def __init__(self, server_cpu: Callable[[], float | None] | None) -> None:
+        self._server_cpu = server_cpu
+        self._wall = time.perf_counter()
+        self._own = time.process_time()
+        self._children = _children_cpu()
+        self._server = server_cpu() if server_cpu is not None else None
+
+    def speed(self, played: Played, parallel: int) -> Speed:
+        server = self._server_cpu() if self._server_cpu is not None else None
+        return Speed(matches=played.counted, moves=played.moves, seconds=time.perf_counter() - self._wall,
+                     parallel=parallel, cores=os.cpu_count() or 1, ladder_cpu_s=time.process_time() - self._own,
+                     bots_cpu_s=_children_cpu() - self._children,
+                     server_cpu_s=None if server is None or self._server is None else server - self._server)
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's child processes that have ended (its bots, once stopped)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime

@@ -4,7 +4,8 @@ Exit status: 0 when every ``--expect`` claim holds, 1 when one does not,
 2 for a bad ladder file or argument, 3 when matches failed every attempt or
 are missing (the ladder is incomplete; run it again to resume), 4 with
 ``--strict`` when a bot misbehaved (an error, a time-out, an illegal answer,
-a crash, a seat taken over), 130 when interrupted.
+a crash, a seat taken over), 130 when interrupted (Ctrl-C or SIGTERM: its
+server and bots are stopped either way).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from president_harness.ladder.child_server import ChildServer, ServerError
+from president_harness.child_server import ChildServer, ServerError
+from president_harness.interrupts import terminate_as_interrupt
+from president_harness.ladder.backends import LadderStopError
 from president_harness.ladder.config import ConfigError, LadderConfig, load
 from president_harness.ladder.driver import pending, retire_changed_bots, run_ladder
 from president_harness.ladder.gate import ClaimError, check_feasible, parse_claim
@@ -26,6 +29,9 @@ from president_harness.ladder.over_server import OverServer
 from president_harness.ladder.report import json_text, junit, markdown, terminal
 
 ADMIN_TOKEN_ENV = "PRESIDENT_ADMIN_TOKEN"
+OWN_SERVER_OPTIONS = ("--account-matches", "100000", "--account-matches-per-day", "1000000000", "--max-matches",
+                      "100000")
+"""The ladder's own server plays only the ladder: its accounts may play as many matches as the ladder has."""
 EXIT_CLAIM, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_MISBEHAVED, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
 
 
@@ -38,7 +44,7 @@ def add_ladder_parser(subparsers: Any) -> argparse.ArgumentParser:
     ladder.add_argument("--server", help="use this game server (HOST:PORT) instead of starting one")
     ladder.add_argument("--admin-token", help=f"the server's admin token (or set {ADMIN_TOKEN_ENV})")
     ladder.add_argument("--db", type=Path, help="the ladder db (default: the file's `db`)")
-    ladder.add_argument("--parallel", type=int, help="matches at once (default: the file's `parallel`)")
+    ladder.add_argument("--parallel", type=int, help="matches at once (default: the file's `parallel`, \"auto\")")
     ladder.add_argument("--ray", metavar="ADDRESS",
                         help="play matches as Ray tasks: 'auto' joins a running cluster, 'local' starts one")
     ladder.add_argument("--expect", action="append", default=[], metavar="CLAIM",
@@ -69,22 +75,27 @@ def ladder_command(args: argparse.Namespace) -> int:
         print(f"president ladder: {name} changed since the last run (its files, command or version):"
               f" a new entrant, its {dropped} earlier matches are played again", file=sys.stderr)
     try:
-        with ExitStack() as stack:
+        with terminate_as_interrupt(), ExitStack() as stack:
             server, token = args.server, args.admin_token or os.environ.get(ADMIN_TOKEN_ENV, "")
-            watchdog = None
+            watchdog = server_cpu = None
             if todo and server is None:
-                own = stack.enter_context(ChildServer(config.db.with_name(config.db.name + ".server.sqlite")))
-                server, token, watchdog = own.address, own.admin_token, own.keep_alive
+                own = stack.enter_context(ChildServer(config.db.with_name(config.db.name + ".server.sqlite"),
+                                                      OWN_SERVER_OPTIONS))
+                server, token, watchdog, server_cpu = own.address, own.admin_token, own.keep_alive, own.cpu_seconds
             elif todo and not token:
                 print(f"president ladder: --server needs --admin-token or {ADMIN_TOKEN_ENV}", file=sys.stderr)
                 return EXIT_USAGE
             over_server = OverServer(server=server or "", admin_token=token, preset=config.preset,
                                      rules=config.rules, clock=config.clock, bots={b.name: b for b in config.bots},
-                                     timeout_s=config.match_timeout_s, base=config.base, runs=config.runs)
+                                     timeout_s=config.match_timeout_s, base=config.base, runs=config.runs,
+                                     ladder=f"{config.name}@{config.db.resolve()}", parallel=config.auto_parallel())
             summary = run_ladder(config, over_server, claims=claims, ray=args.ray, progress=sys.stderr,
-                                 watchdog=watchdog)
+                                 watchdog=watchdog, server_cpu=server_cpu)
     except ServerError as exc:
         print(f"president ladder: {exc}", file=sys.stderr)
+        return EXIT_INCOMPLETE
+    except LadderStopError as exc:
+        print(f"president ladder: {exc}. Run the ladder again to resume.", file=sys.stderr)
         return EXIT_INCOMPLETE
     except KeyboardInterrupt:
         done = total - len(pending(config)[0])

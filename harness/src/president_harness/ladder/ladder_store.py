@@ -4,6 +4,8 @@ A match is counted by inserting its row, keyed by its schedule index, in one
 transaction; a match that was interrupted or failed has no row and is simply
 played again, and a second result for a counted match is refused.  So a
 resumed ladder never plays a counted match again and never counts one twice.
+Commits are durable once the process has made them (WAL, synchronous
+NORMAL): a power cut may lose the last few, which are then played again.
 The db remembers the ladder's fingerprint and refuses to mix ladders; it also
 remembers each bot's identity, and a bot that changed (its files, its
 command, its version) is a new entrant: its earlier matches are dropped and
@@ -29,6 +31,7 @@ CREATE TABLE IF NOT EXISTS failures (
     idx INTEGER NOT NULL, attempt INTEGER NOT NULL, error TEXT NOT NULL, at REAL NOT NULL,
     bot TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS bots (name TEXT PRIMARY KEY, identity TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS crashes (bot TEXT NOT NULL, error TEXT NOT NULL, at REAL NOT NULL);
 """
 
 
@@ -43,7 +46,7 @@ class LadderStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
         if "bot" not in {row[1] for row in self._db.execute("PRAGMA table_info(failures)")}:
             self._db.execute("ALTER TABLE failures ADD COLUMN bot TEXT NOT NULL DEFAULT ''")
@@ -88,9 +91,18 @@ class LadderStore:
         """Keep a failed attempt for the report (`bot`: the bot whose program crashed); it counts for nothing."""
         self._db.execute("INSERT INTO failures VALUES (?, ?, ?, ?, ?)", (index, attempt, error, time.time(), bot))
 
+    def record_crash(self, bot: str, error: str) -> None:
+        """A Session bot's process exited during the ladder (its matches played on; it was started again)."""
+        self._db.execute("INSERT INTO crashes VALUES (?, ?, ?)", (bot, error, time.time()))
+
     def crashes(self) -> dict[str, int]:
-        """Failed attempts caused by each bot's program crashing, over every run."""
-        return dict(self._db.execute("SELECT bot, COUNT(*) FROM failures WHERE bot != '' GROUP BY bot").fetchall())
+        """Each bot's crashes over every run: failed attempts of a per-seat bot, exits of a Session bot."""
+        counts: dict[str, int] = {}
+        for bot, n in self._db.execute(
+                "SELECT bot, COUNT(*) FROM failures WHERE bot != '' GROUP BY bot"
+                " UNION ALL SELECT bot, COUNT(*) FROM crashes GROUP BY bot").fetchall():
+            counts[bot] = counts.get(bot, 0) + n
+        return counts
 
     def done(self) -> set[int]:
         """The schedule indices already counted."""

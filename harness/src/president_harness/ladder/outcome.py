@@ -26,6 +26,10 @@ class Outcome:
     """Players whose seat the server's bot took over (timeouts): their results are suspect."""
     faults: tuple[tuple[int, int, int, int], ...] = ()
     """By player: (errors, time-outs, illegal answers, clock strikes) as the server counted them."""
+    moves: int = 0
+    """Actions in the match (for this run's speed report; not stored)."""
+    crashes: tuple[tuple[str, str], ...] = ()
+    """Session bots whose process exited while this match was played: (bot, what happened); stored apart."""
 
     def orders(self) -> list[tuple[str, ...]]:
         """Each deal's finishing order as bot names."""

@@ -1,26 +1,35 @@
-"""`OverServer`: playing one scheduled match on a game server — create it, start its seats, wait, read the replay.
+"""`OverServer`: playing scheduled matches on a game server, with the bots connected once for many matches.
 
-Command bots run as child processes, one per seat, in the ladder file's
-folder, with the placeholders of their command filled in; their stdout and
-stderr go to the match's folder under the ladder's run folder (cut to
-`LOG_CAP` bytes each), beside the match's record.  Built-in levels run in
-this process through the SDK's network runner, so they talk to the server
-exactly as any client does.  Any seat that fails (a command that exits
-non-zero, a bot that raises), a match that does not end in time, or a server
-error raises `MatchError`; the caller decides whether to try again.  The
-result is read back from the server's replay, so what is counted is what
-the server recorded, with each seat's faults as the server counted them.
+`OverServer` is the recipe (plain data: it travels to Ray workers);
+`open` gives a `ServerTable`, which holds what one worker keeps for the
+whole ladder and plays one match per call, from many threads at once:
+
+- a bot account per Session bot (built-in levels, and commands given
+  ``{account_token}``: one account, or one per parallel slot for a command
+  that is not `concurrent`), each match seating them with
+  `CreateMatchRequest.seat_accounts`;
+- the built-in levels, played from one asyncio client (`BuiltinSessions`);
+- the Session commands, started once (`SessionBots`: restarted after a
+  crash, which is counted against the bot while its matches play on);
+- a `MatchWatch` that learns when matches end.
+
+A command given ``{token}`` still runs once per seat, as a child process in
+the ladder file's folder with its output in the match's folder.  A match
+ends in time or its attempt fails with `MatchError` (a per-seat bot that
+exits non-zero, a timeout, a server error); the caller decides whether to
+try again.  The result is read back from the server's replay, so what is
+counted is what the server recorded, with each seat's faults as the server
+counted them.
 """
 
 from __future__ import annotations
 
-import subprocess
+import contextlib
 import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 import grpc
 from president_engine import CardSet, Rules
@@ -28,23 +37,24 @@ from president_engine.events import DealEnded
 from president_protocol.convert import cards_to_proto, replay_from_proto, rules_to_proto
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_sdk.bots import builtin_bot
-from president_sdk.remote import run as run_seat
+from president_sdk.session_client import RECONNECT_OPTIONS, FinishedMatch
 
+from president_harness.builtin_sessions import BuiltinSessions
+from president_harness.ladder.backends import LadderStopError
+from president_harness.ladder.bot_process import BotProcess
 from president_harness.ladder.config import BotSpec, ClockSpec
+from president_harness.ladder.ladder_accounts import AccountError, account_name, ladder_account
+from president_harness.ladder.match_watch import MatchWatch
 from president_harness.ladder.outcome import Outcome
 from president_harness.ladder.schedule import MatchSpec
+from president_harness.ladder.session_bots import SessionBots, SessionSeat
 from president_harness.rpc_errors import describe_rpc_error
 
 _POLL_S = 0.05
-_STATUS_S = 0.5
-"""How often the server is asked whether the match is over."""
+_CALL_S = 30.0
+"""How long a call waits for the server (through a restart by the ladder's watchdog) before the attempt fails."""
 _LEAVE_S = 5.0
-"""How long seats may take to leave once the match is over before they are stopped."""
-
-
-LOG_CAP = 64 * 1024
-"""Bytes of a command bot's stdout or stderr kept per match: the first and the last half."""
+"""How long per-seat bots may take to leave once the match is over before they are stopped."""
 
 
 class MatchError(RuntimeError):
@@ -57,7 +67,7 @@ class MatchError(RuntimeError):
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class OverServer:
-    """A `PlayMatch` on the game server at `server`: everything a worker needs (plain data: it travels to Ray)."""
+    """How to play the ladder's matches on the game server at `server` (plain data: it travels to Ray)."""
 
     server: str
     admin_token: str
@@ -69,170 +79,189 @@ class OverServer:
     base: Path
     """Where command bots run (the ladder file's folder)."""
     runs: Path
-    """The ladder's run folder: one folder per match with its record and the command bots' output."""
+    """The ladder's run folder: one folder per match with its record and its per-seat bots' output; the Session
+    bots' output in ``bots/``."""
+    ladder: str
+    """Names the ladder's accounts (its name and db)."""
+    parallel: int
+    """Matches at once: the slots of a Session command that plays one match at a time."""
 
-    def __call__(self, spec: MatchSpec) -> Outcome:
-        return _play(spec, self)
-
-
-class _Seat(Protocol):
-    name: str
-
-    def failure(self) -> str | None: ...
-    def finished(self) -> bool: ...
-    def stop(self) -> None: ...
-
-
-class _ProcessSeat:
-    """A command bot's process, its output written to `logs` (.stdout, .stderr); stderr explains a failure."""
-
-    def __init__(self, name: str, argv: list[str], cwd: Path, logs: Path) -> None:
-        self.name = name
-        self._argv = argv
-        self._out, self._err = logs.with_suffix(".stdout"), logs.with_suffix(".stderr")
-        with self._out.open("wb") as out, self._err.open("wb") as err:
-            self._proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
-
-    def finished(self) -> bool:
-        return self._proc.poll() is not None
-
-    def failure(self) -> str | None:
-        code = self._proc.poll()
-        if code is None or code == 0:
-            return None
-        tail = self._err.read_bytes()[-4096:].decode(errors="replace").strip().splitlines()[-5:]
-        return f"{self.name} ({self._argv[0]}) exited with status {code}: " + " | ".join(tail)
-
-    def stop(self) -> None:
-        if self._proc.poll() is None:
-            self._proc.kill()
-            self._proc.wait()
-        for path in (self._out, self._err):
-            _cap(path)
-
-
-def _cap(path: Path) -> None:
-    """Keep the first and the last LOG_CAP // 2 bytes of a log, with a line saying what was cut."""
-    size = path.stat().st_size
-    if size <= LOG_CAP:
-        return
-    data = path.read_bytes()
-    half = LOG_CAP // 2
-    path.write_bytes(data[:half] + f"\n[... {size - 2 * half} bytes cut ...]\n".encode() + data[-half:])
-
-
-class _BuiltinSeat:
-    """A built-in level, played over the network from a thread of this process."""
-
-    def __init__(self, name: str, level: str, seed: int, server: str, token: str) -> None:
-        self.name = name
-        self._error: str | None = None
-        self._cancel = threading.Event()
-        self._thread = threading.Thread(target=self._play, args=(level, seed, server, token), daemon=True)
-        self._thread.start()
-
-    def _play(self, level: str, seed: int, server: str, token: str) -> None:
-        try:
-            run_seat(builtin_bot(level, seed=seed), server=server, token=token, cancel=self._cancel)
-        except Exception as exc:  # reported as the attempt's failure
-            if not self._cancel.is_set():
-                self._error = f"built-in {level}: {type(exc).__name__}: {exc}"
-
-    def finished(self) -> bool:
-        return not self._thread.is_alive()
-
-    def failure(self) -> str | None:
-        return self._error
-
-    def stop(self) -> None:
-        """Leave the match (an attempt given up, or the match over and the seat still there)."""
-        self._cancel.set()
+    def open(self, worker: int = 0) -> ServerTable:
+        """Connect this worker's bots; close the table when the ladder is done."""
+        return ServerTable(self, worker)
 
 
 def match_folder(runs: Path, index: int) -> Path:
-    """Where match `index` of the schedule keeps its record and its command bots' output."""
+    """Where match `index` of the schedule keeps its record and its per-seat bots' output."""
     return runs / f"match-{index:05d}"
 
 
-def _play(spec: MatchSpec, table: OverServer) -> Outcome:
-    """Play `spec` on the server of `table`; raises MatchError."""
-    started = time.monotonic()
-    admin = (("authorization", f"Bearer {table.admin_token}"),)
-    folder = match_folder(table.runs, spec.index)
-    folder.mkdir(parents=True, exist_ok=True)
-    with grpc.insecure_channel(table.server) as channel:
-        stub = pb_grpc.PresidentServiceStub(channel)
+class ServerTable:
+    """What one worker holds for the whole ladder; call it to play one match (from any thread)."""
+
+    def __init__(self, recipe: OverServer, worker: int) -> None:
+        self._recipe = recipe
+        self._channel = grpc.insecure_channel(recipe.server, options=RECONNECT_OPTIONS)
+        self._stub = pb_grpc.PresidentServiceStub(self._channel)
+        self._lock = threading.Lock()
+        self._free: dict[str, list[str]] = {}
+        """Session bot -> its accounts free for another match (a concurrent bot's one account is always free)."""
+        self._concurrent: dict[str, str] = {}
+        commands = [b for b in recipe.bots.values() if b.session and b.builtin is None]
+        levels = [b for b in recipe.bots.values() if b.builtin is not None]
+        with contextlib.ExitStack() as undo:
+            undo.callback(self._channel.close)
+            # Commands first: their processes start up while the rest is set up.
+            seats = [SessionSeat(bot=bot, account_token=token, logs=recipe.runs / "bots" / name)
+                     for bot in commands for name, token in self._accounts(bot, worker)]
+            self._sessions = SessionBots(seats, recipe.server, recipe.base)
+            undo.callback(self._sessions.close)
+            tokens = {token: bot.builtin for bot in levels for _, token in self._accounts(bot, worker)
+                      if bot.builtin is not None}
+            self._watch = MatchWatch(self._stub)
+            undo.callback(self._watch.close)
+            self._builtins = BuiltinSessions(recipe.server, tokens, on_finished=self._finished).__enter__()
+            undo.pop_all()
+
+    def _accounts(self, bot: BotSpec, worker: int) -> list[tuple[str, str]]:
+        """The bot's accounts on the server (name, token): one, or one per slot when it is not concurrent."""
+        recipe = self._recipe
+        slots = 1 if bot.builtin is not None or bot.concurrent else recipe.parallel
+        names = [account_name(recipe.ladder, bot.name, worker, slot) for slot in range(slots)]
         try:
-            created = stub.CreateMatch(_request(spec, table), metadata=admin, timeout=30)
-        except grpc.RpcError as exc:
-            raise MatchError(f"CreateMatch: {describe_rpc_error(exc, table.server)}") from None
-        seats: list[_Seat] = []
+            tokens = [ladder_account(self._stub, recipe.admin_token, name, f"ladder {recipe.ladder}", recipe.server)
+                      for name in names]
+        except AccountError as exc:
+            raise LadderStopError(str(exc)) from None
+        if slots == 1:
+            self._concurrent[bot.name] = names[0]
+        else:
+            self._free[bot.name] = names
+        return list(zip(names, tokens, strict=True))
+
+    def _finished(self, match: FinishedMatch) -> None:
+        self._watch.over(match.match_id)
+
+    def close(self) -> None:
+        self._sessions.close()
+        self._builtins.close()
+        self._watch.close()
+        self._channel.close()
+
+    # ------------------------------------------------------------------ one match
+
+    def __call__(self, spec: MatchSpec) -> Outcome:
+        recipe = self._recipe
+        started = time.monotonic()
+        admin = (("authorization", f"Bearer {recipe.admin_token}"),)
+        folder = match_folder(recipe.runs, spec.index)
+        folder.mkdir(parents=True, exist_ok=True)
+        accounts = self._take(spec)
+        seats: list[BotProcess] = []
+        match_id = ""
         try:
+            try:
+                created = self._stub.CreateMatch(self._request(spec, accounts), metadata=admin, timeout=_CALL_S,
+                                                 wait_for_ready=True)
+            except grpc.RpcError as exc:
+                raise MatchError(f"CreateMatch: {describe_rpc_error(exc, recipe.server)}") from None
+            match_id = created.match_id
+            over = self._watch.expect(match_id)
             for seat_token in created.seats:
                 player = seat_token.player
-                bot = table.bots[spec.bots[player]]
-                if bot.builtin is not None:
-                    seats.append(_BuiltinSeat(bot.name, bot.builtin, spec.seed, table.server, seat_token.token))
-                else:
-                    argv = bot.argv(server=table.server, token=seat_token.token, match=created.match_id,
-                                    player=player, seed=spec.seed)
-                    argv[0] = bot.program(table.base) or argv[0]
-                    seats.append(_ProcessSeat(bot.name, argv, table.base, folder / f"player{player}-{bot.name}"))
-            _wait(seats, started + table.timeout_s, created.match_id, stub)
-            summary = stub.GetMatch(pb.GetMatchRequest(match_id=created.match_id), timeout=30).match
+                bot = recipe.bots[spec.bots[player]]
+                if not bot.session:
+                    argv = bot.argv(server=recipe.server, token=seat_token.token, match=match_id, player=player,
+                                    seed=spec.command_seed)
+                    argv[0] = bot.program(recipe.base) or argv[0]
+                    seats.append(BotProcess(bot.name, argv, recipe.base, folder / f"player{player}-{bot.name}"))
+            self._wait(seats, over, started + recipe.timeout_s, match_id)
+            summary = self._stub.GetMatch(pb.GetMatchRequest(match_id=match_id), timeout=_CALL_S,
+                                          wait_for_ready=True).match
             if summary.status != pb.MATCH_STATUS_OVER:
-                raise MatchError(f"match {created.match_id}: every seat left but the match is not over")
-            replay = stub.GetReplay(pb.GetReplayRequest(match_id=created.match_id), metadata=admin,
-                                    timeout=30).replay
+                raise MatchError(f"match {match_id}: every seat left but the match is not over")
+            replay = self._stub.GetReplay(pb.GetReplayRequest(match_id=match_id), metadata=admin, timeout=_CALL_S,
+                                          wait_for_ready=True).replay
         except grpc.RpcError as exc:
-            raise MatchError(f"match {created.match_id}: {describe_rpc_error(exc, table.server)}") from None
+            raise MatchError(f"match {match_id}: {describe_rpc_error(exc, recipe.server)}") from None
         finally:
             for seat in seats:
                 seat.stop()
-    record = replay_from_proto(replay)
-    (folder / "record.json").write_text(record.dumps(), encoding="utf-8")
-    match = record.replay()
-    places = tuple(e.places for e in match.events if isinstance(e, DealEnded))
-    return Outcome(index=spec.index, board=spec.board, seating=spec.seating, bots=spec.bots, places=places,
-                   scores=tuple(match.scores), match_id=created.match_id, seconds=time.monotonic() - started,
-                   taken_over=tuple(p.player for p in summary.players if p.taken_over),
-                   faults=tuple((p.faults.errors, p.faults.timeouts, p.faults.invalid, p.faults.strikes)
-                                for p in summary.players))
+            self._give_back(spec, accounts)
+            if match_id:
+                self._watch.forget(match_id)
+        record = replay_from_proto(replay)
+        (folder / "record.json").write_text(record.dumps(), encoding="utf-8")
+        match = record.replay()
+        places = tuple(e.places for e in match.events if isinstance(e, DealEnded))
+        return Outcome(index=spec.index, board=spec.board, seating=spec.seating, bots=spec.bots, places=places,
+                       scores=tuple(match.scores), match_id=match_id, seconds=time.monotonic() - started,
+                       taken_over=tuple(p.player for p in summary.players if p.taken_over),
+                       faults=tuple((p.faults.errors, p.faults.timeouts, p.faults.invalid, p.faults.strikes)
+                                    for p in summary.players),
+                       moves=sum(len(deal.actions) for deal in replay.deals),
+                       crashes=tuple(self._sessions.take_crashes()))
 
+    def _take(self, spec: MatchSpec) -> list[str]:
+        """The account seated at each player ("" for a per-seat bot): a free one of each Session bot."""
+        with self._lock:
+            out = []
+            for name in spec.bots:
+                if name in self._concurrent:
+                    out.append(self._concurrent[name])
+                elif name in self._free:
+                    if not self._free[name]:
+                        raise MatchError(f"no free account of {name}: more matches at once than its slots")
+                    out.append(self._free[name].pop())
+                else:
+                    out.append("")
+            return out
 
-def _request(spec: MatchSpec, table: OverServer) -> pb.CreateMatchRequest:
-    return pb.CreateMatchRequest(
-        preset=table.preset,
-        rules=rules_to_proto(table.rules),
-        seed=spec.seed,
-        deals=[pb.DealHands(hands=[pb.Hand(cards=cards_to_proto(CardSet(hand))) for hand in deal])
-               for deal in spec.hands],
-        clock=pb.ClockSettings(move_time_limit_ms=table.clock.move_ms, time_bank_ms=table.clock.bank_ms,
-                               strikes_before_takeover=table.clock.strikes),
-        seat_names=list(spec.bots),
-    )
+    def _give_back(self, spec: MatchSpec, accounts: list[str]) -> None:
+        with self._lock:
+            for name, account in zip(spec.bots, accounts, strict=True):
+                if name in self._free:
+                    self._free[name].append(account)
 
+    def _request(self, spec: MatchSpec, accounts: list[str]) -> pb.CreateMatchRequest:
+        recipe = self._recipe
+        clock = recipe.clock
+        return pb.CreateMatchRequest(
+            preset=recipe.preset,
+            rules=rules_to_proto(recipe.rules),
+            seed=spec.seed,
+            deals=[pb.DealHands(hands=[pb.Hand(cards=cards_to_proto(CardSet(hand))) for hand in deal])
+                   for deal in spec.hands],
+            clock=pb.ClockSettings(move_time_limit_ms=clock.move_ms, time_bank_ms=clock.bank_ms,
+                                   strikes_before_takeover=clock.strikes),
+            seat_names=list(spec.bots),
+            seat_accounts=accounts if any(accounts) else [],
+            bot_seeds=[spec.seed if recipe.bots[name].builtin is not None else spec.command_seed
+                       for name in spec.bots],
+        )
 
-def _wait(seats: list[_Seat], deadline: float, match_id: str, stub: pb_grpc.PresidentServiceStub) -> None:
-    """Until the server says the match is over and the seats have left (or had `_LEAVE_S` to leave).
+    def _wait(self, seats: list[BotProcess], over: threading.Event, deadline: float, match_id: str) -> None:
+        """Until the match is over and its per-seat bots have left (or had `_LEAVE_S` to leave).
 
-    The first failing seat or the deadline ends the attempt.
-    """
-    over_at: float | None = None
-    next_poll = 0.0
-    while True:
-        for seat in seats:
-            failure = seat.failure()
-            if failure is not None:
-                crashed = seat.name if isinstance(seat, _ProcessSeat) else ""
-                raise MatchError(f"match {match_id}: {failure}", bot=crashed)
-        now = time.monotonic()
-        if over_at is None and now >= next_poll:
-            next_poll = now + _STATUS_S
-            status = stub.GetMatch(pb.GetMatchRequest(match_id=match_id), timeout=30).match.status
-            over_at = now if status == pb.MATCH_STATUS_OVER else None
-        if all(seat.finished() for seat in seats) or (over_at is not None and now > over_at + _LEAVE_S):
-            return
-        if now > deadline:
-            raise MatchError(f"match {match_id}: not over after the match timeout")
-        time.sleep(_POLL_S)
+        A per-seat bot that fails, the deadline, or bots that cannot play end the attempt.
+        """
+        over_at: float | None = None
+        while True:
+            for seat in seats:
+                failure = seat.failure()
+                if failure is not None:
+                    raise MatchError(f"match {match_id}: {failure}", bot=seat.name)
+            trouble = self._sessions.gave_up or self._builtins.error
+            if trouble is not None:
+                raise LadderStopError(trouble)
+            now = time.monotonic()
+            if over_at is None and over.is_set():
+                over_at = now
+            if over_at is not None and (all(seat.finished() for seat in seats) or now > over_at + _LEAVE_S):
+                return
+            if now > deadline:
+                raise MatchError(f"match {match_id}: not over after the match timeout")
+            if over_at is None:
+                over.wait(_POLL_S)
+            else:
+                time.sleep(_POLL_S)

@@ -10,7 +10,7 @@ from typing import Any
 from president_service.intervals import Interval
 
 from president_harness.ladder.gate import Verdict
-from president_harness.ladder.summary import Summary
+from president_harness.ladder.summary import Speed, Summary
 
 STATISTIC = ("paired place difference per {unit}: place(B) - place(A) over the {units} both played;"
              " 'A > B' holds when its 95% Student-t interval lies above 0")
@@ -97,9 +97,25 @@ def terminal(summary: Summary) -> str:
         lines += ["", "Faults (answers replaced or refused, clock strikes, seats taken over, program crashes)"]
         lines += _grid(_FAULT_HEAD, _fault_rows(summary))
     lines += _notes(summary)
+    if summary.speed is not None:
+        lines += ["", *_speed_lines(summary.speed)]
     if summary.verdicts:
         lines += ["", *(_verdict_line(v, _unit(summary)) for v in summary.verdicts)]
     return "\n".join(lines) + "\n"
+
+
+def _speed_lines(speed: Speed) -> list[str]:
+    """This run's pace and where its CPU time went, per move (the server's only when it is the ladder's own)."""
+    per_match = f", {speed.moves / speed.matches:.0f} moves a match" if speed.matches else ""
+    parts = [f"server {speed.per_move_us(speed.server_cpu_s):.0f} us" if speed.server_cpu_s is not None
+             else "server not measured (not the ladder's own)",
+             f"ladder and built-in bots {speed.per_move_us(speed.ladder_cpu_s):.0f} us",
+             f"command bots {speed.per_move_us(speed.bots_cpu_s):.0f} us"]
+    busy = [cpu for cpu in (speed.server_cpu_s, speed.ladder_cpu_s, speed.bots_cpu_s) if cpu is not None]
+    load = sum(busy) / speed.seconds if speed.seconds else 0.0
+    return [f"This run: {count(speed.matches, 'match')} in {speed.seconds:.1f} s ({speed.matches_per_s:.1f} matches/s"
+            f"{per_match}), {speed.parallel} at once",
+            f"CPU per move: {', '.join(parts)} ({load:.1f} of {speed.cores} cores busy on average)"]
 
 
 _FAULT_HEAD = ["bot", "errors", "time-outs", "illegal", "strikes", "taken over", "crashes"]
@@ -143,6 +159,8 @@ def markdown(summary: Summary) -> str:
         out += ["", f"Each match's record and its command bots' output: [{summary.runs.name}/]({summary.runs.name}/)"
                     f" (match-NNNNN, by schedule index)."]
     out += [line for line in _notes(summary)]
+    if summary.speed is not None:
+        out += ["", "## Speed", "", *(f"{line}." for line in _speed_lines(summary.speed))]
     return "\n".join(out) + "\n"
 
 
@@ -171,6 +189,11 @@ def to_json(summary: Summary) -> dict[str, Any]:
         "faults": [{"name": f.name, "errors": f.errors, "timeouts": f.timeouts, "invalid": f.invalid,
                     "strikes": f.strikes, "taken_over": f.takeovers, "crashes": f.crashes} for f in summary.faults],
         "runs": None if summary.runs is None else str(summary.runs),
+        "speed": None if summary.speed is None else {
+            "matches": summary.speed.matches, "moves": summary.speed.moves, "seconds": summary.speed.seconds,
+            "matches_per_s": summary.speed.matches_per_s, "parallel": summary.speed.parallel,
+            "cores": summary.speed.cores, "server_cpu_s": summary.speed.server_cpu_s,
+            "ladder_cpu_s": summary.speed.ladder_cpu_s, "bots_cpu_s": summary.speed.bots_cpu_s},
     }
 
 

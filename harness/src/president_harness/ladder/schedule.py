@@ -49,6 +49,13 @@ class MatchSpec:
     hands: tuple[tuple[str, ...], ...] = ()
     """Explicit hands per deal, by seat, in card notation (duplicate only)."""
 
+    @property
+    def command_seed(self) -> int:
+        """The seed command bots draw from (``{seed}``, Welcome.bot_seed): shared by a duplicate board like
+        `seed`, but not the shuffle's seed, from which a bot could compute every hand.  Built-in levels, which
+        never look, keep `seed`, so their draws (and every ladder of built-ins) are as before."""
+        return derive_seed(self.seed, -2)
+
 
 def derive_seed(*parts: int) -> int:
     """A 63-bit seed from the ladder seed and positions (stable across Python versions)."""

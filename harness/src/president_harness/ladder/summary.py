@@ -62,6 +62,31 @@ class BotFaults:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class Speed:
+    """How fast this run played its matches, and where the CPU time went (not stored: a run's own)."""
+
+    matches: int
+    moves: int
+    seconds: float
+    """Wall time of playing them."""
+    parallel: int
+    cores: int
+    ladder_cpu_s: float
+    """This process: the driver, the built-in bots and the gRPC clients."""
+    bots_cpu_s: float
+    """The command bots' processes."""
+    server_cpu_s: float | None = None
+    """The ladder's own server; None for a server of someone else's (not measured)."""
+
+    @property
+    def matches_per_s(self) -> float:
+        return self.matches / self.seconds if self.seconds else 0.0
+
+    def per_move_us(self, cpu_s: float) -> float:
+        return 1e6 * cpu_s / self.moves if self.moves else 0.0
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Summary:
     name: str
     format: Format
@@ -82,6 +107,8 @@ class Summary:
     """By bot, in the order of the ladder file."""
     runs: Path | None = None
     """The run folder with each match's record and logs (None: matches not played over a server)."""
+    speed: Speed | None = None
+    """This run's speed (None when it played nothing)."""
 
     @property
     def misbehaved(self) -> tuple[BotFaults, ...]:
@@ -102,7 +129,8 @@ class Summary:
 
 
 def summarize(config: LadderConfig, outcomes: Sequence[Outcome], scheduled: int, claims: Sequence[Claim] = (),
-              failed: Sequence[tuple[int, str]] = (), *, crashes: Mapping[str, int] | None = None) -> Summary:
+              failed: Sequence[tuple[int, str]] = (), *, crashes: Mapping[str, int] | None = None,
+              speed: Speed | None = None) -> Summary:
     """The ratings, places, head-to-head table and claim verdicts of a ladder's counted matches."""
     names = [b.name for b in config.bots]
     table = units(outcomes, config.format, board_size(config))
@@ -120,6 +148,7 @@ def summarize(config: LadderConfig, outcomes: Sequence[Outcome], scheduled: int,
         taken_over=sum(1 for o in outcomes if o.taken_over),
         faults=tuple(_faults(name, outcomes, (crashes or {}).get(name, 0)) for name in names),
         runs=config.runs if config.runs.is_dir() else None,
+        speed=speed,
     )
 
 

@@ -1983,6 +1983,7 @@ class CreateMatchRequest(_message.Message):
     OPEN_SEATS_FIELD_NUMBER: _builtins.int
     RESERVED_SEATS_FIELD_NUMBER: _builtins.int
     SEAT_ACCOUNTS_FIELD_NUMBER: _builtins.int
+    BOT_SEEDS_FIELD_NUMBER: _builtins.int
     preset: _builtins.str
     """The preset: "cardverse", "norwegian" or "italian"."""
     seed: _builtins.int
@@ -2025,6 +2026,14 @@ class CreateMatchRequest(_message.Message):
         (its seat token works too). One account may hold one seat of a match.
         """
 
+    @_builtins.property
+    def bot_seeds(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Seeds for the seated bots' own random draws, by player (Welcome.bot_seed
+        tells each seat its own); missing players get none. A ladder gives a bot
+        the same seed in every seating of a duplicate board, so the luck of its
+        draws cancels too. Never the shuffle's seed: that would tell the cards.
+        """
+
     def __init__(
         self,
         *,
@@ -2037,10 +2046,11 @@ class CreateMatchRequest(_message.Message):
         open_seats: _builtins.bool = ...,
         reserved_seats: _abc.Iterable[_builtins.int] | None = ...,
         seat_accounts: _abc.Iterable[_builtins.str] | None = ...,
+        bot_seeds: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "rules", b"rules", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "deals", b"deals", "open_seats", b"open_seats", "preset", b"preset", "reserved_seats", b"reserved_seats", "rules", b"rules", "seat_accounts", b"seat_accounts", "seat_names", b"seat_names", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "bot_seeds", b"bot_seeds", "clock", b"clock", "deals", b"deals", "open_seats", b"open_seats", "preset", b"preset", "reserved_seats", b"reserved_seats", "rules", b"rules", "seat_accounts", b"seat_accounts", "seat_names", b"seat_names", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
@@ -2287,10 +2297,16 @@ class Welcome(_message.Message):
     NAMES_FIELD_NUMBER: _builtins.int
     RULES_FIELD_NUMBER: _builtins.int
     CLOCK_FIELD_NUMBER: _builtins.int
+    BOT_SEED_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """The match."""
     player: _builtins.int
     """This seat's player index."""
+    bot_seed: _builtins.int
+    """The seed the match's creator chose for this seat's bot to draw its own
+    random numbers from (CreateMatchRequest.bot_seeds); unset when none. It
+    is not the shuffle's seed and tells nothing about the cards.
+    """
     @_builtins.property
     def names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Display names, by player."""
@@ -2311,12 +2327,15 @@ class Welcome(_message.Message):
         names: _abc.Iterable[_builtins.str] | None = ...,
         rules: Global___Rules | None = ...,
         clock: Global___ClockSettings | None = ...,
+        bot_seed: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "rules", b"rules"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_bot_seed", b"_bot_seed", "bot_seed", b"bot_seed", "clock", b"clock", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "match_id", b"match_id", "names", b"names", "player", b"player", "rules", b"rules"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_bot_seed", b"_bot_seed", "bot_seed", b"bot_seed", "clock", b"clock", "match_id", b"match_id", "names", b"names", "player", b"player", "rules", b"rules"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__bot_seed: _TypeAlias = _typing.Literal["bot_seed"]  # noqa: Y015
+    _WhichOneofArgType__bot_seed: _TypeAlias = _typing.Literal["_bot_seed", b"_bot_seed"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__bot_seed) -> _WhichOneofReturnType__bot_seed | None: ...
 
 Global___Welcome: _TypeAlias = Welcome  # noqa: Y015
 
@@ -3476,6 +3495,22 @@ class SessionHello(_message.Message):
 
     ACCEPTS_FIELD_NUMBER: _builtins.int
     RESUME_FIELD_NUMBER: _builtins.int
+    DEFER_EVENTS_FIELD_NUMBER: _builtins.int
+    BATCH_MATCHES_FIELD_NUMBER: _builtins.int
+    defer_events: _builtins.bool
+    """Hold a match's events, and the acceptance of this client's acts, until
+    something in that match asks for the client (a Prompt, a TurnDeadline, an
+    ActionRejected, MatchOver): the same messages in the same order, in
+    fewer MatchUpdates (about one per own turn instead of one per move). For
+    clients that need not follow the other players' moves as they happen.
+    """
+    batch_matches: _builtins.bool
+    """Send the MatchUpdates that are waiting to go out at the same moment (of
+    different matches, while an earlier write is still on its way) as one
+    `MatchUpdates` message: the same updates in the same order, in fewer
+    messages when many matches are played at once. Only for a server whose
+    SessionWelcome says `batches`.
+    """
     @_builtins.property
     def accepts(self) -> Global___Appetite:
         """What the bot accepts to play."""
@@ -3491,10 +3526,12 @@ class SessionHello(_message.Message):
         *,
         accepts: Global___Appetite | None = ...,
         resume: _abc.Iterable[Global___MatchCursor] | None = ...,
+        defer_events: _builtins.bool = ...,
+        batch_matches: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["accepts", b"accepts"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepts", b"accepts", "resume", b"resume"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepts", b"accepts", "batch_matches", b"batch_matches", "defer_events", b"defer_events", "resume", b"resume"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -3601,6 +3638,7 @@ class SessionRequest(_message.Message):
     CHALLENGE_FIELD_NUMBER: _builtins.int
     ANSWER_FIELD_NUMBER: _builtins.int
     ACCEPTS_FIELD_NUMBER: _builtins.int
+    ACTS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def hello(self) -> Global___SessionHello:
         """Start or resume: must come first, once."""
@@ -3621,6 +3659,12 @@ class SessionRequest(_message.Message):
     def accepts(self) -> Global___Appetite:
         """Change what the bot accepts (for example, stop taking new matches)."""
 
+    @_builtins.property
+    def acts(self) -> Global___MatchActs:
+        """Acts in several matches at once, taken in order as if sent one by one
+        (only to a server whose SessionWelcome says `batches`).
+        """
+
     def __init__(
         self,
         *,
@@ -3629,16 +3673,41 @@ class SessionRequest(_message.Message):
         challenge: Global___ChallengeRequest | None = ...,
         answer: Global___ChallengeAnswer | None = ...,
         accepts: Global___Appetite | None = ...,
+        acts: Global___MatchActs | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["accepts", b"accepts", "act", b"act", "answer", b"answer", "challenge", b"challenge", "hello", b"hello", "kind", b"kind"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accepts", b"accepts", "act", b"act", "acts", b"acts", "answer", b"answer", "challenge", b"challenge", "hello", b"hello", "kind", b"kind"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepts", b"accepts", "act", b"act", "answer", b"answer", "challenge", b"challenge", "hello", b"hello", "kind", b"kind"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepts", b"accepts", "act", b"act", "acts", b"acts", "answer", b"answer", "challenge", b"challenge", "hello", b"hello", "kind", b"kind"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["hello", "act", "challenge", "answer", "accepts"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["hello", "act", "challenge", "answer", "accepts", "acts"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___SessionRequest: _TypeAlias = SessionRequest  # noqa: Y015
+
+@_typing.final
+class MatchActs(_message.Message):
+    """Acts of one client in several matches, sent together."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def acts(self) -> _containers.RepeatedCompositeFieldContainer[Global___MatchAct]:
+        """The acts, in order."""
+
+    def __init__(
+        self,
+        *,
+        acts: _abc.Iterable[Global___MatchAct] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["acts", b"acts"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MatchActs: _TypeAlias = MatchActs  # noqa: Y015
 
 @_typing.final
 class SessionWelcome(_message.Message):
@@ -3650,6 +3719,7 @@ class SessionWelcome(_message.Message):
     LIVE_MATCHES_FIELD_NUMBER: _builtins.int
     MAX_MATCHES_FIELD_NUMBER: _builtins.int
     CHECK_PENDING_FIELD_NUMBER: _builtins.int
+    BATCHES_FIELD_NUMBER: _builtins.int
     account: _builtins.str
     """The account."""
     max_matches: _builtins.int
@@ -3657,6 +3727,10 @@ class SessionWelcome(_message.Message):
     check_pending: _builtins.bool
     """Whether the account must first play a check match against the house bots
     before the arena rates it.
+    """
+    batches: _builtins.bool
+    """This server takes `MatchActs` and, when SessionHello.batch_matches asks,
+    sends `MatchUpdates`.
     """
     @_builtins.property
     def live_matches(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -3669,10 +3743,11 @@ class SessionWelcome(_message.Message):
         live_matches: _abc.Iterable[_builtins.str] | None = ...,
         max_matches: _builtins.int = ...,
         check_pending: _builtins.bool = ...,
+        batches: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "check_pending", b"check_pending", "live_matches", b"live_matches", "max_matches", b"max_matches"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "batches", b"batches", "check_pending", b"check_pending", "live_matches", b"live_matches", "max_matches", b"max_matches"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -3831,6 +3906,7 @@ class SessionResponse(_message.Message):
     CHALLENGE_FIELD_NUMBER: _builtins.int
     SETTLED_FIELD_NUMBER: _builtins.int
     NOTICE_FIELD_NUMBER: _builtins.int
+    UPDATES_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def welcome(self) -> Global___SessionWelcome:
         """The answer to SessionHello."""
@@ -3851,6 +3927,10 @@ class SessionResponse(_message.Message):
     def notice(self) -> Global___Notice:
         """A refusal or a verdict that ends nothing."""
 
+    @_builtins.property
+    def updates(self) -> Global___MatchUpdates:
+        """Updates of several matches at once (SessionHello.batch_matches)."""
+
     def __init__(
         self,
         *,
@@ -3859,16 +3939,41 @@ class SessionResponse(_message.Message):
         challenge: Global___ChallengeOffer | None = ...,
         settled: Global___ChallengeSettled | None = ...,
         notice: Global___Notice | None = ...,
+        updates: Global___MatchUpdates | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["challenge", b"challenge", "kind", b"kind", "match", b"match", "notice", b"notice", "settled", b"settled", "welcome", b"welcome"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["challenge", b"challenge", "kind", b"kind", "match", b"match", "notice", b"notice", "settled", b"settled", "updates", b"updates", "welcome", b"welcome"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["challenge", b"challenge", "kind", b"kind", "match", b"match", "notice", b"notice", "settled", b"settled", "welcome", b"welcome"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["challenge", b"challenge", "kind", b"kind", "match", b"match", "notice", b"notice", "settled", b"settled", "updates", b"updates", "welcome", b"welcome"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["welcome", "match", "challenge", "settled", "notice"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["welcome", "match", "challenge", "settled", "notice", "updates"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___SessionResponse: _TypeAlias = SessionResponse  # noqa: Y015
+
+@_typing.final
+class MatchUpdates(_message.Message):
+    """Updates of several of the account's matches, sent together."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    UPDATES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def updates(self) -> _containers.RepeatedCompositeFieldContainer[Global___MatchUpdate]:
+        """The updates, in the order they were due."""
+
+    def __init__(
+        self,
+        *,
+        updates: _abc.Iterable[Global___MatchUpdate] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["updates", b"updates"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MatchUpdates: _TypeAlias = MatchUpdates  # noqa: Y015
 
 @_typing.final
 class GetLeaderboardRequest(_message.Message):

@@ -1,10 +1,12 @@
-"""The ladder's own game server: ``president serve`` in a child process, on a free port, with its own db.
+"""A game server of the harness's own: ``president serve`` in a child process, with its own db.
 
-Its output goes to a log file beside its db (``<db>.log``), where the
-ladder reads the port it was given.  If it dies during the ladder,
-`keep_alive` starts it again on the same port with the same db (its live
-matches resume), a few times at most; after that the ladder stops with a
-clear error instead of failing every match that is left.
+The ladder's server (on a free port) and ``president arena``'s.  Its output
+goes to a log file beside its db (``<db>.log``), where the harness reads the
+port it was given.  If it dies during a ladder, `keep_alive` starts it again
+on the same port with the same db (its live matches resume), a few times at
+most; after that the ladder stops with a clear error instead of failing
+every match that is left.  `cpu_seconds` is the CPU time it has used (a
+ladder reports it per move).
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ import logging
 import os
 import re
 import secrets
+import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -26,32 +30,63 @@ RESTARTS = 3
 """How often the ladder starts its server again after it died."""
 
 
+def free_port(preferred: int, host: str = "127.0.0.1") -> int:
+    """`preferred` if nothing listens there, else a free port (0 picks a free one too)."""
+    with socket.socket() as probe:
+        try:
+            probe.bind((host, preferred))
+        except OSError:
+            probe.bind((host, 0))
+        return int(probe.getsockname()[1])
+
+
 class ServerError(RuntimeError):
     """The server did not start, or kept dying."""
 
 
 class ChildServer:
-    """Context manager: starts the server, gives `address` and `admin_token`, stops it on exit."""
+    """Context manager: starts the server, gives `address` and `admin_token`, stops it on exit.
 
-    def __init__(self, db: Path) -> None:
+    `options`: more ``president serve`` options (the arena's, limits); `port` 0 picks a free one.
+    """
+
+    def __init__(self, db: Path, options: Sequence[str] = (), *, port: int = 0, admin_token: str = "") -> None:
         self.db = db
-        self.admin_token = secrets.token_urlsafe(24)
+        self.admin_token = admin_token or secrets.token_hex(24)  # hex: never starts with "-" on a command line
         self.address = ""
         self.log = db.with_name(db.name + ".log")
         self.restarts = 0
+        self._options = tuple(options)
+        self._port = port
         self._proc: subprocess.Popen[bytes] | None = None
+        self._cpu_before = 0.0
+        """CPU seconds of the server processes that died (as last read: a restart starts from zero)."""
+        self._cpu_now = 0.0
 
     def __enter__(self) -> ChildServer:
+        self.db.parent.mkdir(parents=True, exist_ok=True)
         self.log.write_bytes(b"")
-        self._start("0")
+        self._start(str(self._port))
         return self
+
+    def cpu_seconds(self) -> float | None:
+        """User and system CPU time of the server so far (restarts included); None where /proc cannot tell."""
+        if self._proc is None:
+            return None
+        try:
+            fields = Path(f"/proc/{self._proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            return None if not self._cpu_now else self._cpu_before + self._cpu_now
+        self._cpu_now = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return self._cpu_before + self._cpu_now
 
     def _start(self, port: str) -> None:
         env = dict(os.environ, PRESIDENT_ADMIN_TOKEN=self.admin_token)  # not on the command line
         with self.log.open("ab") as out:
             start = out.tell()
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "president_service", "serve", "--port", port, "--db", str(self.db)],
+                [sys.executable, "-m", "president_service", "serve", "--port", port, "--db", str(self.db),
+                 *self._options],
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env)
         deadline = time.monotonic() + _START_S
         while True:
@@ -71,6 +106,7 @@ class ChildServer:
         if self._proc is None or self._proc.poll() is None:
             return
         status = self._proc.returncode
+        self._cpu_before, self._cpu_now = self._cpu_before + self._cpu_now, 0.0
         if self.restarts >= RESTARTS:
             raise ServerError(f"the ladder's game server stopped (exit status {status}) and was already restarted"
                               f" {RESTARTS} times; see {self.log}. Run the ladder again to resume.")

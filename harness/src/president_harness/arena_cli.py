@@ -1,0 +1,171 @@
+"""``president arena``: a server with the arena on, house bots seated, and the leaderboard printed as it changes.
+
+    president arena                                        # localhost:50051, cardverse:4, four house bots
+    president arena --queue cardverse:4 --queue norwegian:5 --duplicate --db run/arena.db
+
+It starts ``president serve --arena`` (a child process with its own db),
+makes a house account for each built-in level and plays them all from one
+asyncio client over Sessions (the server core never runs bot code, so house
+bots are clients like any other), makes an account for a newcomer and prints
+the command that joins the arena with it, then prints each queue's
+leaderboard whenever it changes, until Ctrl-C.  House bots never play a
+table without a newcomer: the leaderboard moves once someone joins.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import secrets
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import grpc
+from president_engine import PRESETS
+from president_protocol.v1 import president_pb2 as pb
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
+from president_sdk.bots import BUILTIN_BOTS
+from president_sdk.session_client import Appetite, FinishedMatch
+
+from president_harness.builtin_sessions import BuiltinSessions
+from president_harness.child_server import ChildServer, ServerError, free_port
+from president_harness.interrupts import terminate_as_interrupt
+from president_harness.rpc_errors import describe_rpc_error, error_reason
+
+ADMIN_TOKEN_ENV = "PRESIDENT_ADMIN_TOKEN"
+HOUSE_LEVELS = ("hard", "normal", "easy", "random")
+Queue = tuple[str, int]
+
+
+class ArenaError(RuntimeError):
+    """The arena could not be set up (its server, its accounts)."""
+
+
+def _queue(text: str) -> Queue:
+    preset, _, players = text.partition(":")
+    if preset not in PRESETS or not players.isdigit() or int(players) < 3:
+        raise argparse.ArgumentTypeError(f"{text!r}: write PRESET:PLAYERS, e.g. cardverse:4"
+                                         f" (presets: {', '.join(PRESETS)})")
+    return preset, int(players)
+
+
+def add_arena_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    arena = commands.add_parser("arena", help="a server with the arena on, house bots playing, the leaderboard live",
+                                description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    arena.add_argument("--port", type=int, default=50051, help="port (default 50051; a free one if taken)")
+    arena.add_argument("--db", type=Path, default=Path("run/arena.db"), help="SQLite file (default run/arena.db)")
+    arena.add_argument("--admin-token", help=f"the server's admin token (or set {ADMIN_TOKEN_ENV}; default: a new"
+                                             " one, printed)")
+    arena.add_argument("--queue", action="append", type=_queue, metavar="PRESET:PLAYERS",
+                       help="a queue of the arena (repeatable; default cardverse:4)")
+    arena.add_argument("--deals", type=int, default=1, help="deals in an arena match (default 1)")
+    arena.add_argument("--duplicate", action="store_true",
+                       help="each table plays every rotation of one deal (as many matches as players)")
+    arena.add_argument("--house", default=",".join(HOUSE_LEVELS),
+                       help=f"built-in levels seated as house bots (default {','.join(HOUSE_LEVELS)})")
+    arena.add_argument("--house-matches", type=int, default=20, help="matches each house bot plays at once")
+    arena.add_argument("--newcomer", default="newcomer", help="the account made for a newcomer (default newcomer)")
+    arena.add_argument("--every", type=float, default=2.0, help="seconds between looks at the leaderboard")
+    arena.set_defaults(handler=arena_command)
+
+
+def arena_command(args: argparse.Namespace) -> int:
+    queues: list[Queue] = args.queue or [("cardverse", 4)]
+    levels = [level.strip() for level in args.house.split(",") if level.strip()]
+    unknown = [level for level in levels if level not in BUILTIN_BOTS]
+    if unknown or len(levels) < max(players for _, players in queues) - 1:
+        print(f"president arena: --house: {len(levels)} built-in levels ({', '.join(BUILTIN_BOTS)}) cannot fill"
+              f" a table beside a newcomer in {', '.join(f'{p}:{n}' for p, n in queues)}" if not unknown
+              else f"president arena: --house: no built-in level {unknown[0]!r} (known: {', '.join(BUILTIN_BOTS)})",
+              file=sys.stderr)
+        return 2
+    admin = args.admin_token or os.environ.get(ADMIN_TOKEN_ENV, "") or secrets.token_hex(18)
+    port = free_port(args.port)
+    if port != args.port and args.port:
+        print(f"president arena: port {args.port} is taken; using port {port} instead", flush=True)
+    options = ["--arena", "--arena-deals", str(args.deals), *(["--arena-duplicate"] if args.duplicate else [])]
+    for preset, players in queues:
+        options += ["--arena-queue", f"{preset}:{players}"]
+    try:
+        with terminate_as_interrupt(), ChildServer(args.db, options, port=port, admin_token=admin) as server:
+            _run(server, admin, queues, levels, args)
+    except (ServerError, ArenaError) as exc:
+        print(f"president arena: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\npresident arena: stopped", flush=True)
+    return 0
+
+
+def _run(server: ChildServer, admin: str, queues: Sequence[Queue], levels: Sequence[str],
+         args: argparse.Namespace) -> None:
+    address = server.address
+    with grpc.insecure_channel(address) as channel:
+        stub = pb_grpc.PresidentServiceStub(channel)
+        house = {_account(stub, admin, f"house-{level}", house=True, server=address): level for level in levels}
+        newcomer = _account(stub, admin, args.newcomer, house=False, server=address)
+        print(f"president arena: serving on {address} (database {args.db}); queues"
+              f" {', '.join(f'{p}:{n}' for p, n in queues)}; house bots"
+              f" {', '.join(f'house-{level}' for level in levels)}", flush=True)
+        print(f"""
+Join the arena with your bot (account {args.newcomer}); it first plays a check match against the house bots:
+
+  .venv/bin/president-bot examples/python/first_bot.py --server {address} --account-token {newcomer} --arena
+
+More accounts: .venv/bin/president account create NAME --owner YOU --server {address} --admin-token {admin}
+Ctrl-C stops the arena.
+""", flush=True)
+        changed = threading.Event()
+
+        def finished(match: FinishedMatch) -> None:
+            changed.set()
+
+        appetite = Appetite(presets=tuple(sorted({p for p, _ in queues})),
+                            players=tuple(sorted({n for _, n in queues})), max_matches=args.house_matches, arena=True)
+        shown: dict[Queue, list[tuple[str, int, float]]] = {}
+        with BuiltinSessions(address, house, appetite=appetite, on_finished=finished) as bots:
+            while True:
+                changed.wait(args.every)
+                changed.clear()
+                if bots.error is not None:
+                    raise ArenaError(bots.error)
+                server.keep_alive()
+                for board in queues:
+                    with contextlib.suppress(grpc.RpcError):  # the server restarting: next time
+                        _show(stub, board, shown)
+
+
+def _account(stub: pb_grpc.PresidentServiceStub, admin: str, name: str, *, house: bool, server: str) -> str:
+    """The token of account `name`: made now, or a new one for the account the arena's db already has."""
+    metadata = (("authorization", f"Bearer {admin}"),)
+    try:
+        try:
+            return str(stub.CreateAccount(pb.CreateAccountRequest(name=name, owner="president arena", house=house),
+                                          metadata=metadata, timeout=10).token)
+        except grpc.RpcError as exc:
+            if error_reason(exc) != "ACCOUNT_EXISTS":
+                raise
+        return str(stub.RotateAccountToken(pb.RotateAccountTokenRequest(name=name), metadata=metadata,
+                                           timeout=10).token)
+    except grpc.RpcError as exc:
+        raise ArenaError(f"account {name}: {describe_rpc_error(exc, server)}") from None
+
+
+def _show(stub: pb_grpc.PresidentServiceStub, board: Queue, shown: dict[Queue, list[tuple[str, int, float]]]) -> None:
+    """Print the queue's leaderboard if it changed since it was last printed."""
+    preset, players = board
+    entries = stub.GetLeaderboard(pb.GetLeaderboardRequest(preset=preset, players=players), timeout=10).entries
+    key = [(e.account, e.matches, round(e.mu, 6)) for e in entries]
+    if not entries or shown.get(board) == key:
+        return
+    shown[board] = key
+    width = max(len(e.account) for e in entries)
+    print(f"leaderboard {preset}:{players}:", flush=True)
+    for rank, e in enumerate(entries, 1):
+        notes = ", ".join(n for n, on in (("house", e.house), ("provisional", e.provisional)) if on)
+        print(f"  {rank:>2}  {e.account:<{width}}  mean place {e.mean_place:.2f} [{e.mean_place_low:.2f},"
+              f" {e.mean_place_high:.2f}]  {e.matches} match{'es' if e.matches != 1 else ''}  mu {e.mu:.1f}"
+              f"  sigma {e.sigma:.1f}{f'  ({notes})' if notes else ''}", flush=True)
