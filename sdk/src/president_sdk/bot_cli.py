@@ -245,9 +245,13 @@ def _session(factory: Callable[[int | None], Bot], token: str, args: argparse.Na
 
 def _local(bot: Bot, args: argparse.Namespace) -> int:
     levels = [name.strip() for name in args.opponents.split(",") if name.strip()]
+    if args.preset and len(args.preset) > 1:
+        print("president-bot: --local plays one preset: give --preset once", file=sys.stderr)
+        return 2
+    preset = (args.preset or ["cardverse"])[0]
     try:
         opponents = [builtin_bot(name, seed=args.seed) for name in levels]
-        rules = Rules.preset((args.preset or ["cardverse"])[0], players=len(levels) + 1, deals=args.deals)
+        rules = Rules.preset(preset, players=len(levels) + 1, deals=args.deals)
     except (ValueError, RulesError) as exc:
         print(f"president-bot: {exc}", file=sys.stderr)
         return 2
@@ -260,7 +264,7 @@ def _local(bot: Bot, args: argparse.Namespace) -> int:
         return 1
     if not args.quiet:
         for event in result.match.events:
-            line = describe(event, names, preset=args.preset)
+            line = describe(event, names, preset=preset)
             if line is not None:
                 print(line)
     faults = result.faults[0]
