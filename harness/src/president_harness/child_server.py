@@ -31,8 +31,13 @@ RESTARTS = 3
 
 
 def free_port(preferred: int, host: str = "127.0.0.1") -> int:
-    """`preferred` if nothing listens there, else a free port (0 picks a free one too)."""
+    """`preferred` if nothing listens there, else a free port (0 picks a free one too).
+
+    The probe binds as a server does (SO_REUSEADDR, as gRPC and aiohttp set it), so the connections a
+    server just stopped left in TIME_WAIT do not make its port look taken.
+    """
     with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((host, preferred))
         except OSError:

@@ -1,0 +1,231 @@
+"""Every command the README and the docs show runs as written, from a shell with no activated environment.
+
+The commands are read from the ```sh blocks of the docs.  Each one is either
+run here, exactly as written, in a copy of the repository that shares this
+checkout's `.venv` (a placeholder such as SEAT_TOKEN is replaced by the value
+the command before it printed, as a reader would paste it), or named in
+COVERED with the test that runs it instead and why.  A command added to a doc
+without either fails `test_every_doc_command_is_run_or_covered`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ("README.md", "sdk/README.md", "examples/node/README.md", *sorted(
+    str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")))
+
+COVERED = {
+    "make test": "CI runs it (.ci/run) on a fresh machine",
+    "make venv": "every `make test` starts with it",
+    "python3 -m venv .venv": "a second environment beside the shared one; `make venv` installs the same",
+    ".venv/bin/pip install -e engine -e protocol -e sdk": "the same packages `make venv` installs",
+    ".venv/bin/python examples/learning/train.py --out trained.npz": "minutes of training; tests/learn trains a few"
+                                                                    " matches through the same code",
+    ".venv/bin/python examples/learning/evaluate.py --weights trained.npz": "needs the file training writes;"
+                                                                          " tests/learn plays the shipped weights",
+    ".venv/bin/president ladder examples/ladder.toml --ray local": "starts Ray (tests/harness/test_ray.py plays"
+                                                                    " a ladder on a local Ray instance)",
+    "make node-deps": "tests/node/test_node_bot.py installs the Node packages the same way",
+    "node examples/node/bot.js --server localhost:50051 --token SEAT_TOKEN": "tests/node/test_node_bot.py",
+    "node examples/node/bot.js --server localhost:50051 --account-token ACCOUNT_TOKEN": "tests/node/test_node_bot.py",
+    ".venv/bin/president replay MATCH_ID --server localhost:50051 --html run/replay.html --json run/record.json":
+        "tests/harness/test_replay_cli.py runs it on a finished match",
+    ".venv/bin/president-bot president_learn.policy_bot:TrainedBot --server localhost:50051 --token SEAT_TOKEN":
+        "the same runner as the first bot's --token command, run here",
+}
+
+
+def _strip(line: str) -> str:
+    return re.sub(r"\s+#.*$", "", line).strip()
+
+
+def doc_commands() -> list[tuple[str, str]]:
+    """(doc, command) for every command line of every ```sh block, comments dropped."""
+    out = []
+    for doc in DOCS:
+        for block in re.findall(r"```(?:sh|bash|shell)\n(.*?)```", (ROOT / doc).read_text(encoding="utf-8"), re.S):
+            for line in block.splitlines():
+                command = _strip(line)
+                if command and not command.startswith("#"):
+                    out.append((doc, command))
+    return out
+
+
+RUN: set[str] = set()
+"""The commands the scenario below runs (filled as it runs them; checked by the coverage test)."""
+
+
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repository's files (as git lists them, times kept so `make` sees them installed) with this `.venv`."""
+    target = tmp_path_factory.mktemp("newcomer")
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True,
+                            text=True, check=True).stdout.split()
+    for name in listed:
+        source = ROOT / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    (target / ".venv").symlink_to(ROOT / ".venv")
+    return target
+
+
+class Shell:
+    """Commands as a reader types them, in the copy; background ones until their server says it is ready."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.cwd = cwd
+        self.env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+        self.env["PATH"] = ":".join(p for p in self.env.get("PATH", "").split(":") if ".venv" not in p)
+
+    def run(self, command: str, *, timeout: float = 300, values: dict[str, str] | None = None) -> str:
+        RUN.add(command)
+        done = subprocess.run(["bash", "-c", _fill(command, values)], cwd=self.cwd, env=self.env, text=True,
+                              capture_output=True, timeout=timeout, check=False)
+        assert done.returncode == 0, f"{command}\n{done.stdout}\n{done.stderr}"
+        return done.stdout + done.stderr
+
+    @contextmanager
+    def background(self, command: str, ready: str, *, timeout: float = 120,
+                   values: dict[str, str] | None = None) -> Iterator[list[str]]:
+        """`command` (its trailing `&` dropped) until `ready` appears in its output; yields the lines so far."""
+        RUN.add(command)
+        process = subprocess.Popen(["bash", "-c", _fill(command.removesuffix("&").strip(), values)], cwd=self.cwd,
+                                   env=self.env, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+        lines: list[str] = []
+
+        def drain() -> None:  # keep reading, so that a chatty server never blocks on a full pipe
+            assert process.stdout is not None
+            lines.extend(process.stdout)
+
+        reader = threading.Thread(target=drain, daemon=True)
+        reader.start()
+        try:
+            deadline = time.monotonic() + timeout
+            while not any(re.search(ready, line) for line in list(lines)):
+                assert process.poll() is None or reader.is_alive(), f"{command} ended:\n{''.join(lines)}"
+                assert time.monotonic() < deadline, f"{command}: not ready in {timeout} s:\n{''.join(lines)}"
+                time.sleep(0.1)
+            yield lines
+        finally:
+            _stop_group(process)
+
+
+def _stop_group(process: subprocess.Popen[str]) -> None:
+    """Ctrl-C to the command and everything it started; wait until all of them are gone (their ports free)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGINT)
+    deadline = time.monotonic() + 30
+    while True:
+        process.poll()  # reap the command itself: a zombie still counts as a member of its group
+        try:
+            os.killpg(process.pid, 0)
+        except ProcessLookupError:
+            break
+        if time.monotonic() > deadline:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+        time.sleep(0.1)
+
+
+def _fill(command: str, values: dict[str, str] | None) -> str:
+    """The placeholders (whole words: PRESIDENT_ACCOUNT_TOKEN is not ACCOUNT_TOKEN) replaced by their values."""
+    for name, value in (values or {}).items():
+        command = re.sub(rf"(?<![A-Z_]){name}(?![A-Z_])", value, command)
+    return command
+
+
+def _files(folder: Path) -> set[Path]:
+    return {p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+            and "node_modules" not in p.parts}
+
+
+def test_the_commands_run_as_written(copy: Path) -> None:
+    sh = Shell(copy)
+    examples_before = _files(copy / "examples")
+    # make run: a match shown live; then the seat it prints for the reader's bot, played as the SDK guide says
+    with sh.background("make run", r"--token [0-9a-f]{64}", timeout=180) as lines:
+        text = "".join(lines)
+        assert "serving on localhost:50051" in text, text
+        assert "== deal 1:" in text and "== match over" in text
+        token = re.findall(r"--token ([0-9a-f]{64})", text)[-1]
+        out = sh.run("PRESIDENT_TOKEN=SEAT_TOKEN .venv/bin/president-bot examples/python/first_bot.py"
+                     " --server localhost:50051", values={"SEAT_TOKEN": token})
+        assert "match over" in out
+    with sh.background("make run", r"--token [0-9a-f]{64}", timeout=180) as lines:
+        token = re.findall(r"--token ([0-9a-f]{64})", "".join(lines))[-1]
+        assert "match over" in sh.run(".venv/bin/president-bot examples/python/first_bot.py --server"
+                                      " localhost:50051 --token SEAT_TOKEN", values={"SEAT_TOKEN": token})
+    with sh.background("make run", r"--token [0-9a-f]{64}", timeout=180) as lines:
+        token = re.findall(r"--token ([0-9a-f]{64})", "".join(lines))[-1]
+        sh.run(".venv/bin/president-bot president_learn.policy_bot:TrainedBot --server localhost:50051 --token"
+               " SEAT_TOKEN", values={"SEAT_TOKEN": token})
+    # local play
+    for command in (".venv/bin/president-bot examples/python/first_bot.py --local",
+                    ".venv/bin/president-bot examples/python/first_bot.py --local --preset norwegian --deals 5"
+                    " --opponents hard,hard,normal",
+                    ".venv/bin/president-bot president_learn.policy_bot:TrainedBot --local",
+                    ".venv/bin/president-bot president_learn.policy_bot:TrainedBot --local --opponents"
+                    " random,easy,normal"):
+        assert "winner" in sh.run(command)
+    # a server, a match on it
+    with sh.background("PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president serve --port 50051 --db"
+                       " run/president.db &", "serving on"):
+        out = sh.run("PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president match create --server localhost:50051"
+                     " --preset norwegian --deals 3")
+        assert re.search(r"player 4: [0-9a-f]{64}", out) is None and re.search(r"player 3: [0-9a-f]{64}", out)
+    with sh.background(".venv/bin/president serve --db run/web.db --admin-token SECRET --http-port 8080 &",
+                       "web pages on"):
+        assert "<html" in sh.run("python3 -c \"import urllib.request; print(urllib.request.urlopen("
+                                 "'http://127.0.0.1:8080/').read().decode())\"").lower()
+    # the arena, and a bot account joining it
+    with sh.background(".venv/bin/president arena", r"--account-token \S+", timeout=180) as lines:
+        account = re.findall(r"--account-token (\S+)", "".join(lines))[-1]
+        for command in (".venv/bin/president-bot examples/python/first_bot.py --server 127.0.0.1:50051"
+                        " --account-token TOKEN --arena",
+                        ".venv/bin/president-bot examples/python/first_bot.py --server localhost:50051"
+                        " --account-token ACCOUNT_TOKEN",
+                        ".venv/bin/president-bot examples/python/first_bot.py --server localhost:50051"
+                        " --account-token ACCOUNT_TOKEN --arena --max-matches 8",
+                        "PRESIDENT_ACCOUNT_TOKEN=ACCOUNT_TOKEN .venv/bin/president-bot examples/python/first_bot.py"
+                        " --server localhost:50051 --arena"):
+            with sh.background(command, r"^match [0-9a-f]+: ", timeout=120,
+                               values={"ACCOUNT_TOKEN": account, "TOKEN": account}):
+                pass
+    with sh.background("PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president serve --port 50051 --db run/arena.db"
+                       " --arena --arena-queue cardverse:4", "serving on"):
+        pass
+    # ladders
+    out = sh.run(".venv/bin/president ladder examples/ladder.toml", timeout=600)
+    assert "Ladder example: 120/120 matches" in out
+    out = sh.run(".venv/bin/president ladder examples/ladder.toml --expect \"normal > first\" --junit run/report.xml")
+    assert "PASS  normal > first" in out and (copy / "run" / "report.xml").is_file()
+    with sh.background("PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president serve --port 50051 --db run/l.db &",
+                       "serving on"):
+        sh.run(".venv/bin/president ladder examples/ladder.toml --server localhost:50051 --admin-token SECRET")
+    # what the commands write goes to run/ (ignored by git), never beside the examples
+    assert _files(copy / "examples") == examples_before, "the commands left files in examples/"
+
+
+def test_every_doc_command_is_run_or_covered() -> None:
+    """Runs after the scenario (same module, in order): nothing shown in a doc is left unchecked."""
+    if not RUN:
+        pytest.skip("the scenario did not run")
+    missing = [(doc, command) for doc, command in doc_commands()
+               if command not in RUN and command not in COVERED]
+    assert missing == [], "doc commands neither run by test_the_commands_run_as_written nor in COVERED"
