@@ -10,7 +10,7 @@ whole match; seats only matter for the order of play.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request
 from president_engine.cards import (
@@ -36,10 +36,7 @@ from president_engine.events import (
     MatchEnded,
     Passed,
     Played,
-    PlayStarted,
     RevolutionHappened,
-    TrickWon,
-    WentOut,
 )
 from president_engine.movegen import beats, bucket_row, general_plays, give_backs, requests, simple_plays
 from president_engine.observation import Observation, PublicObservation, read_deal
@@ -56,16 +53,31 @@ from president_engine.rules import (
 )
 from president_engine.tables import JOKER_MASK, Tables, tables_for
 
-_ALL_PASS, _ALL_PASS_FINAL, _ONE_ORBIT = 0, 1, 2
+# Trick-end modes; Final names (and the Final aliases of enum members) compile to C constants under mypyc.
+_ALL_PASS: Final = 0
+_ALL_PASS_FINAL: Final = 1
+_ONE_ORBIT: Final = 2
+_PASS: Final = PASS
 _View = TypeVar("_View", bound=PublicObservation)
-_THREE_OF_CLUBS_BITS = 1 << ((3 - 2) * 4 * SLOT_BITS)
+_THREE_OF_CLUBS_BITS: Final = 1 << ((3 - 2) * 4 * SLOT_BITS)
 
 
 class Match:
     """A match in progress; see the module docstring."""
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Match:
+        """A bare instance: `copy` and `from_view` fill in every field themselves (this compiles with mypyc too)."""
+        return object.__new__(cls)
+
     def __init__(self, rules: Rules, *, seed: int = 0,
                  hands: Sequence[Sequence[CardSet]] | None = None) -> None:
+        self._begin(rules, seed, [list(h) for h in hands] if hands else [])
+        for deal, deal_hands in enumerate(self._explicit, 1):
+            self._validate_hands(deal, deal_hands)
+        self._start_deal()
+
+    def _begin(self, rules: Rules, seed: int, explicit: list[list[CardSet]]) -> None:
+        """Every field, before the first deal (or before `from_view` fills in a deal in progress)."""
         self.rules = rules
         self.seed = seed
         self._t: Tables = tables_for(rules)
@@ -77,11 +89,11 @@ class Match:
         self._rev_four = rules.revolution and RevolutionTrigger.FOUR_OF_A_KIND in rules.revolution_triggers
         self._rev_singles = rules.revolution and RevolutionTrigger.FOUR_SINGLES in rules.revolution_triggers
         self._equal_skip = rules.equal_skip
-        self._explicit: list[list[CardSet]] = [list(h) for h in hands] if hands else []
-        self.explicit_deals = len(self._explicit)
+        self._explicit = explicit
+        self.explicit_deals = len(explicit)
         """How many deals (the first ones) use explicit hands instead of the shuffle."""
-        for deal, deal_hands in enumerate(self._explicit, 1):
-            self._validate_hands(deal, deal_hands)
+        self._horizon: int | None = None
+        """The last deal this match plays before it ends (None: as the rules say); see `from_view`."""
         self.events: list[Event] = []
         """Everything that happened, in order (hidden cards included: see events.visible_to)."""
         self.deal_hands: list[tuple[CardSet, ...]] = []
@@ -93,6 +105,8 @@ class Match:
         self.winner: int | None = None
         self.deal = 0
         self.phase = Phase.PLAY
+        self._playing = True
+        """phase is Phase.PLAY (read on every action)."""
         self.is_over = False
         """True once the match has ended (phase OVER)."""
         self._seat_player = list(range(n))
@@ -119,17 +133,16 @@ class Match:
         self._mask = 0
         self._run_rank: Rank | None = None
         self._run_len = 0
-        self._start_deal()
 
     # ------------------------------------------------------------------ public view
 
     @property
     def to_act(self) -> int | None:
         """The player who must act now, or None when the match is over."""
+        if self._playing:
+            return self._seat_player[self._turn]
         if self.phase is Phase.OVER:
             return None
-        if self.phase is Phase.PLAY:
-            return self._seat_player[self._turn]
         return self._exchange_steps[0][1]
 
     @property
@@ -230,7 +243,7 @@ class Match:
         legal = self._legal
         if legal is None:
             t = self._t
-            if self.phase is Phase.PLAY:
+            if self._playing:
                 if t.simple:
                     legal = simple_plays(t, self._bp[self._turn], self._table, self._table_strength, self._rev)
                 else:
@@ -359,8 +372,8 @@ class Match:
         else:
             action = self.check(action)
         self._legal = None
-        if self.phase is Phase.PLAY:
-            if action is PASS:
+        if self._playing:
+            if action is _PASS:
                 self._pass(self._turn)
             else:
                 self._play(self._turn, action)  # type: ignore[arg-type]
@@ -368,36 +381,66 @@ class Match:
             self._exchange_action(action)
 
     def copy(self) -> Match:
-        """An independent copy, for simulation."""
-        new = object.__new__(Match)
-        new.__dict__.update(self.__dict__)
+        """An independent copy, for simulation: lists are copied, everything they hold is immutable."""
+        new = Match.__new__(Match)
+        new.rules = self.rules
+        new.seed = self.seed
+        new._t = self._t
+        new._n = self._n
+        new._mode = self._mode
+        new._rev_on = self._rev_on
+        new._rev_four = self._rev_four
+        new._rev_singles = self._rev_singles
+        new._equal_skip = self._equal_skip
+        new._explicit = self._explicit
+        new.explicit_deals = self.explicit_deals
+        new._horizon = self._horizon
         new.events = list(self.events)
         new.deal_hands = list(self.deal_hands)
-        new._bp = [list(b) for b in self._bp]
         new.deal_seats = list(self.deal_seats)
         new.scores = list(self.scores)
         new.roles = list(self.roles)
+        new.last_places = self.last_places
+        new.winner = self.winner
+        new.deal = self.deal
+        new.phase = self.phase
+        new._playing = self._playing
+        new.is_over = self.is_over
         new._seat_player = list(self._seat_player)
         new._player_seat = list(self._player_seat)
+        new._legal = self._legal
         new._hands = list(self._hands)
         new._sizes = list(self._sizes)
+        new._bp = [list(row) for row in self._bp]
+        new._holders = self._holders
         new._out = list(self._out)
+        new._direction = self._direction
+        new._rev = self._rev
         new._exchange_steps = list(self._exchange_steps)
         new._requests = dict(self._requests)
         new._pending_tribute = list(self._pending_tribute)
+        new._turn = self._turn
+        new._table = self._table
+        new._table_strength = self._table_strength
+        new._last = self._last
+        new._mask = self._mask
+        new._run_rank = self._run_rank
+        new._run_len = self._run_len
         return new
 
     def _play(self, s: int, play: Play) -> None:
         events = self.events
         t = self._t
         player = self._seat_player[s]
-        events.append(Played(player, play))
+        facts = t.facts[id(play)]
+        events.append(facts.played[player])
         rank = play.rank
         assert rank is not None
         hand = self._hands[s] = self._hands[s] - play.bits
         left = self._sizes[s] = self._sizes[s] - play.size
         if t.simple:
-            self._bp[s][t.strength[0][rank]] = t.canonical(hand & t.bucket_mask[rank])
+            key = facts.row_key
+            self._bp[s][key >> 16] = t.canonical(key | (hand >> facts.shift) & 0xFFFF)
         beaten = self._table
         self._table = play
         self._last = s
@@ -408,10 +451,10 @@ class Match:
             self._mask |= 1 << s
         if self._rev_on:
             self._revolution_check(play.size, rank)
-        self._table_strength = t.strength[self._rev][rank]
+        self._table_strength = facts.strength[self._rev]
         if not left:
             self._out.append(s)
-            events.append(WentOut(player, len(self._out)))
+            events.append(t.went_out[player][len(self._out)])
             self._holders -= 1
             if self._holders == 1:
                 self._end_deal()
@@ -482,7 +525,7 @@ class Match:
     def _end_trick(self) -> None:
         winner = self._last
         leader = winner if self._sizes[winner] else self._next_holder(winner)
-        self.events.append(TrickWon(self._seat_player[winner], self._seat_player[leader]))
+        self.events.append(self._t.trick_won[self._seat_player[winner]][self._seat_player[leader]])
         self._start_trick(leader)
 
     def _next_holder(self, s: int) -> int:
@@ -539,18 +582,20 @@ class Match:
         else:
             hands = shuffled_deal(rules, self.seed, deal, start)
         self._hands = [h.bits for h in hands]
-        self._sizes = [len(h) for h in hands]
-        for seat in range(n):
-            self._refresh_buckets(seat)
+        sizes = self._sizes = [bits_size(h) for h in self._hands]
+        if self._t.simple:
+            self._bp = [bucket_row(self._t, h) for h in self._hands]
         self._holders = n
         self._out = []
         self._direction = 1
         self._rev = 0
+        seats = tuple(self._seat_player)
         self.deal_hands.append(tuple(hands))
-        self.deal_seats.append(tuple(self._seat_player))
-        self.events.append(DealStarted(deal, tuple(self._seat_player), dealer, self.hand_sizes(), tuple(self.roles)))
-        for p in range(n):
-            self.events.append(HandDealt(p, self.hand(p)))
+        self.deal_seats.append(seats)
+        by_player = self._player_seat
+        self.events.append(DealStarted(deal, seats, dealer, tuple(sizes[by_player[p]] for p in range(n)),
+                                       tuple(self.roles)))
+        self.events.extend(HandDealt(p, hands[by_player[p]]) for p in range(n))
         self._exchange_steps = []
         self._requests = {}
         self._pending_tribute = []
@@ -573,8 +618,10 @@ class Match:
     def _next_phase(self) -> None:
         if self._exchange_steps:
             self.phase = self._exchange_steps[0][0]
+            self._playing = False
             return
         self.phase = Phase.PLAY
+        self._playing = True
         if self.deal == 1:
             leader = 0
             if self.rules.first_lead is FirstLead.THREE_OF_CLUBS:
@@ -584,7 +631,7 @@ class Match:
             role = Role.PRESIDENT if self.rules.next_lead is NextLead.PRESIDENT else Role.SCUM
             leader = self._player_seat[self.roles.index(role)]
         self._start_trick(leader)
-        self.events.append(PlayStarted(self._seat_player[leader]))
+        self.events.append(self._t.play_started[self._seat_player[leader]])
 
     def _exchange_action(self, action: Action) -> None:
         step, receiver, giver, _ = self._exchange_steps.pop(0)
@@ -638,11 +685,13 @@ class Match:
             self.roles[player] = by_place[place]
         rules = self.rules
         done = (rules.deals is not None and self.deal >= rules.deals) or (
-            rules.target_score is not None and max(self.scores) >= rules.target_score)
+            rules.target_score is not None and max(self.scores) >= rules.target_score) or (
+            self._horizon is not None and self.deal >= self._horizon)
         if done:
             best = max(self.scores)
             self.winner = next(p for p in places if self.scores[p] == best)
             self.phase = Phase.OVER
+            self._playing = False
             self.is_over = True
             self.events.append(MatchEnded(self.winner, tuple(self.scores), places))
             return
