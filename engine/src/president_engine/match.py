@@ -9,7 +9,7 @@ whole match; seats only matter for the order of play.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final, TypeVar
 
 from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request
@@ -133,6 +133,98 @@ class Match:
         self._mask = 0
         self._run_rank: Rank | None = None
         self._run_len = 0
+
+    @classmethod
+    def from_view(cls, view: PublicObservation, hands: Sequence[CardSet], *,
+                  requests: Mapping[int, CardSet] | None = None) -> Match:
+        """The state `view` shows, with `hands[p]` as player p's hand: a determinized world for search.
+
+        Everything public comes from the view (a spectator's or a player's
+        own); the cards it hides are `hands`, and, in a Norwegian exchange,
+        `requests`: receiver -> the cards named in requests already made that
+        the view does not show (none by default).  The state goes on exactly
+        as the match would under the same actions, to the end of this deal,
+        where it ends (`is_over`; `scores` add this deal's points to the
+        view's).  Its event log starts empty and holds what happens after the
+        view, so its own observations and records do not know the past.
+        Hands that do not fit the view raise DealError.
+        """
+        if view.phase is Phase.OVER:
+            raise ValueError("the match is over: there is nothing to search")
+        rules = view.rules
+        n = rules.players
+        m = Match.__new__(Match)
+        m._begin(rules, 0, [])
+        t = m._t
+        if len(hands) != n:
+            raise DealError(f"{len(hands)} hands for {n} players")
+        for p, hand in enumerate(hands):
+            if len(hand) != view.hand_sizes[p]:
+                raise DealError(f"player {p} holds {view.hand_sizes[p]} cards, not {len(hand)}")
+        if isinstance(view, Observation) and hands[view.player] != view.hand:
+            raise DealError(f"player {view.player}'s hand is {view.hand}, not {hands[view.player]}")
+        if not sum(hands, view.played) <= t.deck:
+            raise DealError("the hands and the cards played hold more copies of a card than the deck has")
+        m._horizon = view.deal
+        m.deal = view.deal
+        m.scores = list(view.scores)
+        m.roles = list(view.roles)
+        m._seat_player = list(view.seats)
+        for seat, player in enumerate(view.seats):
+            m._player_seat[player] = seat
+        seat_of = m._player_seat
+        m._hands = [hands[p].bits for p in view.seats]
+        m._sizes = [view.hand_sizes[p] for p in view.seats]
+        if t.simple:
+            m._bp = [bucket_row(t, h) for h in m._hands]
+        m._out = [seat_of[p] for p in view.places]
+        m._holders = n - len(view.places)
+        m._direction = view.direction
+        m._rev = 1 if view.reversed else 0
+        m._start_trick(0)
+        if view.phase is not Phase.PLAY:
+            m._resume_exchange(view, requests or {})
+            return m
+        actor = view.to_act
+        assert actor is not None
+        m._start_trick(seat_of[view.trick[0].player if view.trick else actor])
+        m._turn = seat_of[actor]
+        table = view.table
+        if table is not None and table.rank is not None:
+            m._table = t.play(table.bits, table.rank) if table.declared is None else t.declared_play(
+                table.bits, table.rank)
+            m._table_strength = t.strength[m._rev][table.rank]
+            m._last = seat_of[view.table_player] if view.table_player is not None else -1
+        for entry in view.trick:
+            bit = 1 << seat_of[entry.player]
+            if isinstance(entry, Played):
+                if m._mode == _ALL_PASS:
+                    m._mask = 0
+                elif m._mode == _ONE_ORBIT:
+                    m._mask |= bit
+                if m._rev_singles:
+                    m._count_single(entry.play.size, entry.play.rank or Rank.JOKER)
+            else:
+                m._mask |= bit
+                if m._rev_singles and not entry.skipped:
+                    m._run_rank, m._run_len = None, 0
+        return m
+
+    def _resume_exchange(self, view: PublicObservation, requests: Mapping[int, CardSet]) -> None:
+        """The exchange steps still to come at `view` (REQUEST or GIVE_BACK), and the requests made before it."""
+        pairs = self._exchange_pairs()
+        if view.phase is Phase.REQUEST:
+            self._pending_tribute = pairs
+            done = next(i for i, (receiver, _, _) in enumerate(pairs) if receiver == view.to_act)
+            self._requests = {receiver: requests[receiver].bits if receiver in requests else 0
+                              for receiver, _, _ in pairs[:done]}
+            self._exchange_steps = [(Phase.REQUEST, r, g, o) for r, g, o in pairs[done:]]
+            self._exchange_steps += [(Phase.GIVE_BACK, r, g, o) for r, g, o in pairs]
+        else:
+            done = sum(1 for given in view.exchange if not given.tribute)
+            self._exchange_steps = [(Phase.GIVE_BACK, r, g, o) for r, g, o in pairs[done:]]
+        self.phase = self._exchange_steps[0][0]
+        self._playing = False
 
     # ------------------------------------------------------------------ public view
 
@@ -476,19 +568,24 @@ class Match:
 
     def _revolution_check(self, size: int, rank: Rank) -> None:
         revolt = self._rev_four and size >= 4
-        if self._rev_singles:
-            if size == 1 and rank is self._run_rank:
-                self._run_len += 1
-            else:
-                self._run_rank, self._run_len = (rank, 1) if size == 1 else (None, 0)
-            if self._run_len >= 4:
-                revolt = True
-                self._run_rank, self._run_len = None, 0
+        if self._rev_singles and self._count_single(size, rank):
+            revolt = True
         if revolt:
             self._rev ^= 1
             if self.rules.revolution_effect is RevolutionEffect.RANKS_AND_DIRECTION:
                 self._direction = -self._direction
             self.events.append(RevolutionHappened(bool(self._rev), self._direction))
+
+    def _count_single(self, size: int, rank: Rank) -> bool:
+        """Follow the run of single plays of one rank (RULES 1.2 four_singles); True when it makes four."""
+        if size == 1 and rank is self._run_rank:
+            self._run_len += 1
+        else:
+            self._run_rank, self._run_len = (rank, 1) if size == 1 else (None, 0)
+        if self._run_len >= 4:
+            self._run_rank, self._run_len = None, 0
+            return True
+        return False
 
     def _refresh_buckets(self, s: int) -> None:
         if self._t.simple:
@@ -600,11 +697,7 @@ class Match:
         self._requests = {}
         self._pending_tribute = []
         if deal >= 2 and rules.exchange:
-            pairs = [(Role.PRESIDENT, Role.SCUM, 2)]
-            if n >= 4:
-                pairs.append((Role.VICE_PRESIDENT, Role.VICE_SCUM, 1))
-            holders = {role: p for p, role in enumerate(self.roles)}
-            pair_players = [(holders[a], holders[b], owed) for a, b, owed in pairs]
+            pair_players = self._exchange_pairs()
             if rules.exchange_requests:
                 self._exchange_steps += [(Phase.REQUEST, r, g, o) for r, g, o in pair_players]
             self._exchange_steps += [(Phase.GIVE_BACK, r, g, o) for r, g, o in pair_players]
@@ -614,6 +707,14 @@ class Match:
         self._table = None
         self._start_trick(0)
         self._next_phase()
+
+    def _exchange_pairs(self) -> list[tuple[int, int, int]]:
+        """(receiver, giver, cards owed) of this deal's exchange, by the players' roles."""
+        pairs = [(Role.PRESIDENT, Role.SCUM, 2)]
+        if self._n >= 4:
+            pairs.append((Role.VICE_PRESIDENT, Role.VICE_SCUM, 1))
+        holders = {role: p for p, role in enumerate(self.roles)}
+        return [(holders[a], holders[b], owed) for a, b, owed in pairs]
 
     def _next_phase(self) -> None:
         if self._exchange_steps:
