@@ -35,7 +35,7 @@ from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from service_bench import ADMIN, _cpu_s, _port, _rss_kb, _spawn  # noqa: E402
+from service_bench import ADMIN, _cpu_s, _port, _rss_kb, _spawn
 
 ADMIN_AUTH = (("authorization", f"Bearer {ADMIN}"),)
 
