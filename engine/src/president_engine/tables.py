@@ -23,7 +23,6 @@ from president_engine.cards import (
     SLOT_MAX,
     CardSet,
     Rank,
-    Suit,
     rank_bucket_mask,
     rank_bucket_shift,
 )
@@ -35,7 +34,6 @@ JOKER_MASK: Final = SLOT_MAX << JOKER_SHIFT
 JOKER_ONE: Final = 1 << JOKER_SHIFT
 RANK_PLAYS_KEPT: Final = 1 << 16
 """Entries of the per-rank play cache before it starts afresh (many decks and jokers make many)."""
-TRIBUTE_SUITS: Final = (Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS)  # best first, for ties
 
 
 class Tables:
@@ -71,7 +69,8 @@ class Tables:
         # The bucket index fast path needs every rank natural, no suits and no jokers.
         self.simple = not rules.wild_ranks and self.suit_order is None and not self.has_jokers
         self.deck = rules.deck
-        self.tribute_slots = self._tribute_slots()
+        self.tribute_slots = tuple(card.slot for card in rules.best_first)
+        """Card slots from best to worst for tributes (RULES 1.4 "Best")."""
         # Pass events carry no cards: share one per player.
         self.passed = tuple(Passed(p, False) for p in range(rules.players))
         self.skipped = tuple(Passed(p, True) for p in range(rules.players))
@@ -194,16 +193,6 @@ class Tables:
             natural >>= SLOT_BITS
             slot += 1
         return best
-
-    def _tribute_slots(self) -> tuple[int, ...]:
-        """Card slots from best to worst for tributes (RULES 1.4 "Best")."""
-        rules = self.rules
-        by_rank = [r for r in reversed(rules.rank_order)]  # normal order, top first
-        wild_first = [r for r in by_rank if r in rules.wild_ranks]
-        natural = [r for r in by_rank if r not in rules.wild_ranks]
-        slots = [(r - 2) * 4 + s for r in wild_first + natural for s in TRIBUTE_SUITS]
-        jokers_best = rules.joker_wild or rules.joker_alone is JokerAlone.HIGH
-        return tuple([JOKER_SLOT, *slots] if jokers_best else [*slots, JOKER_SLOT])
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
