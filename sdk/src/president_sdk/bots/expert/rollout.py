@@ -5,14 +5,16 @@ from its own hand and the cards it has not seen (the cards still held by the
 others, as one pool, like `hard`'s counting):
 
 - go out when a play empties the hand;
-- play a whole group (all the natural cards of a rank) that no cards still
+- a group is all the natural cards of a rank (wild cards may join them), or
+  wild cards alone;
+- play a whole group that no cards still
   out can beat (a *boss*) when what is left after it is bosses and at most
   one other group, so the hand runs out;
-- otherwise play the lowest whole group that is not kept, where kept are the
-  top rank of the current order, high jokers, fours of a kind and boss pairs
-  or bigger (they win back the lead); a lead avoids the sizes an opponent
-  could go out on when it can;
-- when everything is kept, lead the lowest whole group, and when following,
+- otherwise play the lowest group that is not kept, where kept are the top
+  rank of the current order, high jokers, wild cards, fours of a kind and
+  boss pairs or bigger (they win back the lead); a lead avoids the sizes an
+  opponent could go out on when it can;
+- when everything is kept, lead the lowest group, and when following,
   pass rather than spend kept cards, unless this hand is down to two groups
   or an opponent to two cards.
 
@@ -89,8 +91,8 @@ class Rollout:
                 break
             if action.size == size:
                 return action
-            rank = action.rank
-            if rank is not None and not self._wild_count(action) and hand.count_rank(rank) == action.size:
+            natural = action.size - self._wild_count(action)
+            if not natural or (action.rank is not None and hand.count_rank(action.rank) == natural):
                 groups.append(action)
         table = world.table
         if not groups:
@@ -115,7 +117,8 @@ class Rollout:
 
     def _kept(self, play: Play, top: Rank) -> bool:
         rank = play.rank
-        return (self.fours and play.size >= 4) or rank is top or (rank is Rank.JOKER and self.high_jokers)
+        return ((self.fours and play.size >= 4) or rank is top or (rank is Rank.JOKER and self.high_jokers)
+                or self._wild_count(play) > 0)
 
     def _runs_out(self, rest: int, bosses: _Bosses) -> bool:
         """With the lead, a hand of bosses and at most one other group goes out."""

@@ -4,7 +4,7 @@ A world gives every other player a hand of the right size from the cards
 this player has not seen, so that:
 
 - cards this player handed over in the exchange are still with the receiver,
-  unless the receiver has played them since;
+  unless the receiver has handed them back or played them since;
 - a giver of tribute to this player kept nothing better than the worst card
   given as "best" (RULES 1.4), and holds none of the cards named in a request
   it did not hand over;
@@ -59,8 +59,10 @@ def holdings(obs: Observation, knowledge: DealKnowledge | None) -> Holdings:
     order = [card.slot for card in obs.rules.best_first]
     position = {slot: at for at, slot in enumerate(order)}
     for move in knowledge.transfers:
-        if move.giver == me and move.receiver != me:
-            must[move.receiver] += minus(move.cards.bits, knowledge.played_by.get(move.receiver, 0))
+        if move.giver == me and move.receiver != me:  # unless given back, or played since
+            back = sum((m.cards.bits for m in knowledge.transfers if m.giver == move.receiver and m.receiver == me), 0)
+            kept = minus(minus(move.cards.bits, back), knowledge.played_by.get(move.receiver, 0))
+            must[move.receiver] += kept
         elif move.receiver == me and move.tribute:
             named = sum((r.cards.bits for r in knowledge.requests if r.receiver == me and r.giver == move.giver), 0)
             given_named = common(move.cards.bits, named)
