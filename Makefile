@@ -8,7 +8,8 @@ RUN_STAMP := $(VENV)/.installed-run
 PYPROJECTS := engine/pyproject.toml protocol/pyproject.toml sdk/pyproject.toml service/pyproject.toml harness/pyproject.toml \
   learn/pyproject.toml
 
-.PHONY: all venv test lint typecheck pytest bench bench-engine bench-bots bench-service bench-arena bench-ladder bench-ladder-speed bench-install run clean
+.PHONY: all venv test lint typecheck pytest pytest-compiled engine-compiled bench bench-engine bench-bots bench-expert bench-service bench-arena \
+  bench-ladder bench-ladder-speed bench-install run clean
 
 all: test
 
@@ -44,8 +45,25 @@ typecheck: $(STAMP)
 pytest: $(STAMP)
 	$(BIN)/pytest -q
 
-## test: everything CI checks: lint, types, and every test.
-test: lint typecheck buf-lint check-protos check-api-docs buf-breaking pytest
+## engine-compiled: the engine's typed source compiled by mypyc into build/engine-compiled (PYTHONPATH=build/engine-compiled uses it).
+## pytest-compiled: the rules tests (tests/engine, tests/golden) again, on the compiled build.
+## Without a C compiler and the Python headers both are skipped with a message; REQUIRE_COMPILED=1 (CI) makes that an error.
+ENGINE_COMPILED := build/engine-compiled
+ENGINE_SOURCES := $(wildcard engine/src/president_engine/*.py)
+
+$(ENGINE_COMPILED)/.built: $(STAMP) $(ENGINE_SOURCES) tools/compile_engine.py
+	$(PY) tools/compile_engine.py $(ENGINE_COMPILED) $(if $(REQUIRE_COMPILED),--require)
+
+engine-compiled: $(ENGINE_COMPILED)/.built
+
+pytest-compiled: $(ENGINE_COMPILED)/.built
+	@if [ -f $(ENGINE_COMPILED)/.built ]; then \
+	  echo "PYTHONPATH=$(ENGINE_COMPILED) $(BIN)/pytest -q tests/engine tests/golden"; \
+	  PYTHONPATH=$(ENGINE_COMPILED) PRESIDENT_ENGINE_BUILD=compiled $(BIN)/pytest -q tests/engine tests/golden; \
+	else echo "pytest-compiled: skipped (no compiled engine)"; fi
+
+## test: everything CI checks: lint, types, and every test (the rules tests on both builds of the engine).
+test: lint typecheck buf-lint check-protos check-api-docs buf-breaking pytest pytest-compiled
 
 ## protos: regenerate the Python code of the president.v1 contract (committed, in protocol/).
 ## check-protos: fail when the committed generated code is not what `make protos` writes.
@@ -126,11 +144,16 @@ examples/node/node_modules/.package-lock.json: examples/node/package-lock.json
 ## bench: throughput figures (medians of 5 runs); not a test.
 bench: bench-engine bench-bots bench-service bench-arena bench-ladder bench-ladder-speed
 
-bench-engine: $(STAMP)
+bench-engine: $(STAMP) $(ENGINE_COMPILED)/.built
 	$(PY) benchmarks/engine_bench.py
+	@if [ -f $(ENGINE_COMPILED)/.built ]; then PYTHONPATH=$(ENGINE_COMPILED) $(PY) benchmarks/engine_bench.py; fi
 
 bench-bots: $(STAMP)
 	$(PY) benchmarks/bots_bench.py
+
+## bench-expert: the expert's bar: hard -> expert on duplicate boards in every preset and at 5 players (long: ~40 min on 2 cores).
+bench-expert: $(STAMP)
+	$(PY) benchmarks/bots_bench.py --deals 240 --expert-boards 8 --jobs 2
 
 bench-service: $(STAMP)
 	$(PY) benchmarks/service_bench.py
@@ -156,4 +179,4 @@ run: $(RUN_STAMP)
 	$(BIN)/president demo --db run/president.db
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis

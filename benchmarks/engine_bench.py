@@ -3,23 +3,49 @@
 For each preset: games per second and actions per second through the public
 API only (Match, legal_actions, apply), the median of 5 runs of about 2 s
 each; then one more run under tracemalloc for the peak of traced memory, and
-the process's ru_maxrss at the end.  A measurement, never a test.
+the process's ru_maxrss at the end.  Then search: determinized states per
+second (`Match.from_view` of a mid-deal spectator's view with the true
+hands) and random playouts per second (`copy` of such a state, then random
+legal play to the end of its deal).  A measurement, never a test.
+
+It measures whichever build of the engine it imports, and says which:
+`make bench-engine` runs it on the source and on the compiled build
+(``PYTHONPATH=build/engine-compiled``).
 
     .venv/bin/python benchmarks/engine_bench.py [--seconds 2] [--runs 5]
+    .venv/bin/python benchmarks/engine_bench.py --instructions   # CPU instructions per game (callgrind)
+
+Wall-clock rates move with whatever else the machine runs; ``--instructions``
+counts the instructions of 100 more games under valgrind's callgrind (the
+difference between two runs, after the same warm-up), which load does not
+change.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import random
+import re
 import resource
+import shutil
 import statistics
+import subprocess
 import sys
 import time
 import tracemalloc
 
+import president_engine.match
 from president_engine import PRESETS, Match, Rules
+
+WARM_GAMES = 300
+"""Games played before counting instructions (the engine's caches fill on first use)."""
+
+
+def build_name() -> str:
+    compiled = president_engine.match.__file__.endswith((".so", ".pyd"))
+    return "compiled (mypyc)" if compiled else "source (pure Python)"
 
 
 def play_games(rules: Rules, seconds: float, first_seed: int) -> tuple[int, int, float]:
@@ -41,18 +67,90 @@ def play_games(rules: Rules, seconds: float, first_seed: int) -> tuple[int, int,
             return games, actions, now - start
 
 
+def play_count(rules: Rules, games: int, first_seed: int) -> None:
+    """Exactly `games` games (the fixed workload counted by --instructions)."""
+    for seed in range(first_seed, first_seed + games):
+        match = Match(rules, seed=seed)
+        rng = random.Random(seed)
+        while not match.is_over:
+            match.apply(rng.choice(match.legal_actions()))
+
+
+def search_rates(rules: Rules, seconds: float) -> tuple[float, float, float]:
+    """(determinized states/s, random playouts/s, actions per playout)."""
+    views = []
+    for seed in range(50):
+        match = Match(rules, seed=seed)
+        rng = random.Random(seed)
+        for _ in range(10):
+            match.apply(rng.choice(match.legal_actions()))
+        views.append((match.public_observation(), [match.hand(p) for p in range(rules.players)]))
+    built = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds / 2:
+        for view, hands in views:
+            Match.from_view(view, hands)
+        built += len(views)
+    from_view_rate = built / (time.perf_counter() - start)
+    states = [Match.from_view(view, hands) for view, hands in views]
+    rng = random.Random(1)
+    playouts = actions = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds / 2:
+        for state in states:
+            world = state.copy()
+            while not world.is_over:
+                world.apply(rng.choice(world.legal_actions()))
+                actions += 1
+        playouts += len(states)
+    return from_view_rate, playouts / (time.perf_counter() - start), actions / playouts
+
+
+def instructions(preset: str, games: int) -> int | None:
+    """CPU instructions of `games` more games of `preset` (callgrind), or None without valgrind."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return None
+
+    def count(n: int) -> int:
+        done = subprocess.run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
+                               __file__, "--count-games", str(n), "--preset", preset],
+                              capture_output=True, text=True, env=os.environ, check=True)
+        found = re.search(r"Collected : (\d+)", done.stderr)
+        assert found, done.stderr[-500:]
+        return int(found.group(1))
+
+    return (count(games) - count(0)) // games
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=2.0, help="length of one run")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--instructions", action="store_true", help="count CPU instructions per game instead")
+    parser.add_argument("--preset", choices=sorted(PRESETS), action="append", help="only these presets")
+    parser.add_argument("--count-games", type=int, help=argparse.SUPPRESS)  # the workload --instructions counts
     args = parser.parse_args()
-    print(f"president_engine benchmark: Python {platform.python_version()} on {platform.machine()}, "
+    presets = args.preset or sorted(PRESETS)
+    if args.count_games is not None:
+        rules = Rules.preset(presets[0], players=4, deals=1)
+        play_count(rules, WARM_GAMES, 10_000_000)
+        play_count(rules, args.count_games, 0)
+        return 0
+    if args.instructions:
+        print(f"president_engine instructions per game ({build_name()}): Python {platform.python_version()}, "
+              f"4 players, 1 deal, uniformly random legal play; callgrind, 100 games after {WARM_GAMES}")
+        for name in presets:
+            found = instructions(name, 100)
+            print(f"{name:<10} {'valgrind not found' if found is None else f'{found:>12,} instructions/game'}")
+        return 0
+    print(f"president_engine benchmark ({build_name()}): Python {platform.python_version()} on {platform.machine()}, "
           f"4 players, 1 deal, uniformly random legal play, median of {args.runs} runs of ~{args.seconds:g} s")
     header = f"{'preset':<10} {'games/s':>9} {'actions/s':>10} {'actions/game':>12} {'runs games/s (min-max)':>23} " \
              f"{'traced peak':>11}"
     print(header)
     print("-" * len(header))
-    for name in sorted(PRESETS):
+    for name in presets:
         rules = Rules.preset(name, players=4, deals=1)
         play_games(rules, 0.2, 10_000_000)  # warm the interned plays and tables
         games_rates, action_rates, per_game = [], [], []
@@ -68,6 +166,16 @@ def main() -> int:
         print(f"{name:<10} {statistics.median(games_rates):>9.1f} {statistics.median(action_rates):>10.0f} "
               f"{statistics.median(per_game):>12.1f} "
               f"{f'{min(games_rates):.1f}-{max(games_rates):.1f}':>23} {peak / 1024:>8.0f} KiB")
+    print(f"\nsearch: Match.from_view of a view 10 actions into a deal; copy + random playout to the end of the deal"
+          f" (median of {args.runs} runs)")
+    header = f"{'preset':<10} {'states/s':>9} {'playouts/s':>11} {'actions/playout':>16}"
+    print(header)
+    print("-" * len(header))
+    for name in presets:
+        rules = Rules.preset(name, players=4, deals=1)
+        runs = [search_rates(rules, args.seconds) for _ in range(args.runs)]
+        print(f"{name:<10} {statistics.median(r[0] for r in runs):>9.0f} {statistics.median(r[1] for r in runs):>11.0f}"
+              f" {statistics.median(r[2] for r in runs):>16.1f}")
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     scale = 1 if sys.platform == "darwin" else 1024  # bytes on macOS, KiB elsewhere
     print(f"process ru_maxrss: {maxrss * scale / 2**20:.1f} MiB")

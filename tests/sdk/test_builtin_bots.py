@@ -9,29 +9,41 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from president_engine import PRESETS, Rank, Rules, RulesError, Suit
 from president_engine.events import RevolutionHappened
-from president_sdk import BUILTIN_BOTS, builtin_bot, play_local
+from president_sdk import BUILTIN_BOTS, Bot, builtin_bot, play_local
+from president_sdk.bots import ExpertBot
 
 LEVELS = list(BUILTIN_BOTS)
 
 
+def _bot(level: str) -> Bot:
+    """A bot of `level`; the expert with a small playout cap and no time budget, so these tests stay quick."""
+    return ExpertBot(seed=1, budget=None, playouts=12) if level == "expert" else builtin_bot(level)
+
+
 def _table(players: int, first: int = 0) -> list[Any]:
     """One bot of each level in turn, starting at `first`."""
-    return [builtin_bot(LEVELS[(first + i) % len(LEVELS)]) for i in range(players)]
+    return [_bot(LEVELS[(first + i) % len(LEVELS)]) for i in range(players)]
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 @pytest.mark.parametrize("level", LEVELS)
 def test_each_level_plays_every_preset(preset: str, level: str) -> None:
     rules = Rules.preset(preset, deals=4)
-    bots = [builtin_bot(level), *_table(rules.players - 1, LEVELS.index(level) + 1)]
+    bots = [_bot(level), *_table(rules.players - 1, LEVELS.index(level) + 1)]
     result = play_local(bots, rules, seed=11)  # strict: an illegal answer raises BotError
     assert result.fault_count == 0
     assert len(result.places) == 4
 
 
 def test_unknown_level_is_refused() -> None:
-    with pytest.raises(ValueError, match="known: random, easy, normal, hard"):
-        builtin_bot("expert")
+    with pytest.raises(ValueError, match="known: random, easy, normal, hard, expert"):
+        builtin_bot("grandmaster")
+
+
+def test_levels_are_listed_weakest_first_and_expert_takes_its_seed() -> None:
+    assert LEVELS == ["random", "easy", "normal", "hard", "expert"]
+    bot = builtin_bot("expert", seed=3)
+    assert isinstance(bot, ExpertBot) and bot.budget is not None
 
 
 def test_bots_play_on_after_revolutions() -> None:

@@ -10,6 +10,7 @@ what ``str`` writes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 from president_engine.cards import CardSet, Rank
 from president_engine.errors import CardParseError
@@ -52,7 +53,7 @@ class Pass:
         return "pass"
 
 
-PASS = Pass()
+PASS: Final = Pass()
 
 
 @dataclass(frozen=True, slots=True)

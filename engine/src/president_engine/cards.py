@@ -18,14 +18,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Final
 
 from president_engine.errors import CardParseError
 
-SLOT_BITS = 4
-SLOT_MAX = (1 << SLOT_BITS) - 1
-JOKER_SLOT = 52
-SLOT_COUNT = 53
-BUCKET_BITS = 4 * SLOT_BITS
+# Constants are Final: under mypyc a Final name compiles to a C constant, any other global to a dict lookup.
+SLOT_BITS: Final = 4
+SLOT_MAX: Final = (1 << SLOT_BITS) - 1
+JOKER_SLOT: Final = 52
+SLOT_COUNT: Final = 53
+BUCKET_BITS: Final = 4 * SLOT_BITS
 
 
 class Suit(IntEnum):
@@ -153,7 +155,7 @@ class Card:
 
 
 JOKER = Card(Rank.JOKER, None)
-CARDS: tuple[Card, ...] = tuple(
+CARDS: Final[tuple[Card, ...]] = tuple(
     [Card(Rank(slot // 4 + 2), Suit(slot % 4)) for slot in range(52)] + [JOKER]
 )
 
@@ -181,17 +183,24 @@ def _bucket_sizes() -> tuple[int, ...]:
     return tuple((v & 15) + ((v >> 4) & 15) + ((v >> 8) & 15) + (v >> 12) for v in range(1 << 16))
 
 
-BUCKET_SIZE: tuple[int, ...] = _bucket_sizes()
+BUCKET_SIZE: Final[tuple[int, ...]] = _bucket_sizes()
 """Number of cards in a 16-bit bucket value (four 4-bit counts)."""
 
 
+# Masks over every slot: the bits of counts above 1, then each bit of a count alone (worth 1, 2, 4, 8).
+_HIGH_BITS: Final = sum(0b1110 << (s * SLOT_BITS) for s in range(SLOT_COUNT))
+_ONES: Final = sum(0b0001 << (s * SLOT_BITS) for s in range(SLOT_COUNT))
+_TWOS: Final = _ONES << 1
+_FOURS: Final = _ONES << 2
+_EIGHTS: Final = _ONES << 3
+
+
 def bits_size(bits: int) -> int:
-    """Number of cards in a CardSet's bits."""
-    total = 0
-    while bits:
-        total += BUCKET_SIZE[bits & 0xFFFF]
-        bits >>= 16
-    return total
+    """Number of cards in a CardSet's bits: each bit of a 4-bit count, counted by weight."""
+    if not bits & _HIGH_BITS:  # counts of 0 or 1
+        return bits.bit_count()
+    return ((bits & _ONES).bit_count() + 2 * (bits & _TWOS).bit_count() + 4 * (bits & _FOURS).bit_count()
+            + 8 * (bits & _EIGHTS).bit_count())
 
 
 def bits_contains(outer: int, inner: int) -> bool:
@@ -206,7 +215,6 @@ def bits_contains(outer: int, inner: int) -> bool:
     return True
 
 
-_HIGH_BITS = sum(0b1110 << (s * SLOT_BITS) for s in range(SLOT_COUNT))
 
 
 class CardSet:
@@ -220,6 +228,10 @@ class CardSet:
 
     __slots__ = ("_bits",)
     _bits: int
+
+    def __new__(cls, cards: Iterable[Card] | str = ()) -> CardSet:
+        """A bare instance: `from_bits` sets the bits itself, without `__init__` (this compiles with mypyc too)."""
+        return object.__new__(cls)
 
     def __init__(self, cards: Iterable[Card] | str = ()) -> None:
         if isinstance(cards, str):
@@ -236,7 +248,7 @@ class CardSet:
     def from_bits(cls, bits: int) -> CardSet:
         if bits < 0 or bits >> (SLOT_COUNT * SLOT_BITS):
             raise ValueError("bits out of range for a CardSet")
-        new = object.__new__(cls)
+        new = CardSet.__new__(CardSet)
         new._bits = bits
         return new
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import struct
 from functools import cache
+from typing import Final
 
 from president_engine.cards import JOKER_SLOT, SLOT_BITS, CardSet
 from president_engine.rules import Rules
@@ -18,19 +19,44 @@ from president_engine.rules import Rules
 
 def shuffled_deal(rules: Rules, seed: int, deal: int, start_seat: int) -> list[CardSet]:
     """The hands the seeded shuffle deals, by seat, dealing from `start_seat` in seat order."""
-    deck = _deck_units(rules.decks, rules.jokers)
-    size = len(deck)
-    keys = struct.unpack(f"<{size}Q", hashlib.shake_256(f"president/{seed}/{deal}".encode()).digest(8 * size))
-    units = [deck[i] for i in sorted(range(size), key=keys.__getitem__)]
+    units, keys_format = _deck(rules.decks, rules.jokers)
+    keys = keys_format.unpack(_SHAKE_256(f"president/{seed}/{deal}".encode()).digest(keys_format.size))
     n = rules.players
     hands = [0] * n
-    for offset in range(n):
-        hands[(start_seat + offset) % n] = sum(units[offset::n])
+    seat = start_seat
+    for index in _order(keys):
+        hands[seat] += units[index]
+        seat = seat + 1 if seat + 1 < n else 0
     return [CardSet.from_bits(h) for h in hands]
 
 
+def _order(keys: tuple[int, ...]) -> list[int]:
+    """The card indexes sorted by their keys (stable: equal keys keep the deck's order).
+
+    Sorting small ints is several times cheaper than sorting 64-bit ones, so
+    each key's top bits, with the index below them, are sorted first (a plain
+    int sort, unique values); only when two top parts are equal does the order
+    need the whole keys.
+    """
+    index_bits = len(keys).bit_length()
+    drop = 64 - (30 - index_bits)  # packed values stay below 2**30: one digit of a Python int
+    mask = (1 << index_bits) - 1
+    packed = sorted([(key >> drop) << index_bits | index for index, key in enumerate(keys)])
+    previous = -1
+    for value in packed:
+        top = value >> index_bits
+        if top == previous:
+            return sorted(range(len(keys)), key=keys.__getitem__)
+        previous = top
+    return [value & mask for value in packed]
+
+
+_SHAKE_256: Final = hashlib.shake_256
+"""A Final alias compiles to a C constant under mypyc (a module attribute is two dict lookups)."""
+
+
 @cache
-def _deck_units(decks: int, jokers: int) -> tuple[int, ...]:
-    """The deck before the shuffle, one card's bits per card, in slot order (built once per deck)."""
+def _deck(decks: int, jokers: int) -> tuple[tuple[int, ...], struct.Struct]:
+    """The deck before the shuffle (one card's bits per card, in slot order) and the format of its keys."""
     slots = [slot for slot in range(52) for _ in range(decks)] + [JOKER_SLOT] * (jokers * decks)
-    return tuple(1 << (slot * SLOT_BITS) for slot in slots)
+    return tuple(1 << (slot * SLOT_BITS) for slot in slots), struct.Struct(f"<{len(slots)}Q")

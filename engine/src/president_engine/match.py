@@ -9,8 +9,8 @@ whole match; seats only matter for the order of play.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, TypeVar
 
 from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request
 from president_engine.cards import (
@@ -36,10 +36,7 @@ from president_engine.events import (
     MatchEnded,
     Passed,
     Played,
-    PlayStarted,
     RevolutionHappened,
-    TrickWon,
-    WentOut,
 )
 from president_engine.movegen import beats, bucket_row, general_plays, give_backs, requests, simple_plays
 from president_engine.observation import Observation, PublicObservation, read_deal
@@ -56,16 +53,31 @@ from president_engine.rules import (
 )
 from president_engine.tables import JOKER_MASK, Tables, tables_for
 
-_ALL_PASS, _ALL_PASS_FINAL, _ONE_ORBIT = 0, 1, 2
+# Trick-end modes; Final names (and the Final aliases of enum members) compile to C constants under mypyc.
+_ALL_PASS: Final = 0
+_ALL_PASS_FINAL: Final = 1
+_ONE_ORBIT: Final = 2
+_PASS: Final = PASS
 _View = TypeVar("_View", bound=PublicObservation)
-_THREE_OF_CLUBS_BITS = 1 << ((3 - 2) * 4 * SLOT_BITS)
+_THREE_OF_CLUBS_BITS: Final = 1 << ((3 - 2) * 4 * SLOT_BITS)
 
 
 class Match:
     """A match in progress; see the module docstring."""
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Match:
+        """A bare instance: `copy` and `from_view` fill in every field themselves (this compiles with mypyc too)."""
+        return object.__new__(cls)
+
     def __init__(self, rules: Rules, *, seed: int = 0,
                  hands: Sequence[Sequence[CardSet]] | None = None) -> None:
+        self._begin(rules, seed, [list(h) for h in hands] if hands else [])
+        for deal, deal_hands in enumerate(self._explicit, 1):
+            self._validate_hands(deal, deal_hands)
+        self._start_deal()
+
+    def _begin(self, rules: Rules, seed: int, explicit: list[list[CardSet]]) -> None:
+        """Every field, before the first deal (or before `from_view` fills in a deal in progress)."""
         self.rules = rules
         self.seed = seed
         self._t: Tables = tables_for(rules)
@@ -77,11 +89,11 @@ class Match:
         self._rev_four = rules.revolution and RevolutionTrigger.FOUR_OF_A_KIND in rules.revolution_triggers
         self._rev_singles = rules.revolution and RevolutionTrigger.FOUR_SINGLES in rules.revolution_triggers
         self._equal_skip = rules.equal_skip
-        self._explicit: list[list[CardSet]] = [list(h) for h in hands] if hands else []
-        self.explicit_deals = len(self._explicit)
+        self._explicit = explicit
+        self.explicit_deals = len(explicit)
         """How many deals (the first ones) use explicit hands instead of the shuffle."""
-        for deal, deal_hands in enumerate(self._explicit, 1):
-            self._validate_hands(deal, deal_hands)
+        self._horizon: int | None = None
+        """The last deal this match plays before it ends (None: as the rules say); see `from_view`."""
         self.events: list[Event] = []
         """Everything that happened, in order (hidden cards included: see events.visible_to)."""
         self.deal_hands: list[tuple[CardSet, ...]] = []
@@ -93,6 +105,8 @@ class Match:
         self.winner: int | None = None
         self.deal = 0
         self.phase = Phase.PLAY
+        self._playing = True
+        """phase is Phase.PLAY (read on every action)."""
         self.is_over = False
         """True once the match has ended (phase OVER)."""
         self._seat_player = list(range(n))
@@ -119,17 +133,108 @@ class Match:
         self._mask = 0
         self._run_rank: Rank | None = None
         self._run_len = 0
-        self._start_deal()
+
+    @classmethod
+    def from_view(cls, view: PublicObservation, hands: Sequence[CardSet], *,
+                  requests: Mapping[int, CardSet] | None = None) -> Match:
+        """The state `view` shows, with `hands[p]` as player p's hand: a determinized world for search.
+
+        Everything public comes from the view (a spectator's or a player's
+        own); the cards it hides are `hands`, and, in a Norwegian exchange,
+        `requests`: receiver -> the cards named in requests already made that
+        the view does not show (none by default).  The state goes on exactly
+        as the match would under the same actions, to the end of this deal,
+        where it ends (`is_over`; `scores` add this deal's points to the
+        view's).  Its event log starts empty and holds what happens after the
+        view, so its own observations and records do not know the past.
+        Hands that do not fit the view raise DealError.
+        """
+        if view.phase is Phase.OVER:
+            raise ValueError("the match is over: there is nothing to search")
+        rules = view.rules
+        n = rules.players
+        m = Match.__new__(Match)
+        m._begin(rules, 0, [])
+        t = m._t
+        if len(hands) != n:
+            raise DealError(f"{len(hands)} hands for {n} players")
+        for p, hand in enumerate(hands):
+            if len(hand) != view.hand_sizes[p]:
+                raise DealError(f"player {p} holds {view.hand_sizes[p]} cards, not {len(hand)}")
+        if isinstance(view, Observation) and hands[view.player] != view.hand:
+            raise DealError(f"player {view.player}'s hand is {view.hand}, not {hands[view.player]}")
+        if not sum(hands, view.played) <= t.deck:
+            raise DealError("the hands and the cards played hold more copies of a card than the deck has")
+        m._horizon = view.deal
+        m.deal = view.deal
+        m.scores = list(view.scores)
+        m.roles = list(view.roles)
+        m._seat_player = list(view.seats)
+        for seat, player in enumerate(view.seats):
+            m._player_seat[player] = seat
+        seat_of = m._player_seat
+        m._hands = [hands[p].bits for p in view.seats]
+        m._sizes = [view.hand_sizes[p] for p in view.seats]
+        if t.simple:
+            m._bp = [bucket_row(t, h) for h in m._hands]
+        m._out = [seat_of[p] for p in view.places]
+        m._holders = n - len(view.places)
+        m._direction = view.direction
+        m._rev = 1 if view.reversed else 0
+        m._start_trick(0)
+        if view.phase is not Phase.PLAY:
+            m._resume_exchange(view, requests or {})
+            return m
+        actor = view.to_act
+        assert actor is not None
+        m._start_trick(seat_of[view.trick[0].player if view.trick else actor])
+        m._turn = seat_of[actor]
+        table = view.table
+        if table is not None and table.rank is not None:
+            m._table = t.play(table.bits, table.rank) if table.declared is None else t.declared_play(
+                table.bits, table.rank)
+            m._table_strength = t.strength[m._rev][table.rank]
+            m._last = seat_of[view.table_player] if view.table_player is not None else -1
+        for entry in view.trick:
+            bit = 1 << seat_of[entry.player]
+            if isinstance(entry, Played):
+                if m._mode == _ALL_PASS:
+                    m._mask = 0
+                elif m._mode == _ONE_ORBIT:
+                    m._mask |= bit
+                if m._rev_singles:
+                    m._count_single(entry.play.size, entry.play.rank or Rank.JOKER)
+            else:
+                m._mask |= bit
+                if m._rev_singles and not entry.skipped:
+                    m._run_rank, m._run_len = None, 0
+        return m
+
+    def _resume_exchange(self, view: PublicObservation, requests: Mapping[int, CardSet]) -> None:
+        """The exchange steps still to come at `view` (REQUEST or GIVE_BACK), and the requests made before it."""
+        pairs = self._exchange_pairs()
+        if view.phase is Phase.REQUEST:
+            self._pending_tribute = pairs
+            done = next(i for i, (receiver, _, _) in enumerate(pairs) if receiver == view.to_act)
+            self._requests = {receiver: requests[receiver].bits if receiver in requests else 0
+                              for receiver, _, _ in pairs[:done]}
+            self._exchange_steps = [(Phase.REQUEST, r, g, o) for r, g, o in pairs[done:]]
+            self._exchange_steps += [(Phase.GIVE_BACK, r, g, o) for r, g, o in pairs]
+        else:
+            done = sum(1 for given in view.exchange if not given.tribute)
+            self._exchange_steps = [(Phase.GIVE_BACK, r, g, o) for r, g, o in pairs[done:]]
+        self.phase = self._exchange_steps[0][0]
+        self._playing = False
 
     # ------------------------------------------------------------------ public view
 
     @property
     def to_act(self) -> int | None:
         """The player who must act now, or None when the match is over."""
+        if self._playing:
+            return self._seat_player[self._turn]
         if self.phase is Phase.OVER:
             return None
-        if self.phase is Phase.PLAY:
-            return self._seat_player[self._turn]
         return self._exchange_steps[0][1]
 
     @property
@@ -175,6 +280,10 @@ class Match:
     def places(self) -> tuple[int, ...]:
         """Players who finished in this deal, in order."""
         return tuple(self._seat_player[s] for s in self._out)
+
+    def passed_players(self) -> tuple[int, ...]:
+        """Players who passed in this trick (all_pass: since the last play) or had their turn (one_orbit)."""
+        return tuple(self._seat_player[s] for s in range(self._n) if self._mask >> s & 1)
 
     def actions_by_deal(self) -> list[list[tuple[int, Action]]]:
         """(player, action) as applied, per deal, read from the event log."""
@@ -226,7 +335,7 @@ class Match:
         legal = self._legal
         if legal is None:
             t = self._t
-            if self.phase is Phase.PLAY:
+            if self._playing:
                 if t.simple:
                     legal = simple_plays(t, self._bp[self._turn], self._table, self._table_strength, self._rev)
                 else:
@@ -355,8 +464,8 @@ class Match:
         else:
             action = self.check(action)
         self._legal = None
-        if self.phase is Phase.PLAY:
-            if action is PASS:
+        if self._playing:
+            if action is _PASS:
                 self._pass(self._turn)
             else:
                 self._play(self._turn, action)  # type: ignore[arg-type]
@@ -364,36 +473,66 @@ class Match:
             self._exchange_action(action)
 
     def copy(self) -> Match:
-        """An independent copy, for simulation."""
-        new = object.__new__(Match)
-        new.__dict__.update(self.__dict__)
+        """An independent copy, for simulation: lists are copied, everything they hold is immutable."""
+        new = Match.__new__(Match)
+        new.rules = self.rules
+        new.seed = self.seed
+        new._t = self._t
+        new._n = self._n
+        new._mode = self._mode
+        new._rev_on = self._rev_on
+        new._rev_four = self._rev_four
+        new._rev_singles = self._rev_singles
+        new._equal_skip = self._equal_skip
+        new._explicit = self._explicit
+        new.explicit_deals = self.explicit_deals
+        new._horizon = self._horizon
         new.events = list(self.events)
         new.deal_hands = list(self.deal_hands)
-        new._bp = [list(b) for b in self._bp]
         new.deal_seats = list(self.deal_seats)
         new.scores = list(self.scores)
         new.roles = list(self.roles)
+        new.last_places = self.last_places
+        new.winner = self.winner
+        new.deal = self.deal
+        new.phase = self.phase
+        new._playing = self._playing
+        new.is_over = self.is_over
         new._seat_player = list(self._seat_player)
         new._player_seat = list(self._player_seat)
+        new._legal = self._legal
         new._hands = list(self._hands)
         new._sizes = list(self._sizes)
+        new._bp = [list(row) for row in self._bp]
+        new._holders = self._holders
         new._out = list(self._out)
+        new._direction = self._direction
+        new._rev = self._rev
         new._exchange_steps = list(self._exchange_steps)
         new._requests = dict(self._requests)
         new._pending_tribute = list(self._pending_tribute)
+        new._turn = self._turn
+        new._table = self._table
+        new._table_strength = self._table_strength
+        new._last = self._last
+        new._mask = self._mask
+        new._run_rank = self._run_rank
+        new._run_len = self._run_len
         return new
 
     def _play(self, s: int, play: Play) -> None:
         events = self.events
         t = self._t
         player = self._seat_player[s]
-        events.append(Played(player, play))
+        facts = t.facts[id(play)]
+        events.append(facts.played[player])
         rank = play.rank
         assert rank is not None
         hand = self._hands[s] = self._hands[s] - play.bits
         left = self._sizes[s] = self._sizes[s] - play.size
         if t.simple:
-            self._bp[s][t.strength[0][rank]] = t.canonical(hand & t.bucket_mask[rank])
+            key = facts.row_key
+            self._bp[s][key >> 16] = t.canonical(key | (hand >> facts.shift) & 0xFFFF)
         beaten = self._table
         self._table = play
         self._last = s
@@ -404,10 +543,10 @@ class Match:
             self._mask |= 1 << s
         if self._rev_on:
             self._revolution_check(play.size, rank)
-        self._table_strength = t.strength[self._rev][rank]
+        self._table_strength = facts.strength[self._rev]
         if not left:
             self._out.append(s)
-            events.append(WentOut(player, len(self._out)))
+            events.append(t.went_out[player][len(self._out)])
             self._holders -= 1
             if self._holders == 1:
                 self._end_deal()
@@ -429,19 +568,24 @@ class Match:
 
     def _revolution_check(self, size: int, rank: Rank) -> None:
         revolt = self._rev_four and size >= 4
-        if self._rev_singles:
-            if size == 1 and rank is self._run_rank:
-                self._run_len += 1
-            else:
-                self._run_rank, self._run_len = (rank, 1) if size == 1 else (None, 0)
-            if self._run_len >= 4:
-                revolt = True
-                self._run_rank, self._run_len = None, 0
+        if self._rev_singles and self._count_single(size, rank):
+            revolt = True
         if revolt:
             self._rev ^= 1
             if self.rules.revolution_effect is RevolutionEffect.RANKS_AND_DIRECTION:
                 self._direction = -self._direction
             self.events.append(RevolutionHappened(bool(self._rev), self._direction))
+
+    def _count_single(self, size: int, rank: Rank) -> bool:
+        """Follow the run of single plays of one rank (RULES 1.2 four_singles); True when it makes four."""
+        if size == 1 and rank is self._run_rank:
+            self._run_len += 1
+        else:
+            self._run_rank, self._run_len = (rank, 1) if size == 1 else (None, 0)
+        if self._run_len >= 4:
+            self._run_rank, self._run_len = None, 0
+            return True
+        return False
 
     def _refresh_buckets(self, s: int) -> None:
         if self._t.simple:
@@ -478,7 +622,7 @@ class Match:
     def _end_trick(self) -> None:
         winner = self._last
         leader = winner if self._sizes[winner] else self._next_holder(winner)
-        self.events.append(TrickWon(self._seat_player[winner], self._seat_player[leader]))
+        self.events.append(self._t.trick_won[self._seat_player[winner]][self._seat_player[leader]])
         self._start_trick(leader)
 
     def _next_holder(self, s: int) -> int:
@@ -535,27 +679,25 @@ class Match:
         else:
             hands = shuffled_deal(rules, self.seed, deal, start)
         self._hands = [h.bits for h in hands]
-        self._sizes = [len(h) for h in hands]
-        for seat in range(n):
-            self._refresh_buckets(seat)
+        sizes = self._sizes = [bits_size(h) for h in self._hands]
+        if self._t.simple:
+            self._bp = [bucket_row(self._t, h) for h in self._hands]
         self._holders = n
         self._out = []
         self._direction = 1
         self._rev = 0
+        seats = tuple(self._seat_player)
         self.deal_hands.append(tuple(hands))
-        self.deal_seats.append(tuple(self._seat_player))
-        self.events.append(DealStarted(deal, tuple(self._seat_player), dealer, self.hand_sizes(), tuple(self.roles)))
-        for p in range(n):
-            self.events.append(HandDealt(p, self.hand(p)))
+        self.deal_seats.append(seats)
+        by_player = self._player_seat
+        self.events.append(DealStarted(deal, seats, dealer, tuple(sizes[by_player[p]] for p in range(n)),
+                                       tuple(self.roles)))
+        self.events.extend(HandDealt(p, hands[by_player[p]]) for p in range(n))
         self._exchange_steps = []
         self._requests = {}
         self._pending_tribute = []
         if deal >= 2 and rules.exchange:
-            pairs = [(Role.PRESIDENT, Role.SCUM, 2)]
-            if n >= 4:
-                pairs.append((Role.VICE_PRESIDENT, Role.VICE_SCUM, 1))
-            holders = {role: p for p, role in enumerate(self.roles)}
-            pair_players = [(holders[a], holders[b], owed) for a, b, owed in pairs]
+            pair_players = self._exchange_pairs()
             if rules.exchange_requests:
                 self._exchange_steps += [(Phase.REQUEST, r, g, o) for r, g, o in pair_players]
             self._exchange_steps += [(Phase.GIVE_BACK, r, g, o) for r, g, o in pair_players]
@@ -566,11 +708,21 @@ class Match:
         self._start_trick(0)
         self._next_phase()
 
+    def _exchange_pairs(self) -> list[tuple[int, int, int]]:
+        """(receiver, giver, cards owed) of this deal's exchange, by the players' roles."""
+        pairs = [(Role.PRESIDENT, Role.SCUM, 2)]
+        if self._n >= 4:
+            pairs.append((Role.VICE_PRESIDENT, Role.VICE_SCUM, 1))
+        holders = {role: p for p, role in enumerate(self.roles)}
+        return [(holders[a], holders[b], owed) for a, b, owed in pairs]
+
     def _next_phase(self) -> None:
         if self._exchange_steps:
             self.phase = self._exchange_steps[0][0]
+            self._playing = False
             return
         self.phase = Phase.PLAY
+        self._playing = True
         if self.deal == 1:
             leader = 0
             if self.rules.first_lead is FirstLead.THREE_OF_CLUBS:
@@ -580,7 +732,7 @@ class Match:
             role = Role.PRESIDENT if self.rules.next_lead is NextLead.PRESIDENT else Role.SCUM
             leader = self._player_seat[self.roles.index(role)]
         self._start_trick(leader)
-        self.events.append(PlayStarted(self._seat_player[leader]))
+        self.events.append(self._t.play_started[self._seat_player[leader]])
 
     def _exchange_action(self, action: Action) -> None:
         step, receiver, giver, _ = self._exchange_steps.pop(0)
@@ -634,11 +786,13 @@ class Match:
             self.roles[player] = by_place[place]
         rules = self.rules
         done = (rules.deals is not None and self.deal >= rules.deals) or (
-            rules.target_score is not None and max(self.scores) >= rules.target_score)
+            rules.target_score is not None and max(self.scores) >= rules.target_score) or (
+            self._horizon is not None and self.deal >= self._horizon)
         if done:
             best = max(self.scores)
             self.winner = next(p for p in places if self.scores[p] == best)
             self.phase = Phase.OVER
+            self._playing = False
             self.is_over = True
             self.events.append(MatchEnded(self.winner, tuple(self.scores), places))
             return

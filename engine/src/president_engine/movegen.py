@@ -13,13 +13,25 @@ The order of each list (docs/RULES-DECISIONS.md):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from functools import lru_cache
-from itertools import chain, combinations, combinations_with_replacement
+from itertools import combinations, combinations_with_replacement
+from typing import Final
 
 from president_engine.actions import PASS, Action, GiveBack, Play, Request
-from president_engine.cards import JOKER_SLOT, SLOT_BITS, CardSet, Rank, bits_size, rank_bucket_mask, slot_count
+from president_engine.cards import (
+    JOKER_SLOT,
+    SLOT_BITS,
+    SLOT_COUNT,
+    CardSet,
+    Rank,
+    bits_size,
+    rank_bucket_mask,
+    slot_count,
+)
 from president_engine.tables import JOKER_ONE, Tables, unit_bits
+
+_PASS: Final = PASS
+HAND_BYTES: Final = (SLOT_COUNT * SLOT_BITS + 7) // 8
+"""A Final alias compiles to a C constant under mypyc (a plain global is a dict lookup)."""
 
 
 def bucket_row(t: Tables, hand: int) -> list[tuple[Play, ...]]:
@@ -28,68 +40,100 @@ def bucket_row(t: Tables, hand: int) -> list[tuple[Play, ...]]:
     The match keeps one row per seat and updates the played rank's entry, so
     `simple_plays` only reads it.
     """
+    data = hand.to_bytes(HAND_BYTES, "little")
     canonical = t.canonical
-    return [canonical(hand & mask) for mask in t.rank_masks]
+    return [canonical(strength << 16 | data[at] | data[at + 1] << 8) for strength, at in enumerate(t.row_bytes)]
 
 
-def simple_plays(t: Tables, row: Sequence[tuple[Play, ...]], table: Play | None, table_strength: int,
+def simple_plays(t: Tables, row: list[tuple[Play, ...]], table: Play | None, table_strength: int,
                  rev: int) -> tuple[Action, ...]:
-    """No wild cards, jokers or suit order: read the seat's canonical plays by rank."""
+    """No wild cards, jokers or suit order: read the seat's canonical plays by rank.
+
+    The row is by strength in the normal order, so under a revolution strength s is row[12 - s].
+    """
+    out: list[Action] = []
     if table is None:
-        return tuple(chain.from_iterable(reversed(row) if rev else row))
+        for index in range(13):
+            out.extend(row[12 - index if rev else index])
+        return tuple(out)
     k = table.size
     start = table_strength + 1 if t.strict else table_strength
-    above = (row[12 - start::-1] if start <= 12 else []) if rev else row[start:]
-    out: list[Action] = [plays[k - 1] for plays in above if len(plays) >= k]
-    out.append(PASS)
+    for strength in range(start, 13):
+        plays = row[12 - strength if rev else strength]
+        if len(plays) >= k:
+            out.append(plays[k - 1])
+    out.append(_PASS)
     return tuple(out)
 
 
 def general_plays(t: Tables, hand: int, table: Play | None, table_strength: int, rev: int) -> tuple[Action, ...]:
-    """Plays with wild cards, jokers or suit order: enumerate, then sort."""
+    """Plays with wild cards, jokers or suit order, from each rank's cached plays (a follow: ranks that beat)."""
     strength = t.strength[rev]
-    every_suit = t.suit_order is not None
-    wild_sets = _wild_subsets(t, hand & t.wild_mask, every_suit)
-    k = 0 if table is None else table.size
-    found: list[tuple[int, int, int, int, Play]] = []
-
-    def add(bits: int, rank: Rank, wilds: int) -> None:
-        size = bits_size(bits)
-        if table is not None and (size != k or not beats(t, bits, rank, table, table_strength, rev)):
-            return
-        found.append((strength[rank], size, wilds, bits, t.play(bits, rank)))
-
-    for rank in t.natural_ranks:
-        bucket = hand & rank_bucket_mask(rank)
-        if not bucket:
-            continue
-        for size, subsets in subsets_by_size(bucket, every_suit).items():
-            if table is not None and size > k:
-                break
-            for natural in subsets:
-                for wild_bits, wild_size in wild_sets:
-                    if table is None or size + wild_size == k:
-                        add(natural + wild_bits, rank, wild_size)
-    for wild_bits, wild_size in wild_sets:
-        if wild_size == 0 or (table is not None and wild_size != k):
-            continue
-        if not t.declared:
-            add(wild_bits, Rank.JOKER, wild_size)
-        elif table is None:
-            add(wild_bits, t.rules.wild_lead_rank, wild_size)
-        else:  # a follow of wild cards alone: the one play that declares its rank
-            for rank in t.natural_ranks:
-                if beats(t, wild_bits, rank, table, table_strength, rev):
-                    found.append((strength[rank], k, wild_size, wild_bits, t.declared_play(wild_bits, rank)))
+    wild = hand & t.wild_mask
+    wild_sets = t.wild_choices(wild)
+    segments: list[tuple[int, list[Play]]] = []
+    """(strength, plays in the order of equal strength): sorted by strength below."""
+    if table is None:
+        for rank in t.natural_ranks:
+            bucket = hand & t.bucket_mask[rank]
+            if bucket:
+                segments.append((strength[rank], t.rank_plays(rank, bucket, wild)[0]))
+        if len(wild_sets) > 1:
+            lead = t.wild_lead_rank
+            segments.append((strength[lead], [t.play(bits, lead) for bits, _ in wild_sets[1:]]))
+    else:
+        k = table.size
+        equal_beats = not t.strict
+        for rank in t.natural_ranks:
+            mine = strength[rank]
+            if mine < table_strength or (mine == table_strength and not equal_beats):
+                continue
+            bucket = hand & t.bucket_mask[rank]
+            if bucket:
+                plays = t.rank_plays(rank, bucket, wild)[1].get(k)
+                if plays:
+                    if mine == table_strength and t.suit_order is not None:
+                        plays = [p for p in plays if beats(t, p.bits, rank, table, table_strength, rev)]
+                    segments.append((mine, plays))
+        for wild_bits, wild_size in wild_sets:
+            if wild_size != k:
+                continue
+            if not t.declared:
+                if beats(t, wild_bits, Rank.JOKER, table, table_strength, rev):
+                    segments.append((strength[Rank.JOKER], [t.play(wild_bits, Rank.JOKER)]))
+            else:  # a follow of wild cards alone: the one play that declares its rank
+                for rank in t.natural_ranks:
+                    if beats(t, wild_bits, rank, table, table_strength, rev):
+                        segments.append((strength[rank], [t.declared_play(wild_bits, rank)]))
     jokers = slot_count(hand, JOKER_SLOT)
-    if jokers and not t.jokers_wild:
-        for count in range(1, jokers + 1):
-            add(count * JOKER_ONE, Rank.JOKER, 0)
-    found.sort(key=lambda item: item[:4])
-    out: list[Action] = [item[4] for item in found]
+    if jokers and not t.jokers_wild:  # plain jokers, played alone
+        counts = range(1, jokers + 1) if table is None else range(table.size, min(table.size, jokers) + 1)
+        plain = [t.play(count * JOKER_ONE, Rank.JOKER) for count in counts]
+        if table is not None:
+            plain = [p for p in plain if beats(t, p.bits, Rank.JOKER, table, table_strength, rev)]
+        if plain:
+            segments.append((strength[Rank.JOKER], plain))
+    segments.sort(key=_strength_of)
+    out: list[Action] = []
+    at = 0
+    while at < len(segments):
+        same = at + 1
+        while same < len(segments) and segments[same][0] == segments[at][0]:
+            same += 1
+        if same == at + 1:
+            out.extend(segments[at][1])
+        else:  # plays of one strength from several sources: by size, wild cards, then cards
+            tied = [p for _, plays in segments[at:same] for p in plays]
+            tied.sort(key=lambda p: (p.size, bits_size(p.bits & t.wild_mask), p.bits))
+            out.extend(tied)
+        at = same
     if table is not None:
         out.append(PASS)
     return tuple(out)
+
+
+def _strength_of(segment: tuple[int, list[Play]]) -> int:
+    return segment[0]
 
 
 def beats(t: Tables, bits: int, rank: Rank, table: Play, table_strength: int, rev: int) -> bool:
@@ -149,41 +193,3 @@ def requests(t: Tables, hand: int, owed: int) -> tuple[Action, ...]:
                 seen.add(bits)
                 out.append(Request(CardSet.from_bits(bits)))
     return tuple(out)
-
-
-def _wild_subsets(t: Tables, wild: int, every_suit: bool) -> list[tuple[int, int]]:
-    """(bits, size) of every choice of wild cards from `wild`, the empty one first."""
-    choices = [(0, 0)]
-    if not wild:
-        return choices
-    jokers = slot_count(wild, JOKER_SLOT)
-    groups: list[list[tuple[int, int]]] = []
-    if jokers:
-        groups.append([(0, 0)] + [(j * JOKER_ONE, j) for j in range(1, jokers + 1)])
-    for rank in sorted(t.rules.wild_ranks):
-        bucket = wild & rank_bucket_mask(rank)
-        if bucket:
-            options = [(0, 0)]
-            for size, subsets in subsets_by_size(bucket, every_suit).items():
-                options.extend((bits, size) for bits in subsets)
-            groups.append(options)
-    for group in groups:
-        choices = [(a + b, sa + sb) for a, sa in choices for b, sb in group]
-    choices.sort(key=lambda c: (c[1], c[0]))
-    return choices
-
-
-@lru_cache(maxsize=1 << 14)
-def subsets_by_size(bucket: int, every_suit: bool) -> dict[int, list[int]]:
-    """Sub-multisets of a bucket by size: canonical lowest suits, or every distinct one."""
-    units = unit_bits(bucket)
-    out: dict[int, list[int]] = {}
-    if not every_suit:
-        total = 0
-        for size, unit in enumerate(units, 1):
-            total += unit
-            out[size] = [total]
-        return out
-    for size in range(1, len(units) + 1):
-        out[size] = sorted({sum(combo) for combo in combinations(units, size)})
-    return out

@@ -16,7 +16,7 @@ from enum import Enum
 from functools import cached_property
 from typing import Any
 
-from president_engine.cards import NATURAL_RANKS, Card, CardSet, Rank, Suit, full_deck
+from president_engine.cards import JOKER, NATURAL_RANKS, Card, CardSet, Rank, Suit, full_deck
 from president_engine.errors import RulesError
 
 MAX_DECKS = 7  # a CardSet slot counts up to 15 copies: 7 decks of 2 jokers is 14
@@ -181,6 +181,20 @@ class Rules:
     def plain_joker_count(self, cards: CardSet) -> int:
         """Jokers in `cards` that are not wild: they are played only alone, at the joker rank."""
         return 0 if self.joker_wild else cards.count_rank(Rank.JOKER)
+
+    @cached_property
+    def best_first(self) -> tuple[Card, ...]:
+        """Every kind of card, best first, as a tribute takes them (RULES 1.4 "Best").
+
+        Jokers first when they are wild or rank high (else last), then wild
+        cards, then natural cards, each by the normal order from the top; equal
+        ranks by suit: spades, hearts, clubs, diamonds.
+        """
+        by_rank = list(reversed(self.rank_order))
+        ranks = [r for r in by_rank if r in self.wild_ranks] + [r for r in by_rank if r not in self.wild_ranks]
+        cards = [Card(rank, suit) for rank in ranks for suit in (Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS)]
+        jokers_best = self.joker_wild or self.joker_alone is JokerAlone.HIGH
+        return tuple([JOKER, *cards] if jokers_best else [*cards, JOKER])
 
     @cached_property
     def deck(self) -> CardSet:

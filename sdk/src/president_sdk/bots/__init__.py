@@ -1,9 +1,11 @@
-"""The built-in bots, by level: ``random`` < ``easy`` < ``normal`` < ``hard``.
+"""The built-in bots, by level: ``random`` < ``easy`` < ``normal`` < ``hard`` < ``expert``.
 
 Each is an ordinary `Bot` written against the SDK and sees only its own
-observation.  ``builtin_bot("hard")`` makes a fresh one.  Only ``random``
-draws random numbers; ``builtin_bot("random", seed=s)`` draws the same ones
-for the same s (a duplicate ladder seeds every seating of a board alike).
+observation (and the events shown to it).  ``builtin_bot("hard")`` makes a
+fresh one.  Only ``random`` and ``expert`` draw random numbers;
+``builtin_bot("random", seed=s)`` draws the same ones for the same s (a
+duplicate ladder seeds every seating of a board alike), and so does
+``expert`` as long as its playout cap, not its time budget, ends each search.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Callable
 
 from president_sdk.bot import Bot
 from president_sdk.bots.easy import EasyBot
+from president_sdk.bots.expert import ExpertBot
 from president_sdk.bots.hard import HardBot
 from president_sdk.bots.normal import NormalBot
 from president_sdk.bots.random import RandomBot
@@ -21,12 +24,13 @@ BUILTIN_BOTS: dict[str, Callable[[int | None], Bot]] = {
     "easy": lambda _seed: EasyBot(),
     "normal": lambda _seed: NormalBot(),
     "hard": lambda _seed: HardBot(),
+    "expert": ExpertBot,
 }
-"""Built-in levels, weakest first: each makes a bot from a seed (None: fresh entropy); only random uses it."""
+"""Built-in levels, weakest first: each makes a bot from a seed (None: fresh entropy); random and expert use it."""
 
 
 def builtin_bot(name: str, *, seed: int | None = None) -> Bot:
-    """A new built-in bot of level `name` (random, easy, normal, hard); `seed` fixes random's draws."""
+    """A new built-in bot of level `name` (random, easy, normal, hard, expert); `seed` fixes its draws."""
     try:
         factory = BUILTIN_BOTS[name.lower()]
     except KeyError:
@@ -34,4 +38,4 @@ def builtin_bot(name: str, *, seed: int | None = None) -> Bot:
     return factory(seed)
 
 
-__all__ = ["BUILTIN_BOTS", "EasyBot", "HardBot", "NormalBot", "RandomBot", "builtin_bot"]
+__all__ = ["BUILTIN_BOTS", "EasyBot", "ExpertBot", "HardBot", "NormalBot", "RandomBot", "builtin_bot"]

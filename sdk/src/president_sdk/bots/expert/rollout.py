@@ -1,0 +1,176 @@
+"""The playout policy: plays a determinized world to the end of its deal, fast.
+
+Every seat plays the `hard` level's main rules (RULES section 4, bots/hard.py)
+from its own hand and the cards it has not seen (the cards still held by the
+others, as one pool, like `hard`'s counting):
+
+- go out when a play empties the hand;
+- a group is all the natural cards of a rank (wild cards may join them), or
+  wild cards alone;
+- play a whole group that no cards still
+  out can beat (a *boss*) when what is left after it is bosses and at most
+  one other group, so the hand runs out;
+- otherwise play the lowest group that is not kept, where kept are the top
+  rank of the current order, high jokers, wild cards, fours of a kind and
+  boss pairs or bigger (they win back the lead); a lead avoids the sizes an
+  opponent could go out on when it can;
+- when everything is kept, lead the lowest group, and when following,
+  pass rather than spend kept cards, unless this hand is down to two groups
+  or an opponent to two cards.
+
+It works on the engine's `Match` through the public API; what it needs to
+know of each play is computed once per interned play.
+"""
+
+from __future__ import annotations
+
+from president_engine import (
+    PASS,
+    Action,
+    Beat,
+    Card,
+    CardSet,
+    JokerAlone,
+    Match,
+    Phase,
+    Play,
+    Rank,
+    RevolutionTrigger,
+    Rules,
+    fallback_action,
+)
+from president_engine.cards import SLOT_MAX, bits_size
+
+FIGHT = 2
+"""Spend kept cards once the hand is down to this many groups, or an opponent to this many cards."""
+
+
+class Rollout:
+    """The playout policy of one rule set (see the module docstring)."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        kinds = rules.deck.distinct()
+        self.wild_mask = _mask([card for card in kinds if rules.is_wild(card)])
+        naturals = [rank for rank in rules.rank_order if rank not in rules.wild_ranks]
+        self.ranks = naturals
+        """Natural ranks, low to high in the normal order."""
+        self.position = {rank: at for at, rank in enumerate(naturals)}
+        self.rank_masks = [_mask([card for card in kinds if card.rank is rank]) for rank in naturals]
+        plain_jokers = _mask([card for card in kinds if card.is_joker and not rules.is_wild(card)])
+        self._group_masks = [m for m in self.rank_masks if m] + [m for m in (plain_jokers, self.wild_mask) if m]
+        """Bits of each group a hand may hold: one natural rank, the plain jokers, the wild cards."""
+        self.strict = rules.beat is Beat.STRICTLY_HIGHER
+        self.high_jokers = rules.joker_alone is JokerAlone.HIGH
+        self.declared = rules.joker_alone is JokerAlone.DECLARED
+        self.fours = rules.revolution and RevolutionTrigger.FOUR_OF_A_KIND in rules.revolution_triggers
+        self._wilds: dict[int, tuple[Play, int]] = {}
+
+    def finish(self, world: Match) -> tuple[int, ...]:
+        """Play `world` to its end (a state from `Match.from_view` ends with its deal); the places."""
+        held = sum(world.hand(p).bits for p in range(self.rules.players))
+        while not world.is_over:
+            legal = world.legal_actions()
+            action = legal[0] if len(legal) == 1 else self.choose(world, legal, held)
+            if isinstance(action, Play):
+                held -= action.bits
+            world.apply(action)
+        return world.last_places
+
+    def choose(self, world: Match, legal: tuple[Action, ...], held: int) -> Action:
+        """The policy's action for the player to act in `world`; `held`: the bits of every card still held."""
+        if world.phase is not Phase.PLAY:
+            return fallback_action(legal)
+        player = world.to_act
+        assert player is not None
+        hand = world.hand(player)
+        size = len(hand)
+        groups: list[Play] = []
+        for action in legal:
+            if not isinstance(action, Play):
+                break
+            if action.size == size:
+                return action
+            natural = action.size - self._wild_count(action)
+            if not natural or (action.rank is not None and hand.count_rank(action.rank) == natural):
+                groups.append(action)
+        table = world.table
+        if not groups:
+            return legal[0] if table is None or self._fight(world, player, hand.bits) else PASS
+        bosses = _Bosses(self, held - hand.bits, world.reversed)
+        for play in groups:
+            if bosses.beaten(play) is False and self._runs_out(hand.bits - play.bits, bosses):
+                return play
+        top = self.ranks[0 if world.reversed else -1]
+        kept = [self._kept(play, top) for play in groups]
+        spare = [p for p, keep in zip(groups, kept, strict=True) if not keep and not (
+            p.size > 1 and bosses.beaten(p) is False)]
+        spare = spare or [p for p, keep in zip(groups, kept, strict=True) if not keep]
+        if table is None:
+            if not spare:
+                return groups[0]
+            exposed = {s for p, s in enumerate(world.hand_sizes()) if p != player and s}
+            return next((p for p in spare[:3] if p.size not in exposed), spare[0])
+        if spare:
+            return spare[0]
+        return groups[0] if self._fight(world, player, hand.bits) else PASS
+
+    def _kept(self, play: Play, top: Rank) -> bool:
+        rank = play.rank
+        return ((self.fours and play.size >= 4) or rank is top or (rank is Rank.JOKER and self.high_jokers)
+                or self._wild_count(play) > 0)
+
+    def _runs_out(self, rest: int, bosses: _Bosses) -> bool:
+        """With the lead, a hand of bosses and at most one other group goes out."""
+        losers = 0
+        for at, mask in enumerate(self.rank_masks):
+            count = bits_size(rest & mask)
+            if count and not bosses.is_boss(at, count):
+                losers += 1
+                if losers > 1:
+                    return False
+        if rest & self.wild_mask and self.declared:  # a lead of wild cards only stands for a low rank
+            losers += 1
+        return losers <= 1
+
+    def _wild_count(self, play: Play) -> int:
+        """Wild cards in an interned play (cached by identity; the entry keeps the play alive, so ids stay unique)."""
+        found = self._wilds.get(id(play))
+        if found is None or found[0] is not play:
+            found = self._wilds[id(play)] = play, self.rules.wild_count(play.cards)
+        return found[1]
+
+    def _fight(self, world: Match, player: int, hand: int) -> bool:
+        """This hand is down to FIGHT groups (its wild cards one group), or an opponent to FIGHT cards."""
+        if sum(1 for mask in self._group_masks if hand & mask) <= FIGHT:
+            return True
+        return any(0 < size <= FIGHT for p, size in enumerate(world.hand_sizes()) if p != player)
+
+
+class _Bosses:
+    """Which groups the cards still out (the others' hands, as one pool) can beat, in the current order."""
+
+    def __init__(self, rollout: Rollout, out: int, reversed_: bool) -> None:
+        self.rollout = rollout
+        self.counts = [bits_size(out & mask) for mask in rollout.rank_masks]
+        self.wilds = bits_size(out & rollout.wild_mask)
+        self.reversed = reversed_
+
+    def is_boss(self, at: int, size: int) -> bool:
+        """No `size` cards still out beat `size` cards of the natural rank at position `at` (normal order)."""
+        if self.wilds >= size:
+            return False
+        counts, wilds = self.counts, self.wilds
+        equal = 0 if self.rollout.strict else 1
+        stronger = range(0, at + equal) if self.reversed else range(at + 1 - equal, len(counts))
+        return not any(counts[i] and counts[i] + wilds >= size for i in stronger if i != at or equal)
+
+    def beaten(self, play: Play) -> bool | None:
+        """False when `play` is a boss, True when it is not, None for a play of another kind (jokers)."""
+        at = self.rollout.position.get(play.rank) if play.rank is not None else None
+        return None if at is None else not self.is_boss(at, play.size)
+
+
+def _mask(cards: list[Card]) -> int:
+    """Every count bit of the slots of `cards` (a hand's bits & mask: its cards among them)."""
+    return CardSet(cards).bits * SLOT_MAX

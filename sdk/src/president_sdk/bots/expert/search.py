@@ -1,0 +1,144 @@
+"""Spreading playouts over the candidate actions by an upper-confidence rule, on shared worlds.
+
+A playout copies a determinized world, applies a candidate and plays the
+deal out with the playout policy; its reward is the finishing place scaled
+to 1 (first) .. 0 (last).  The policy is deterministic, so a candidate's
+reward in a world is a fixed number, and the hands dealt make most of the
+difference between two playouts.  So candidates are compared on the same
+worlds: world i is the i-th draw of a weighted pool of sampled hands, a
+candidate's i-th playout is played in world i, and its score is its mean
+gain over the *anchor* (the policy's own choice, played in the same
+worlds).  UCB1 on those gains picks the candidate that gets the next
+playout.  A world drawn twice from the pool costs no second playout.
+
+The search stops at the playout cap, at PULLS evaluations per playout of
+the cap, or at the deadline (each candidate gets at least one evaluation),
+and answers the candidate whose mean gain is highest less CONFIDENCE
+standard errors, if that is above 0; else the anchor.  So the search departs
+from the anchor only on evidence.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from president_engine import Action, CardSet, Match
+
+from president_sdk.bots.expert.rollout import Rollout
+
+EXPLORATION = 0.4
+"""UCB1's exploration constant, for gains in [-1, 1]."""
+CONFIDENCE = 1.0
+"""A candidate replaces the anchor only when its mean gain exceeds this many standard errors."""
+CHUNK = 16
+"""Samples weighted together in the pool."""
+PULLS = 4
+"""Candidate evaluations per playout of the cap at most (repeated worlds cost no playout, but time)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SearchResult:
+    action: Action
+    playouts: int
+    """Playouts played (a repeated world is not played again)."""
+    gains: tuple[float, ...]
+    """Each candidate's mean gain over the anchor, in the order given."""
+    visits: tuple[int, ...]
+
+
+class WorldPool:
+    """Worlds drawn in proportion to their weights, sampled in chunks as the search needs more of them.
+
+    `sample()` gives one sample and its weight; `build(sample)` makes its engine state.  World i of the
+    sequence is one of chunk i // CHUNK's samples, drawn by weight within that chunk (each chunk is an
+    independent weighted sample, so resampling within it keeps the proportions); it is built when
+    first played, and the same sample drawn twice is the same world.
+    """
+
+    def __init__(self, sample: Callable[[], tuple[list[CardSet], float]], build: Callable[[list[CardSet]], Match],
+                 rng: random.Random, chunk: int = CHUNK) -> None:
+        self._sample = sample
+        self._build = build
+        self._rng = rng
+        self._chunk = chunk
+        self._samples: list[list[CardSet]] = []
+        self._worlds: dict[int, Match] = {}
+        self._draws: list[int] = []
+
+    def draw(self, i: int) -> int:
+        """The index of the sample that is world i of the sequence."""
+        while len(self._draws) <= i:
+            first = len(self._samples)
+            weights = []
+            for _ in range(self._chunk):
+                sample, weight = self._sample()
+                self._samples.append(sample)
+                weights.append(weight)
+            self._draws.extend(first + j for j in self._rng.choices(range(self._chunk), weights=weights,
+                                                                     k=self._chunk))
+        return self._draws[i]
+
+    def world(self, index: int) -> Match:
+        found = self._worlds.get(index)
+        if found is None:
+            found = self._worlds[index] = self._build(self._samples[index])
+        return found
+
+
+def search(candidates: Sequence[Action], anchor: int, pool: WorldPool, rollout: Rollout, player: int, *,
+           playouts: int, deadline: float | None) -> SearchResult:
+    """The candidate with the best mean gain over the anchor for `player` (see the module docstring).
+
+    `candidates` must be actions as the worlds take them (interned: `Match.check` returns them);
+    `deadline` is a `time.perf_counter` value or None.
+    """
+    k = len(candidates)
+    scale = len(rollout.rules.points) - 1
+    known: dict[tuple[int, int], float] = {}
+    played = 0
+
+    def reward(arm: int, i: int) -> float:
+        nonlocal played
+        index = pool.draw(i)
+        found = known.get((arm, index))
+        if found is None:
+            world = pool.world(index).copy()
+            world.apply(candidates[arm])
+            found = known[arm, index] = 1.0 - rollout.finish(world).index(player) / scale
+            played += 1
+        return found
+
+    gains = [0.0] * k
+    squares = [0.0] * k
+    visits = [0] * k
+    arms = [i for i in range(k) if i != anchor]
+    pulls = 0
+    while arms and (pulls < len(arms) or (played < playouts and pulls < PULLS * playouts
+                                          and (deadline is None or time.perf_counter() < deadline))):
+        if pulls < len(arms):
+            arm = arms[pulls]
+        else:
+            spread = EXPLORATION * math.sqrt(math.log(pulls))
+            arm = max(arms, key=lambda a: gains[a] / visits[a] + spread / math.sqrt(visits[a]))
+        i = visits[arm]
+        gain = reward(arm, i) - reward(anchor, i)
+        gains[arm] += gain
+        squares[arm] += gain * gain
+        visits[arm] += 1
+        pulls += 1
+    means = tuple(gains[a] / visits[a] if visits[a] else 0.0 for a in range(k))
+    best = max(range(k), key=lambda a: (_lower_bound(means[a], squares[a], visits[a]), a == anchor, -a))
+    visits[anchor] = max(visits, default=0)
+    return SearchResult(action=candidates[best], playouts=played, gains=means, visits=tuple(visits))
+
+
+def _lower_bound(mean: float, squares: float, n: int) -> float:
+    """Mean gain less CONFIDENCE standard errors (0 for the anchor and unplayed candidates)."""
+    if n < 2:
+        return 0.0 if n == 0 else min(mean, 0.0)
+    spread = max(squares / n - mean * mean, 0.0) * n / (n - 1)
+    return mean - CONFIDENCE * math.sqrt(spread / n)

@@ -1,0 +1,78 @@
+"""Build the compiled engine: the same typed source as engine/, compiled by mypyc.
+
+    python tools/compile_engine.py OUT_DIR [--require]
+    python tools/compile_engine.py --check      # exit 0 when this machine can build it
+
+Copies ``engine/src/president_engine`` into OUT_DIR and compiles its hot
+modules there with mypyc (which ships with mypy, a test tool), so
+``PYTHONPATH=OUT_DIR`` runs the compiled build and nothing else changes: the
+pure-Python source stays the reference, `make run` never builds it, and the
+package installs without a compiler.  Modules left out stay interpreted:
+`rules` (its constructor accepts the JSON forms of options, which mypyc's
+typed fields would refuse), `record`, `narrate` and the command line.
+
+Without a C compiler or the Python headers it prints why and exits 0
+(skipped), or 1 with ``--require`` (CI, `.ci/run`).  The compiler's output goes
+to OUT_DIR/build.log; OUT_DIR/.built marks a finished build (for make).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCE = ROOT / "engine" / "src" / "president_engine"
+COMPILED = ("cards", "actions", "tables", "movegen", "match", "events", "deal", "observation", "phase", "roles",
+            "errors", "fallback")
+
+
+def missing_toolchain() -> str | None:
+    """Why this machine cannot build C extensions for this Python, or None when it can."""
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        return f"no C compiler ({compiler})"
+    header = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    if not header.exists():
+        return f"no Python headers ({header}; on Debian: apt-get install python3-dev)"
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path, nargs="?")
+    parser.add_argument("--require", action="store_true", help="fail instead of skipping without a toolchain")
+    parser.add_argument("--check", action="store_true", help="only say whether this machine can build it")
+    args = parser.parse_args(argv)
+    why = missing_toolchain()
+    if args.check:
+        print(f"compiled engine: {why or 'can build'}")
+        return 0 if why is None else 1
+    if args.out is None:
+        parser.error("OUT_DIR is required")
+    if why is not None:
+        print(f"compiled engine: {'cannot build' if args.require else 'skipped'}: {why}", file=sys.stderr)
+        return 1 if args.require else 0
+    out: Path = args.out
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(SOURCE, out / "president_engine", ignore=shutil.ignore_patterns("__pycache__"))
+    modules = [f"president_engine/{name}.py" for name in COMPILED]
+    with open(out / "build.log", "w") as log:
+        done = subprocess.run([sys.executable, "-m", "mypyc", *modules], cwd=out, stdout=log, stderr=subprocess.STDOUT,
+                              env={**os.environ, "MYPY_FORCE_COLOR": "0"})
+    if done.returncode:
+        print(f"compiled engine: mypyc failed (exit {done.returncode}); see {out / 'build.log'}", file=sys.stderr)
+        return 1
+    built = [p for p in (out / "president_engine").iterdir() if p.suffix in (".so", ".pyd")]
+    print(f"compiled engine: {len(built)} modules compiled into {out}")
+    (out / ".built").touch()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
