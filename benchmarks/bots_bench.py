@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import math
 import statistics
 import sys
 import time
@@ -46,8 +45,8 @@ from president_harness.ladder.schedule import MatchSpec, board_size, schedule
 from president_sdk.bot import Bot
 from president_sdk.bots import ExpertBot, builtin_bot
 from president_sdk.local import play_local
+from president_service.intervals import mean_interval
 
-Z95 = 1.959964
 CLASSIC = ("random", "easy", "normal", "hard")
 TOP = ("easy", "normal", "hard", "expert")
 ALL_FIVE = ("random", "easy", "normal", "hard", "expert")
@@ -95,10 +94,9 @@ class TimedExpert(ExpertBot):
 
 
 def interval(values: list[float]) -> tuple[float, float]:
-    """Mean and half-width of its 95% normal interval."""
-    mean = statistics.fmean(values)
-    half = Z95 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else math.inf
-    return mean, half
+    """Mean and half-width of its 95% interval (Student's t: a table has few boards)."""
+    found = mean_interval(values)
+    return found.mean, found.high - found.mean
 
 
 def table_config(preset: str, levels: tuple[str, ...], boards: int, per_match: int, seed: int) -> LadderConfig:

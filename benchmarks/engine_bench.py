@@ -14,6 +14,7 @@ It measures whichever build of the engine it imports, and says which:
 
     .venv/bin/python benchmarks/engine_bench.py [--seconds 2] [--runs 5]
     .venv/bin/python benchmarks/engine_bench.py --instructions   # CPU instructions per game (callgrind)
+    .venv/bin/python benchmarks/engine_bench.py --profile        # where the time goes (cProfile, source build)
 
 Wall-clock rates move with whatever else the machine runs; ``--instructions``
 counts the instructions of 100 more games under valgrind's callgrind (the
@@ -24,8 +25,10 @@ change.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
 import platform
+import pstats
 import random
 import re
 import resource
@@ -123,11 +126,27 @@ def instructions(preset: str, games: int) -> int | None:
     return (count(games) - count(0)) // games
 
 
+def profile(preset: str, games: int, top: int) -> None:
+    """The `top` functions by own time over `games` games, with their share of the whole."""
+    rules = Rules.preset(preset, players=4, deals=1)
+    play_count(rules, WARM_GAMES, 10_000_000)
+    profiler = cProfile.Profile()
+    profiler.runcall(play_count, rules, games, 0)
+    stats = pstats.Stats(profiler)
+    rows = stats.stats  # type: ignore[attr-defined]  # pstats keeps its table here, untyped
+    total = sum(row[2] for row in rows.values())
+    print(f"\n{preset}: {games} games, {total:.2f} s profiled; own time by function")
+    for (path, line, name), row in sorted(rows.items(), key=lambda item: -item[1][2])[:top]:
+        where = f"{os.path.basename(path)}:{line}" if line else path
+        print(f"  {100 * row[2] / total:5.1f}%  {row[1]:>9,} calls  {name} ({where})")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=2.0, help="length of one run")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--instructions", action="store_true", help="count CPU instructions per game instead")
+    parser.add_argument("--profile", action="store_true", help="where the time goes (cProfile) instead")
     parser.add_argument("--preset", choices=sorted(PRESETS), action="append", help="only these presets")
     parser.add_argument("--count-games", type=int, help=argparse.SUPPRESS)  # the workload --instructions counts
     args = parser.parse_args()
@@ -136,6 +155,12 @@ def main() -> int:
         rules = Rules.preset(presets[0], players=4, deals=1)
         play_count(rules, WARM_GAMES, 10_000_000)
         play_count(rules, args.count_games, 0)
+        return 0
+    if args.profile:
+        print(f"president_engine profile ({build_name()}): Python {platform.python_version()}, 4 players, 1 deal, "
+              f"uniformly random legal play, {WARM_GAMES} games of warm-up first")
+        for name in presets:
+            profile(name, 300, 8)
         return 0
     if args.instructions:
         print(f"president_engine instructions per game ({build_name()}): Python {platform.python_version()}, "
