@@ -46,7 +46,8 @@ pytest: $(STAMP)
 	$(BIN)/pytest -q
 
 ## engine-compiled: the engine's typed source compiled by mypyc into build/engine-compiled (PYTHONPATH=build/engine-compiled uses it).
-## pytest-compiled: the rules tests (tests/engine, tests/golden) again, on the compiled build.
+## pytest-compiled: the rules tests (tests/engine, tests/golden) and the search bot's (tests/sdk/test_expert.py) again,
+## on the compiled build.
 ## Without a C compiler and the Python headers both are skipped with a message; REQUIRE_COMPILED=1 (CI) makes that an error.
 ENGINE_COMPILED := build/engine-compiled
 ENGINE_SOURCES := $(wildcard engine/src/president_engine/*.py)
@@ -58,8 +59,9 @@ engine-compiled: $(ENGINE_COMPILED)/.built
 
 pytest-compiled: $(ENGINE_COMPILED)/.built
 	@if [ -f $(ENGINE_COMPILED)/.built ]; then \
-	  echo "PYTHONPATH=$(ENGINE_COMPILED) $(BIN)/pytest -q tests/engine tests/golden"; \
-	  PYTHONPATH=$(ENGINE_COMPILED) PRESIDENT_ENGINE_BUILD=compiled $(BIN)/pytest -q tests/engine tests/golden; \
+	  echo "PYTHONPATH=$(ENGINE_COMPILED) $(BIN)/pytest -q tests/engine tests/golden tests/sdk/test_expert.py"; \
+	  PYTHONPATH=$(ENGINE_COMPILED) PRESIDENT_ENGINE_BUILD=compiled $(BIN)/pytest -q tests/engine tests/golden \
+	    tests/sdk/test_expert.py; \
 	else echo "pytest-compiled: skipped (no compiled engine)"; fi
 
 ## test: everything CI checks: lint, types, and every test (the rules tests on both builds of the engine).
@@ -153,7 +155,7 @@ bench-bots: $(STAMP)
 
 ## bench-expert: the expert's bar: hard -> expert on duplicate boards in every preset and at 5 players (long: ~40 min on 2 cores).
 bench-expert: $(STAMP)
-	$(PY) benchmarks/bots_bench.py --deals 240 --expert-boards 8 --jobs 2
+	$(PY) benchmarks/bots_bench.py --deals 0 --expert-boards 8 --jobs 2
 
 bench-service: $(STAMP)
 	$(PY) benchmarks/service_bench.py

@@ -39,6 +39,11 @@ COVERED = {
                                                                           " tests/learn plays the shipped weights",
     ".venv/bin/president ladder examples/ladder.toml --ray local": "starts Ray (tests/harness/test_ray.py plays"
                                                                     " a ladder on a local Ray instance)",
+    "make bench-expert": "about 45 minutes on 2 cores; tests/tools/test_bench_scripts.py runs the same script on a"
+                         " tiny workload",
+    "make bench-bots": "minutes; tests/tools/test_bench_scripts.py runs the same script on a tiny workload",
+    "make bench-engine": "compiles the engine, then minutes of timing; tests/tools/test_bench_scripts.py runs the"
+                         " script, tests/engine/test_build.py the compiled build",
     "make node-deps": "tests/node/test_node_bot.py installs the Node packages the same way",
     "node examples/node/bot.js --server localhost:50051 --token SEAT_TOKEN": "tests/node/test_node_bot.py",
     "node examples/node/bot.js --server localhost:50051 --account-token ACCOUNT_TOKEN": "tests/node/test_node_bot.py",

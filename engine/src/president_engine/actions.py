@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
-from president_engine.cards import CardSet, Rank
+from president_engine.cards import CardSet, Rank, copied_by_fields
 from president_engine.errors import CardParseError
 
 
@@ -77,6 +77,7 @@ class Request:
 
 
 Action = Play | Pass | GiveBack | Request
+copied_by_fields(Play, Pass, GiveBack, Request)
 
 
 def parse_action(text: str) -> Action:

@@ -15,10 +15,12 @@ joker; a hand is cards separated by spaces, e.g. ``3C 10H AS 2D JK``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import copyreg
+import dataclasses
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Final
+from typing import Any, Final
 
 from president_engine.errors import CardParseError
 
@@ -153,7 +155,33 @@ class Card:
     def __lt__(self, other: Card) -> bool:
         return self.slot < other.slot
 
+    # Written out: mypyc compiles a class that defines `__lt__` without the dataclass's eq and hash.
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Card) and self.slot == other.slot
 
+    def __hash__(self) -> int:
+        return self.slot
+
+
+def copied_by_fields(*classes: type) -> None:
+    """Let copy and pickle rebuild these frozen dataclasses from their fields.
+
+    The source build needs no help, but mypyc's compiled classes lack the dataclass's state methods, and
+    copying one would assign to a frozen field; registered here, both builds copy and pickle alike.
+    """
+    for cls in classes:
+        copyreg.pickle(cls, _fields_of)
+
+
+def _fields_of(value: Any) -> tuple[Callable[..., Any], tuple[type, dict[str, Any]]]:
+    return _rebuilt, (type(value), {f.name: getattr(value, f.name) for f in dataclasses.fields(value) if f.init})
+
+
+def _rebuilt(cls: Callable[..., Any], fields: dict[str, Any]) -> Any:
+    return cls(**fields)
+
+
+copied_by_fields(Card)
 JOKER = Card(Rank.JOKER, None)
 CARDS: Final[tuple[Card, ...]] = tuple(
     [Card(Rank(slot // 4 + 2), Suit(slot % 4)) for slot in range(52)] + [JOKER]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from president_engine.actions import Play
-from president_engine.cards import CardSet
+from president_engine.cards import CardSet, copied_by_fields
 from president_engine.roles import Role
 
 
@@ -109,6 +109,8 @@ class MatchEnded:
 
 Event = (DealStarted | HandDealt | CardsRequested | CardsGiven | PlayStarted | Played | Passed
          | RevolutionHappened | TrickWon | WentOut | DealEnded | MatchEnded)
+copied_by_fields(DealStarted, HandDealt, CardsRequested, CardsGiven, PlayStarted, Played, Passed, RevolutionHappened,
+                 TrickWon, WentOut, DealEnded, MatchEnded)
 
 
 def visible_to(event: Event, player: int | None) -> Event | None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from president_engine.action_space import action_space
 from president_engine.actions import Action, Play
-from president_engine.cards import CardSet, Rank
+from president_engine.cards import CardSet, Rank, copied_by_fields
 from president_engine.events import (
     CardsGiven,
     DealStarted,
@@ -88,6 +88,9 @@ class Observation(PublicObservation):
     def action_mask(self) -> bytes:
         """1 for each index of the rules' fixed action space (action_space.py) that is legal now, else 0."""
         return action_space(self.rules).mask(self.legal_actions)
+
+
+copied_by_fields(PublicObservation, Observation)
 
 
 def read_deal(events: Sequence[Event], viewer: int | None) -> tuple[tuple[TrickEntry, ...], CardSet,
