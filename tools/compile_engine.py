@@ -9,7 +9,9 @@ modules there with mypyc (which ships with mypy, a test tool), so
 pure-Python source stays the reference, `make run` never builds it, and the
 package installs without a compiler.  Modules left out stay interpreted:
 `rules` (its constructor accepts the JSON forms of options, which mypyc's
-typed fields would refuse), `record`, `narrate` and the command line.
+typed fields would refuse), `errors` (interpreted modules subclass its
+exceptions, which a compiled class forbids), `record`, `narrate`,
+`action_space` and the command line.
 
 Without a C compiler or the Python headers it prints why and exits 0
 (skipped), or 1 with ``--require`` (CI, `.ci/run`).  The compiler's output goes
@@ -29,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "engine" / "src" / "president_engine"
 COMPILED = ("cards", "actions", "tables", "movegen", "match", "events", "deal", "observation", "phase", "roles",
-            "errors", "fallback")
+            "fallback")
 
 
 def missing_toolchain() -> str | None:

@@ -44,6 +44,7 @@ COVERED = {
     "make bench-bots": "minutes; tests/tools/test_bench_scripts.py runs the same script on a tiny workload",
     "make bench-engine": "compiles the engine, then minutes of timing; tests/tools/test_bench_scripts.py runs the"
                          " script, tests/engine/test_build.py the compiled build",
+    ".venv/bin/python benchmarks/engine_bench.py --profile": "tests/tools/test_bench_scripts.py",
     "make node-deps": "tests/node/test_node_bot.py installs the Node packages the same way",
     "node examples/node/bot.js --server localhost:50051 --token SEAT_TOKEN": "tests/node/test_node_bot.py",
     "node examples/node/bot.js --server localhost:50051 --account-token ACCOUNT_TOKEN": "tests/node/test_node_bot.py",
