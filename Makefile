@@ -151,7 +151,7 @@ bench-engine: $(STAMP) $(ENGINE_COMPILED)/.built
 	@if [ -f $(ENGINE_COMPILED)/.built ]; then PYTHONPATH=$(ENGINE_COMPILED) $(PY) benchmarks/engine_bench.py; fi
 
 bench-bots: $(STAMP)
-	$(PY) benchmarks/bots_bench.py
+	$(PY) benchmarks/bots_bench.py --jobs 2
 
 ## bench-expert: the expert's bar: hard -> expert on duplicate boards in every preset and at 5 players (long: ~40 min on 2 cores).
 bench-expert: $(STAMP)

@@ -18,7 +18,7 @@ exactly and do not depend on the machine's load; its time per decision,
 decisions per second and playouts per decision are measured as it plays (one
 process per core: ``--jobs``).
 
-    .venv/bin/python benchmarks/bots_bench.py                      # make bench-bots: quick
+    .venv/bin/python benchmarks/bots_bench.py --jobs 2             # make bench-bots
     .venv/bin/python benchmarks/bots_bench.py --deals 0 --expert-boards 8 --jobs 2  # make bench-expert
     .venv/bin/python benchmarks/bots_bench.py --expert-budget 0.1  # the expert as shipped (not repeatable)
 
