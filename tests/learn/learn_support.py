@@ -32,6 +32,21 @@ def redeal_others(m: Match, player: int, rng: random.Random) -> list[CardSet]:
     return hands
 
 
+def first_deal_positions(rules: Rules, rng: random.Random, moves: range) -> list[Match]:
+    """Matches of seeds 0-3, each some random legal moves (a count drawn from `moves`) into its first deal;
+    a match that left deal 1 meanwhile is skipped."""
+    out = []
+    for seed in range(4):
+        m = Match(rules, seed=seed)
+        for _ in range(rng.choice(moves)):
+            if m.is_over or m.deal > 1:
+                break
+            m.apply(rng.choice(m.legal_actions()))
+        if m.deal == 1 and not m.is_over:
+            out.append(m)
+    return out
+
+
 def replay(rules: Rules, hands: Sequence[CardSet], actions: Sequence[Action]) -> Match:
     m = Match(rules, hands=[list(hands)])
     for action in actions:

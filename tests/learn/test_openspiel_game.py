@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 import pytest
-from learn_support import dealing_order, played_actions, redeal_others, replay
+from learn_support import dealing_order, first_deal_positions, played_actions, redeal_others, replay
 from open_spiel.python.algorithms import evaluate_bots, mcts
 from open_spiel.python.bots import uniform_random
 from president_engine import Match, Rules, RulesError
@@ -106,14 +106,7 @@ def test_what_a_player_sees_never_depends_on_another_players_hidden_cards() -> N
     for params in CASES:
         rules, _ = rules_from_parameters(params)
         compared = 0
-        for seed in range(4):
-            m = Match(rules, seed=seed)
-            for _ in range(rng.randrange(1, 30)):
-                if m.is_over or m.deal > 1:
-                    break
-                m.apply(rng.choice(m.legal_actions()))
-            if m.deal > 1 or m.is_over:
-                continue
+        for m in first_deal_positions(rules, rng, range(1, 30)):
             for player in range(rules.players):
                 other = replay(rules, redeal_others(m, player, rng), played_actions(m))
                 states = [spiel_state(params, rules, match) for match in (m, other)]

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from learn_support import played_actions, redeal_others, replay
+from learn_support import first_deal_positions, played_actions, redeal_others, replay
 from pettingzoo.test import api_test, seed_test
 from president_engine import Match, Rules
 from president_engine.action_space import ActionIndexError
@@ -115,14 +115,7 @@ def test_observations_never_depend_on_another_players_hidden_cards() -> None:
     rng = random.Random(0)
     for preset, options in CASES:
         rules = Rules.preset(preset, **options)
-        for seed in range(4):
-            m = Match(rules, seed=seed)
-            for _ in range(rng.randrange(0, 40)):
-                if m.is_over or m.deal > 1:
-                    break
-                m.apply(rng.choice(m.legal_actions()))
-            if m.deal > 1 or m.is_over:
-                continue
+        for m in first_deal_positions(rules, rng, range(0, 40)):
             for player in range(rules.players):
                 other = replay(rules, redeal_others(m, player, rng), played_actions(m))
                 assert other.hand(player) == m.hand(player)
