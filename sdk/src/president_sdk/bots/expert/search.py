@@ -45,9 +45,6 @@ class SearchResult:
     action: Action
     playouts: int
     """Playouts played (a repeated world is not played again)."""
-    gains: tuple[float, ...]
-    """Each candidate's mean gain over the anchor, in the order given."""
-    visits: tuple[int, ...]
 
 
 class WorldPool:
@@ -132,8 +129,7 @@ def search(candidates: Sequence[Action], anchor: int, pool: WorldPool, rollout: 
         pulls += 1
     means = tuple(gains[a] / visits[a] if visits[a] else 0.0 for a in range(k))
     best = max(range(k), key=lambda a: (_lower_bound(means[a], squares[a], visits[a]), a == anchor, -a))
-    visits[anchor] = max(visits, default=0)
-    return SearchResult(action=candidates[best], playouts=played, gains=means, visits=tuple(visits))
+    return SearchResult(action=candidates[best], playouts=played)
 
 
 def _lower_bound(mean: float, squares: float, n: int) -> float:
