@@ -13,25 +13,39 @@ PYPROJECTS := engine/pyproject.toml protocol/pyproject.toml sdk/pyproject.toml s
 
 all: test
 
-# The virtual environment is filled by uv, which fetches and installs in parallel: on a fresh machine several
-# times faster than pip (make bench-install measures both, and the wait for make run's first deal). uv itself comes from PyPI with the system's pip.
+# The virtual environment is filled by uv from uv.lock, the one lock of the workspace (the root pyproject.toml):
+# every machine installs the same versions with the same hashes, every day. uv itself is pinned and comes from
+# PyPI with the system's pip; it fetches and installs in parallel (make bench-install measures the wait for
+# make run's first deal). It never downloads a Python: the venv is made with $(PYTHON).
+UV_VERSION := 0.13.9
 UV := $(VENV)/uv/bin/uv
-INSTALL := $(UV) pip install --quiet --python $(PY)
+UV_RUN := UV_PROJECT_ENVIRONMENT=$(VENV) UV_PYTHON=$(PY) UV_PYTHON_DOWNLOADS=never $(UV)
+LOCK_STALE := error: uv.lock is out of date with the pyproject.toml files: run 'make lock' and commit uv.lock
 
 $(UV):
 	test -x $(PY) || $(PYTHON) -m venv --without-pip $(VENV)
-	$(PYTHON) -m pip install --quiet --disable-pip-version-check --target $(VENV)/uv 'uv>=0.9,<1'
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $(VENV)/uv \
+	  'uv==$(UV_VERSION)'
+
+## lock: re-resolve uv.lock after a pyproject.toml changed (`make lock LOCK_ARGS=--upgrade` takes the newest releases).
+## check-lock: fail with one line when a pyproject.toml changed and uv.lock was not refreshed.
+.PHONY: lock check-lock
+lock: | $(UV)
+	$(UV_RUN) lock $(LOCK_ARGS)
+
+check-lock: | $(UV)
+	@$(UV_RUN) lock --check --offline --quiet 2>/dev/null || { echo "$(LOCK_STALE)" >&2; exit 1; }
 
 # Everything: the six distributions with their test tools, Ray, and the learners' PettingZoo and OpenSpiel.
-$(STAMP): $(PYPROJECTS) | $(UV)
-	$(INSTALL) -e 'engine[test]' -e 'protocol[test]' -e 'sdk[test]' -e 'service[test]' -e 'harness[test,ray]' \
-	  -e 'learn[test,pettingzoo,openspiel]'
+$(STAMP): $(PYPROJECTS) pyproject.toml uv.lock | $(UV) check-lock
+	$(UV_RUN) sync --locked --quiet --all-packages --all-extras
 	touch $(RUN_STAMP) $@
 
-# Only what `make run` needs: no test tools, no Ray, no learners.
-$(RUN_STAMP): $(PYPROJECTS) | $(UV)
+# Only what `make run` needs: the harness and what it imports (no test tools, no Ray, no learners); --inexact
+# keeps whatever a fuller install put there.
+$(RUN_STAMP): $(PYPROJECTS) pyproject.toml uv.lock | $(UV) check-lock
 	@echo "make run: installing what the server and the bots need into $(VENV) (the first time only)"
-	$(INSTALL) -e engine -e protocol -e sdk -e service -e harness
+	$(UV_RUN) sync --locked --quiet --inexact --package president-harness
 	touch $@
 
 venv: $(STAMP)

@@ -138,7 +138,7 @@ def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, seat: _Sea
     if cancel is not None:
         def watch() -> None:
             cancel.wait()
-            responses.cancel()  # type: ignore[no-untyped-call]
+            responses.cancel()
 
         threading.Thread(target=watch, name="president-cancel", daemon=True).start()
     try:
@@ -175,7 +175,7 @@ def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, seat: _Sea
                          _place(result, seat.player))
     finally:
         outbox.put(None)
-        responses.cancel()  # type: ignore[no-untyped-call]
+        responses.cancel()
 
 
 def _event(bot: Bot, seat: _Seat, msg: pb.Event) -> None:
@@ -249,7 +249,7 @@ def rpc_error(exc: grpc.RpcError) -> tuple[str, str]:
         return "", str(exc)
     message, trailers = exc.details(), exc.trailing_metadata()
     reason = ""
-    pairs: list[tuple[str, str | bytes]] = [(str(m[0]), m[1]) for m in trailers or ()]  # type: ignore[index]
+    pairs: list[tuple[str, str | bytes]] = [(str(m[0]), m[1]) for m in trailers or ()]
     for key, value in pairs:
         if key == _STATUS_DETAILS and isinstance(value, bytes):
             for detail in status_pb2.Status.FromString(value).details:

@@ -247,7 +247,7 @@ class SessionClient:
                 batch_matches=self._batch)))
             while True:
                 read = await call.read()
-                if read is grpc.aio.EOF:  # type: ignore[attr-defined]  # EOF is not in the stubs
+                if read is grpc.aio.EOF:
                     return
                 response = cast(pb.SessionResponse, read)
                 kind = response.WhichOneof("kind")

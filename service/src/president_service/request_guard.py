@@ -17,7 +17,7 @@ import inspect
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import grpc
 
@@ -75,13 +75,13 @@ class GuardedServer:
         self._max_watches = max_health_watches
         self._watches = 0
 
-    def add_generic_rpc_handlers(self, handlers: Sequence[grpc.GenericRpcHandler[Any, Any]]) -> None:
+    def add_generic_rpc_handlers(self, handlers: Sequence[grpc.GenericRpcHandler]) -> None:
         self._server.add_generic_rpc_handlers(tuple(_GuardedGeneric(h, self) for h in handlers))
 
     def add_registered_method_handlers(self, service: str,
                                        handlers: Mapping[str, grpc.RpcMethodHandler[Any, Any]]) -> None:
         guarded = {name: self.guard(f"/{service}/{name}", handler) for name, handler in handlers.items()}
-        self._server.add_registered_method_handlers(service, guarded)  # type: ignore[attr-defined]
+        self._server.add_registered_method_handlers(service, guarded)
 
     def guard(self, method: str, handler: grpc.RpcMethodHandler[Any, Any]) -> grpc.RpcMethodHandler[Any, Any]:
         """The same handler, refusing requests that do not parse (and capping health watches)."""
@@ -105,7 +105,7 @@ class GuardedServer:
 
     def _refuse(self, method: str, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         self._reporter.report(method, context.peer())
-        return context.abort_with_status(malformed_error().to_status())  # type: ignore[attr-defined]
+        return context.abort_with_status(malformed_error().to_status())
 
     def _wrap(self, method: str, behaviour: Callable[..., Any], *, streaming_requests: bool) -> Callable[..., Any]:
         guard = self
@@ -142,7 +142,7 @@ class GuardedServer:
             if guard._watches >= guard._max_watches:
                 error = ServiceError(Reason.TOO_MANY_STREAMS, f"at most {guard._max_watches} health watches",
                                      retry_after_s=RETRY_FULL_S)
-                await context.abort_with_status(error.to_status())  # type: ignore[attr-defined]
+                await context.abort_with_status(error.to_status())
             guard._watches += 1
             try:
                 return await behaviour(request, context)
@@ -151,14 +151,8 @@ class GuardedServer:
         return capped
 
 
-if TYPE_CHECKING:
-    _GenericHandler = grpc.GenericRpcHandler[Any, Any]
-else:
-    _GenericHandler = grpc.GenericRpcHandler  # generic only in the type stubs
-
-
-class _GuardedGeneric(_GenericHandler):
-    def __init__(self, inner: grpc.GenericRpcHandler[Any, Any], guard: GuardedServer) -> None:
+class _GuardedGeneric(grpc.GenericRpcHandler):
+    def __init__(self, inner: grpc.GenericRpcHandler, guard: GuardedServer) -> None:
         self._inner = inner
         self._guard = guard
 

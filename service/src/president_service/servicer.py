@@ -48,7 +48,7 @@ HELLO_TIMEOUT_S = 5.0
 
 Context = grpc.aio.ServicerContext[object, object]
 PlayContext = grpc.aio.ServicerContext[pb.PlayRequest, pb.PlayResponse]
-_EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]  # what read() returns once the client is done; not in the stubs
+_EOF: object = grpc.aio.EOF  # what read() returns once the client is done
 
 
 def shutting_down() -> ServiceError:
@@ -57,7 +57,7 @@ def shutting_down() -> ServiceError:
 
 async def _abort(context: grpc.aio.ServicerContext[Any, Any], exc: ServiceError) -> NoReturn:
     # abort_with_status exists on grpc.aio contexts; the grpcio type stubs do not list it yet.
-    await context.abort_with_status(exc.to_status())  # type: ignore[attr-defined]
+    await context.abort_with_status(exc.to_status())
     raise AssertionError("abort_with_status returns only by raising")
 
 

@@ -40,7 +40,7 @@ from president_service.request_guard import is_malformed, malformed_error
 log = logging.getLogger(__name__)
 
 SessionContext = grpc.aio.ServicerContext[pb.SessionRequest, pb.SessionResponse]
-_EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]
+_EOF: object = grpc.aio.EOF
 HELLO_TIMEOUT_S = 5.0
 
 
