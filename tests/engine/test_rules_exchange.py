@@ -161,3 +161,26 @@ def test_the_spectator_sees_that_cards_moved_and_how_many() -> None:
     assert [(g.giver, g.receiver, g.count, g.tribute) for g in seen] == [
         (g.giver, g.receiver, g.count, g.tribute) for g in m.observation(0).exchange]
     assert len(seen) == 4 and all(g.cards is None for g in seen)
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_exchange_pairs_are_the_ones_the_match_plays(players: int) -> None:
+    """`exchange_pairs`/`exchange_partner` (what the server asks about give-backs) agree with the match itself."""
+    from president_engine.exchange import exchange_pairs, exchange_partner
+
+    for seed in range(3):
+        m = Match(Rules(players=players, deals=2, exchange=True), seed=seed)
+        while m.deal == 1:
+            m.apply(m.legal_actions()[0])
+        while m.phase is not Phase.PLAY:
+            m.apply(m.legal_actions()[0])
+        moved = {(e.giver, e.receiver) for e in given(m)}
+        pairs = exchange_pairs(m.roles)
+        assert moved == {(p.giver, p.receiver) for p in pairs} | {(p.receiver, p.giver) for p in pairs}
+        assert len(pairs) == (1 if players == 3 else 2)
+        for player in range(players):
+            partner = exchange_partner(m.roles, player)
+            if m.roles[player] is Role.NEUTRAL:
+                assert partner is None
+            else:
+                assert partner is not None and ((player, partner) in moved and (partner, player) in moved)

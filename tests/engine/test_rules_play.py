@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from engine_support import deal, match, reason, run, texts
-from president_engine import PASS, IllegalReason, Match, Role, Rules
-from president_engine.events import DealEnded, TrickWon, WentOut
+from president_engine import PASS, CardSet, IllegalReason, Match, Play, Role, Rules
+from president_engine.events import DealEnded, MatchEnded, Played, TrickWon, WentOut
 
 
 def test_match_count_follow_must_have_the_same_number_of_cards() -> None:
@@ -237,3 +237,34 @@ def test_pass_is_final_has_no_effect_with_one_orbit() -> None:
                   pass_is_final=final)
         run(m, "5C", "pass", "7C")
         assert m.events[-1] == TrickWon(2, 2)
+
+
+def test_apply_returns_the_events_it_wrote() -> None:
+    m = Match(Rules(players=4, deals=2), seed=3)
+    while not m.is_over:
+        before = len(m.events)
+        written = m.apply(m.legal_actions()[-1])
+        assert written == m.events[before:] and written
+    assert isinstance(written[-1], MatchEnded)
+
+
+def test_an_action_check_resolved_is_applied_without_a_second_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    import president_engine.match as match_module
+
+    if not match_module.__file__ or not match_module.__file__.endswith(".py"):
+        pytest.skip("the compiled build binds its calls at build time")
+    m = match(None, deal("5C 5D 9H", "6C 6D", "3C"), players=3)
+    unlisted = Play(CardSet("5D"))  # the engine lists the lowest suit, 5C
+    assert all(a.cards != unlisted.cards for a in m.legal_actions() if isinstance(a, Play))
+    calls: list[Play] = []
+    real = match_module.check_play
+
+    def counted(*args: object, **kwargs: object) -> Play:
+        calls.append(args[2])  # type: ignore[arg-type]
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(match_module, "check_play", counted)
+    resolved = m.check(unlisted)
+    m.apply(resolved)
+    assert calls == [unlisted]
+    assert m.events[-1] == Played(0, resolved)

@@ -10,11 +10,28 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from collections.abc import Sequence
 from functools import cache
 from typing import Final
 
 from president_engine.cards import JOKER_SLOT, SLOT_BITS, CardSet
+from president_engine.errors import DealError
 from president_engine.rules import Rules
+
+
+def validate_hands(rules: Rules, deal: int, hands: Sequence[CardSet]) -> None:
+    """Raise DealError unless `hands` (by seat) can be deal `deal`'s explicit hands under `rules`."""
+    if len(hands) != rules.players:
+        raise DealError(f"deal {deal}: {len(hands)} hands for {rules.players} players")
+    total = CardSet()
+    for seat, hand in enumerate(hands):
+        if not hand:
+            raise DealError(f"deal {deal}: the hand of seat {seat} is empty")
+        if deal >= 2 and rules.exchange and len(hand) < 2:
+            raise DealError(f"deal {deal}: with exchange every hand needs at least 2 cards (seat {seat})")
+        total = total + hand
+    if not total <= rules.deck:
+        raise DealError(f"deal {deal}: the hands hold more copies of a card than the deck has")
 
 
 def shuffled_deal(rules: Rules, seed: int, deal: int, start_seat: int) -> list[CardSet]:

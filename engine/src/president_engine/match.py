@@ -13,19 +13,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final, TypeVar
 
 from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request
-from president_engine.cards import (
-    SLOT_BITS,
-    SLOT_COUNT,
-    SLOT_MAX,
-    CardSet,
-    Rank,
-    bits_contains,
-    bits_size,
-    rank_bucket_mask,
-    slot_count,
-)
-from president_engine.deal import shuffled_deal
-from president_engine.errors import DealError, IllegalActionError, IllegalReason
+from president_engine.cards import SLOT_BITS, SLOT_MAX, CardSet, Rank, bits_size
+from president_engine.deal import shuffled_deal, validate_hands
+from president_engine.errors import IllegalActionError, IllegalReason
 from president_engine.events import (
     CardsGiven,
     CardsRequested,
@@ -38,25 +28,16 @@ from president_engine.events import (
     Played,
     RevolutionHappened,
 )
-from president_engine.movegen import beats, bucket_row, general_plays, give_backs, requests, simple_plays
+from president_engine.exchange import ExchangePair, exchange_pairs, tribute_bits
+from president_engine.legality import check_give_back, check_play, check_request
+from president_engine.movegen import bucket_row, general_plays, give_backs, requests, simple_plays
 from president_engine.observation import Observation, PublicObservation, read_deal
 from president_engine.phase import Phase
 from president_engine.roles import Role, roles_by_place
-from president_engine.rules import (
-    FirstLead,
-    NextLead,
-    RevolutionEffect,
-    RevolutionTrigger,
-    Rules,
-    Seating,
-    TrickEnd,
-)
-from president_engine.tables import JOKER_MASK, Tables, tables_for
+from president_engine.rules import FirstLead, NextLead, Rules, Seating
+from president_engine.tables import ALL_PASS, ONE_ORBIT, Tables, tables_for
 
-# Trick-end modes; Final names (and the Final aliases of enum members) compile to C constants under mypyc.
-_ALL_PASS: Final = 0
-_ALL_PASS_FINAL: Final = 1
-_ONE_ORBIT: Final = 2
+# The Final alias of a value compiles to a C constant under mypyc.
 _PASS: Final = PASS
 _View = TypeVar("_View", bound=PublicObservation)
 _THREE_OF_CLUBS_BITS: Final = 1 << ((3 - 2) * 4 * SLOT_BITS)
@@ -73,7 +54,7 @@ class Match:
                  hands: Sequence[Sequence[CardSet]] | None = None) -> None:
         self._begin(rules, seed, [list(h) for h in hands] if hands else [])
         for deal, deal_hands in enumerate(self._explicit, 1):
-            self._validate_hands(deal, deal_hands)
+            validate_hands(self.rules, deal, deal_hands)
         self._start_deal()
 
     def _begin(self, rules: Rules, seed: int, explicit: list[list[CardSet]]) -> None:
@@ -83,12 +64,6 @@ class Match:
         self._t: Tables = tables_for(rules)
         n = rules.players
         self._n = n
-        self._mode = (_ONE_ORBIT if rules.trick_end is TrickEnd.ONE_ORBIT
-                      else _ALL_PASS_FINAL if rules.pass_is_final else _ALL_PASS)
-        self._rev_on = rules.revolution
-        self._rev_four = rules.revolution and RevolutionTrigger.FOUR_OF_A_KIND in rules.revolution_triggers
-        self._rev_singles = rules.revolution and RevolutionTrigger.FOUR_SINGLES in rules.revolution_triggers
-        self._equal_skip = rules.equal_skip
         self._explicit = explicit
         self.explicit_deals = len(explicit)
         """How many deals (the first ones) use explicit hands instead of the shuffle."""
@@ -112,6 +87,8 @@ class Match:
         self._seat_player = list(range(n))
         self._player_seat = list(range(n))
         self._legal: tuple[Action, ...] | None = None
+        self._checked: Action | None = None
+        """What `check` last resolved in this state, so `apply` of it does not check again."""
         # per deal
         self._hands: list[int] = []
         self._sizes: list[int] = []
@@ -124,7 +101,7 @@ class Match:
         self._exchange_steps: list[tuple[Phase, int, int, int]] = []
         """(phase, receiver, giver, cards owed) still to come in this deal's exchange."""
         self._requests: dict[int, int] = {}
-        self._pending_tribute: list[tuple[int, int, int]] = []
+        self._pending_tribute: list[ExchangePair] = []
         # per trick
         self._turn = 0
         self._table: Play | None = None
@@ -137,94 +114,10 @@ class Match:
     @classmethod
     def from_view(cls, view: PublicObservation, hands: Sequence[CardSet], *,
                   requests: Mapping[int, CardSet] | None = None) -> Match:
-        """The state `view` shows, with `hands[p]` as player p's hand: a determinized world for search.
+        """The state `view` shows, with `hands[p]` as player p's hand: a determinized world (worlds.py)."""
+        from president_engine.worlds import world_from_view
 
-        Everything public comes from the view (a spectator's or a player's
-        own); the cards it hides are `hands`, and, in a Norwegian exchange,
-        `requests`: receiver -> the cards named in requests already made that
-        the view does not show (none by default).  The state goes on exactly
-        as the match would under the same actions, to the end of this deal,
-        where it ends (`is_over`; `scores` add this deal's points to the
-        view's).  Its event log starts empty and holds what happens after the
-        view, so its own observations and records do not know the past.
-        Hands that do not fit the view raise DealError.
-        """
-        if view.phase is Phase.OVER:
-            raise ValueError("the match is over: there is nothing to search")
-        rules = view.rules
-        n = rules.players
-        m = Match.__new__(Match)
-        m._begin(rules, 0, [])
-        t = m._t
-        if len(hands) != n:
-            raise DealError(f"{len(hands)} hands for {n} players")
-        for p, hand in enumerate(hands):
-            if len(hand) != view.hand_sizes[p]:
-                raise DealError(f"player {p} holds {view.hand_sizes[p]} cards, not {len(hand)}")
-        if isinstance(view, Observation) and hands[view.player] != view.hand:
-            raise DealError(f"player {view.player}'s hand is {view.hand}, not {hands[view.player]}")
-        if not sum(hands, view.played) <= t.deck:
-            raise DealError("the hands and the cards played hold more copies of a card than the deck has")
-        m._horizon = view.deal
-        m.deal = view.deal
-        m.scores = list(view.scores)
-        m.roles = list(view.roles)
-        m._seat_player = list(view.seats)
-        for seat, player in enumerate(view.seats):
-            m._player_seat[player] = seat
-        seat_of = m._player_seat
-        m._hands = [hands[p].bits for p in view.seats]
-        m._sizes = [view.hand_sizes[p] for p in view.seats]
-        if t.simple:
-            m._bp = [bucket_row(t, h) for h in m._hands]
-        m._out = [seat_of[p] for p in view.places]
-        m._holders = n - len(view.places)
-        m._direction = view.direction
-        m._rev = 1 if view.reversed else 0
-        m._start_trick(0)
-        if view.phase is not Phase.PLAY:
-            m._resume_exchange(view, requests or {})
-            return m
-        actor = view.to_act
-        assert actor is not None
-        m._start_trick(seat_of[view.trick[0].player if view.trick else actor])
-        m._turn = seat_of[actor]
-        table = view.table
-        if table is not None and table.rank is not None:
-            m._table = t.play(table.bits, table.rank) if table.declared is None else t.declared_play(
-                table.bits, table.rank)
-            m._table_strength = t.strength[m._rev][table.rank]
-            m._last = seat_of[view.table_player] if view.table_player is not None else -1
-        for entry in view.trick:
-            bit = 1 << seat_of[entry.player]
-            if isinstance(entry, Played):
-                if m._mode == _ALL_PASS:
-                    m._mask = 0
-                elif m._mode == _ONE_ORBIT:
-                    m._mask |= bit
-                if m._rev_singles:
-                    m._count_single(entry.play.size, entry.play.rank or Rank.JOKER)
-            else:
-                m._mask |= bit
-                if m._rev_singles and not entry.skipped:
-                    m._run_rank, m._run_len = None, 0
-        return m
-
-    def _resume_exchange(self, view: PublicObservation, requests: Mapping[int, CardSet]) -> None:
-        """The exchange steps still to come at `view` (REQUEST or GIVE_BACK), and the requests made before it."""
-        pairs = self._exchange_pairs()
-        if view.phase is Phase.REQUEST:
-            self._pending_tribute = pairs
-            done = next(i for i, (receiver, _, _) in enumerate(pairs) if receiver == view.to_act)
-            self._requests = {receiver: requests[receiver].bits if receiver in requests else 0
-                              for receiver, _, _ in pairs[:done]}
-            self._exchange_steps = [(Phase.REQUEST, r, g, o) for r, g, o in pairs[done:]]
-            self._exchange_steps += [(Phase.GIVE_BACK, r, g, o) for r, g, o in pairs]
-        else:
-            done = sum(1 for given in view.exchange if not given.tribute)
-            self._exchange_steps = [(Phase.GIVE_BACK, r, g, o) for r, g, o in pairs[done:]]
-        self.phase = self._exchange_steps[0][0]
-        self._playing = False
+        return world_from_view(view, hands, requests=requests)
 
     # ------------------------------------------------------------------ public view
 
@@ -362,108 +255,58 @@ class Match:
         """Raise IllegalActionError saying why `action` is illegal now; else return it resolved.
 
         The resolved action is the interned equivalent with the rank filled in,
-        keeping the exact cards the player chose.
+        keeping the exact cards the player chose; `apply` of it checks nothing again.
         """
         if self.phase is Phase.OVER:
             raise IllegalActionError(IllegalReason.MATCH_OVER, "the match is over")
         actor = self.to_act
         if player is not None and player != actor:
             raise IllegalActionError(IllegalReason.NOT_YOUR_TURN, f"it is player {actor}'s turn, not {player}'s")
+        resolved: Action
         if self.phase is Phase.PLAY:
             if isinstance(action, Pass):
                 if self._table is None:
                     raise IllegalActionError(IllegalReason.LEADER_MUST_PLAY, "the leader must play, not pass")
-                return PASS
-            if not isinstance(action, Play):
+                resolved = PASS
+            elif isinstance(action, Play):
+                resolved = check_play(self._t, self._hands[self._turn], action, self._table, self._table_strength,
+                                      self._rev)
+            else:
                 raise IllegalActionError(IllegalReason.WRONG_PHASE, "the players are playing: play cards or pass")
-            return self._check_play(action)
-        if self.phase is Phase.REQUEST:
-            if not isinstance(action, Request):
-                raise IllegalActionError(IllegalReason.WRONG_PHASE, "the exchange is waiting for a request")
-            return self._check_request(action)
-        if not isinstance(action, GiveBack):
-            raise IllegalActionError(IllegalReason.WRONG_PHASE, "the exchange is waiting for cards to give back")
-        owed = self._exchange_steps[0][3]
-        if len(action.cards) != owed:
-            raise IllegalActionError(IllegalReason.WRONG_COUNT, f"give back exactly {owed} card(s)")
-        hand = self._hands[self._player_seat[self._exchange_steps[0][1]]]
-        if not bits_contains(hand, action.cards.bits):
-            raise IllegalActionError(IllegalReason.CARDS_NOT_HELD, f"you do not hold {action.cards}")
-        return action
-
-    def _check_play(self, action: Play) -> Play:
-        t = self._t
-        bits = action.bits
-        if not bits:
-            raise IllegalActionError(IllegalReason.EMPTY_PLAY, "a play needs at least one card")
-        if not bits_contains(self._hands[self._turn], bits):
-            raise IllegalActionError(IllegalReason.CARDS_NOT_HELD, f"you do not hold {action.cards}")
-        natural = bits & ~t.special_mask
-        plain_jokers = bits & JOKER_MASK if t.has_jokers and not t.jokers_wild else 0
-        ranks = {r for r in t.natural_ranks if natural & rank_bucket_mask(r)}
-        if len(ranks) > 1:
-            raise IllegalActionError(IllegalReason.MIXED_RANKS, "all natural cards of a play must have one rank")
-        table = self._table
-        stands_for: str | None  # what the cards stand for by themselves; None for a follow that declares
-        if plain_jokers:
-            if bits != plain_jokers:
-                raise IllegalActionError(IllegalReason.JOKER_NOT_WILD, "jokers are not wild: play them alone")
-            rank, stands_for = Rank.JOKER, "the joker rank"
-        elif ranks:
-            rank = ranks.pop()
-            stands_for = "its own rank" if natural == bits else "the rank of its natural cards"
-        elif not t.declared:
-            rank, stands_for = Rank.JOKER, "the joker rank"
-        elif table is None:
-            rank = self.rules.wild_lead_rank
-            stands_for = f"{rank} when it leads"
-        else:  # a follow of wild cards alone declares its rank; an echoed `rank` counts as the declaration
-            stands_for = None
-            declared = action.declared if action.declared is not None else action.rank
-            if declared is None or declared is Rank.JOKER or declared in self.rules.wild_ranks:
-                raise IllegalActionError(
-                    IllegalReason.BAD_DECLARED_RANK,
-                    "a follow of wild cards only must declare a rank that is not wild (e.g. '6H 6S as K')")
-            rank = declared
-        if action.declared is not None and stands_for is not None:
-            raise IllegalActionError(
-                IllegalReason.WRONG_RANK,
-                f"{action.cards} stands for {stands_for}: only a follow of wild cards alone declares a rank")
-        if action.rank is not None and action.rank is not rank:
-            raise IllegalActionError(IllegalReason.WRONG_RANK, f"these cards stand for {rank}, not {action.rank}")
-        if table is not None:
-            if action.size != table.size:
-                raise IllegalActionError(IllegalReason.WRONG_COUNT, f"play exactly {table.size} card(s) or pass")
-            if not beats(t, bits, rank, table, self._table_strength, self._rev):
-                raise IllegalActionError(IllegalReason.DOES_NOT_BEAT, f"{action.cards} does not beat {table.cards}")
-        return t.play(bits, rank) if stands_for is not None else t.declared_play(bits, rank)
-
-    def _check_request(self, action: Request) -> Request:
-        owed = self._exchange_steps[0][3]
-        if len(action.cards) > owed:
-            raise IllegalActionError(IllegalReason.BAD_REQUEST, f"name at most {owed} card(s)")
-        hand = self._hands[self._player_seat[self._exchange_steps[0][1]]]
-        deck = self._t.deck.bits
-        for card in action.cards.distinct():
-            named = action.cards.count(card)
-            if named > slot_count(deck, card.slot) - slot_count(hand, card.slot):
-                raise IllegalActionError(IllegalReason.BAD_REQUEST,
-                                         f"you cannot ask for {card}: you hold every copy or the deck has none")
-        return action
+        else:
+            _, receiver, _, owed = self._exchange_steps[0]
+            hand = self._hands[self._player_seat[receiver]]
+            if self.phase is Phase.REQUEST:
+                if not isinstance(action, Request):
+                    raise IllegalActionError(IllegalReason.WRONG_PHASE, "the exchange is waiting for a request")
+                resolved = check_request(self._t, hand, action, owed)
+            elif isinstance(action, GiveBack):
+                resolved = check_give_back(hand, action, owed)
+            else:
+                raise IllegalActionError(IllegalReason.WRONG_PHASE, "the exchange is waiting for cards to give back")
+        self._checked = resolved
+        return resolved
 
     # ------------------------------------------------------------------ applying
 
-    def apply(self, action: Action) -> None:
-        """Apply the action of the player to act; raise IllegalActionError and change nothing if illegal."""
-        legal = self._legal
-        if legal is None:
-            legal = self.legal_actions()
-        for candidate in legal:
-            if candidate is action:
-                break
-        else:
-            action = self.check(action)
+    def apply(self, action: Action) -> list[Event]:
+        """Apply the action of the player to act and return the events it wrote.
+
+        An illegal action raises IllegalActionError and changes nothing.
+        """
+        if action is not self._checked:
+            legal = self._legal
+            if legal is None:
+                legal = self.legal_actions()
+            for candidate in legal:
+                if candidate is action:
+                    break
+            else:
+                action = self.check(action)
         self._legal = None
+        self._checked = None
+        events = self.events
+        start = len(events)
         if self._playing:
             if action is _PASS:
                 self._pass(self._turn)
@@ -471,6 +314,7 @@ class Match:
                 self._play(self._turn, action)  # type: ignore[arg-type]
         else:
             self._exchange_action(action)
+        return events[start:]
 
     def copy(self) -> Match:
         """An independent copy, for simulation: lists are copied, everything they hold is immutable."""
@@ -479,11 +323,6 @@ class Match:
         new.seed = self.seed
         new._t = self._t
         new._n = self._n
-        new._mode = self._mode
-        new._rev_on = self._rev_on
-        new._rev_four = self._rev_four
-        new._rev_singles = self._rev_singles
-        new._equal_skip = self._equal_skip
         new._explicit = self._explicit
         new.explicit_deals = self.explicit_deals
         new._horizon = self._horizon
@@ -501,6 +340,7 @@ class Match:
         new._seat_player = list(self._seat_player)
         new._player_seat = list(self._player_seat)
         new._legal = self._legal
+        new._checked = self._checked
         new._hands = list(self._hands)
         new._sizes = list(self._sizes)
         new._bp = [list(row) for row in self._bp]
@@ -536,12 +376,12 @@ class Match:
         beaten = self._table
         self._table = play
         self._last = s
-        mode = self._mode
-        if mode == _ALL_PASS:
+        mode = t.trick_mode
+        if mode == ALL_PASS:
             self._mask = 0
-        elif mode == _ONE_ORBIT:
+        elif mode == ONE_ORBIT:
             self._mask |= 1 << s
-        if self._rev_on:
+        if t.revolution:
             self._revolution_check(play.size, rank)
         self._table_strength = facts.strength[self._rev]
         if not left:
@@ -552,7 +392,7 @@ class Match:
                 self._end_deal()
                 return
         at = s
-        if self._equal_skip and beaten is not None and beaten.rank is rank:
+        if t.equal_skip and beaten is not None and beaten.rank is rank:
             for _ in range(play.size):
                 skipped = self._next_seat(at)
                 if skipped < 0:
@@ -567,12 +407,13 @@ class Match:
             self._turn = following
 
     def _revolution_check(self, size: int, rank: Rank) -> None:
-        revolt = self._rev_four and size >= 4
-        if self._rev_singles and self._count_single(size, rank):
+        t = self._t
+        revolt = t.revolution_four and size >= 4
+        if t.revolution_singles and self._count_single(size, rank):
             revolt = True
         if revolt:
             self._rev ^= 1
-            if self.rules.revolution_effect is RevolutionEffect.RANKS_AND_DIRECTION:
+            if t.revolution_turns:
                 self._direction = -self._direction
             self.events.append(RevolutionHappened(bool(self._rev), self._direction))
 
@@ -594,7 +435,7 @@ class Match:
     def _pass(self, s: int) -> None:
         self.events.append(self._t.passed[self._seat_player[s]])
         self._mask |= 1 << s
-        if self._rev_singles:
+        if self._t.revolution_singles:
             self._run_rank, self._run_len = None, 0
         following = self._next_seat(s)
         if following < 0:
@@ -604,16 +445,17 @@ class Match:
 
     def _next_seat(self, s: int) -> int:
         """The next seat to act in this trick after seat s, or -1 when the trick is over."""
-        n, d, sizes, mask, last, mode = self._n, self._direction, self._sizes, self._mask, self._last, self._mode
+        n, d, sizes, mask, last = self._n, self._direction, self._sizes, self._mask, self._last
+        mode = self._t.trick_mode
         t = s
         for _ in range(n):
             t = (t + d) % n
-            if t == last and mode != _ONE_ORBIT:
+            if t == last and mode != ONE_ORBIT:
                 return -1
             if not sizes[t]:
                 continue
             if mask >> t & 1:
-                if mode == _ALL_PASS:
+                if mode == ALL_PASS:
                     return -1
                 continue
             return t
@@ -639,25 +481,11 @@ class Match:
         self._table = None
         self._table_strength = -2
         self._last = -1
-        self._mask = (1 << leader) if self._mode == _ONE_ORBIT else 0
+        self._mask = (1 << leader) if self._t.trick_mode == ONE_ORBIT else 0
         self._run_rank = None
         self._run_len = 0
 
     # ------------------------------------------------------------------ deals
-
-    def _validate_hands(self, deal: int, hands: Sequence[CardSet]) -> None:
-        rules = self.rules
-        if len(hands) != rules.players:
-            raise DealError(f"deal {deal}: {len(hands)} hands for {rules.players} players")
-        total = CardSet()
-        for seat, hand in enumerate(hands):
-            if not hand:
-                raise DealError(f"deal {deal}: the hand of seat {seat} is empty")
-            if deal >= 2 and rules.exchange and len(hand) < 2:
-                raise DealError(f"deal {deal}: with exchange every hand needs at least 2 cards (seat {seat})")
-            total = total + hand
-        if not total <= self._t.deck:
-            raise DealError(f"deal {deal}: the hands hold more copies of a card than the deck has")
 
     def _start_deal(self) -> None:
         rules = self.rules
@@ -697,7 +525,7 @@ class Match:
         self._requests = {}
         self._pending_tribute = []
         if deal >= 2 and rules.exchange:
-            pair_players = self._exchange_pairs()
+            pair_players = list(exchange_pairs(self.roles))
             if rules.exchange_requests:
                 self._exchange_steps += [(Phase.REQUEST, r, g, o) for r, g, o in pair_players]
             self._exchange_steps += [(Phase.GIVE_BACK, r, g, o) for r, g, o in pair_players]
@@ -707,14 +535,6 @@ class Match:
         self._table = None
         self._start_trick(0)
         self._next_phase()
-
-    def _exchange_pairs(self) -> list[tuple[int, int, int]]:
-        """(receiver, giver, cards owed) of this deal's exchange, by the players' roles."""
-        pairs = [(Role.PRESIDENT, Role.SCUM, 2)]
-        if self._n >= 4:
-            pairs.append((Role.VICE_PRESIDENT, Role.VICE_SCUM, 1))
-        holders = {role: p for p, role in enumerate(self.roles)}
-        return [(holders[a], holders[b], owed) for a, b, owed in pairs]
 
     def _next_phase(self) -> None:
         if self._exchange_steps:
@@ -750,14 +570,7 @@ class Match:
     def _pay_tributes(self) -> None:
         for receiver, giver, owed in self._pending_tribute:
             hand = self._hands[self._player_seat[giver]]
-            wanted = self._requests.get(receiver, 0)
-            given = 0
-            for slot in range(SLOT_COUNT):  # the named cards the giver holds go first
-                take = min(slot_count(wanted, slot), slot_count(hand, slot))
-                given += take << (slot * SLOT_BITS)
-            for slot in self._t.tribute_slots:
-                while bits_size(given) < owed and slot_count(hand - given, slot):
-                    given += 1 << (slot * SLOT_BITS)
+            given = tribute_bits(hand, self._requests.get(receiver, 0), owed, self._t.tribute_slots)
             self._move(giver, receiver, given, tribute=True)
 
     def _move(self, giver: int, receiver: int, bits: int, *, tribute: bool) -> None:

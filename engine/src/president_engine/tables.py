@@ -27,11 +27,15 @@ from president_engine.cards import (
     rank_bucket_shift,
 )
 from president_engine.events import Passed, Played, PlayStarted, TrickWon, WentOut
-from president_engine.rules import Beat, JokerAlone, Rules
+from president_engine.rules import Beat, JokerAlone, RevolutionEffect, RevolutionTrigger, Rules, TrickEnd
 
 JOKER_SHIFT: Final = JOKER_SLOT * SLOT_BITS
 JOKER_MASK: Final = SLOT_MAX << JOKER_SHIFT
 JOKER_ONE: Final = 1 << JOKER_SHIFT
+# How a trick ends (`Tables.trick_mode`); Final names compile to C constants under mypyc.
+ALL_PASS: Final = 0
+ALL_PASS_FINAL: Final = 1
+ONE_ORBIT: Final = 2
 RANK_PLAYS_KEPT: Final = 1 << 16
 """Entries of the per-rank play cache before it starts afresh (many decks and jokers make many)."""
 
@@ -47,6 +51,15 @@ class Tables:
         self.wild_lead_rank = rules.wild_lead_rank if self.declared else Rank.JOKER
         """What a lead of wild cards alone stands for."""
         self.strict = rules.beat is Beat.STRICTLY_HIGHER
+        # The rule facts of the play loop, kept here (as OpenSpiel's Game) rather than on every state.
+        self.trick_mode = (ONE_ORBIT if rules.trick_end is TrickEnd.ONE_ORBIT
+                           else ALL_PASS_FINAL if rules.pass_is_final else ALL_PASS)
+        self.revolution = rules.revolution
+        self.revolution_four = rules.revolution and RevolutionTrigger.FOUR_OF_A_KIND in rules.revolution_triggers
+        self.revolution_singles = rules.revolution and RevolutionTrigger.FOUR_SINGLES in rules.revolution_triggers
+        self.revolution_turns = rules.revolution_effect is RevolutionEffect.RANKS_AND_DIRECTION
+        """A revolution reverses the direction of play too."""
+        self.equal_skip = rules.equal_skip
         self.suit_order: tuple[int, ...] | None = None
         if rules.suit_order is not None:
             power = [0] * 4

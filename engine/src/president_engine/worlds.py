@@ -1,0 +1,113 @@
+"""Determinized worlds: the state a view shows, with the cards it hides filled in, for search.
+
+A search bot sees an observation, guesses the hidden hands (and hidden
+Norwegian requests), and plays the guess out; `world_from_view` builds the
+`Match` that goes on from there exactly as the real match would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from president_engine.cards import CardSet, Rank
+from president_engine.errors import DealError
+from president_engine.events import Played
+from president_engine.exchange import exchange_pairs
+from president_engine.match import Match
+from president_engine.movegen import bucket_row
+from president_engine.observation import Observation, PublicObservation
+from president_engine.phase import Phase
+from president_engine.tables import ALL_PASS, ONE_ORBIT
+
+
+def world_from_view(view: PublicObservation, hands: Sequence[CardSet], *,
+                    requests: Mapping[int, CardSet] | None = None) -> Match:
+    """The state `view` shows, with `hands[p]` as player p's hand.
+
+    Everything public comes from the view (a spectator's or a player's own);
+    the cards it hides are `hands`, and, in a Norwegian exchange, `requests`:
+    receiver -> the cards named in requests already made that the view does
+    not show (none by default).  The state goes on exactly as the match
+    would under the same actions, to the end of this deal, where it ends
+    (`is_over`; `scores` add this deal's points to the view's).  Its event
+    log starts empty and holds what happens after the view, so its own
+    observations and records do not know the past.  Hands that do not fit
+    the view raise DealError.
+    """
+    if view.phase is Phase.OVER:
+        raise ValueError("the match is over: there is nothing to search")
+    rules = view.rules
+    n = rules.players
+    m = Match.__new__(Match)
+    m._begin(rules, 0, [])
+    t = m._t
+    if len(hands) != n:
+        raise DealError(f"{len(hands)} hands for {n} players")
+    for p, hand in enumerate(hands):
+        if len(hand) != view.hand_sizes[p]:
+            raise DealError(f"player {p} holds {view.hand_sizes[p]} cards, not {len(hand)}")
+    if isinstance(view, Observation) and hands[view.player] != view.hand:
+        raise DealError(f"player {view.player}'s hand is {view.hand}, not {hands[view.player]}")
+    if not sum(hands, view.played) <= t.deck:
+        raise DealError("the hands and the cards played hold more copies of a card than the deck has")
+    m._horizon = view.deal
+    m.deal = view.deal
+    m.scores = list(view.scores)
+    m.roles = list(view.roles)
+    m._seat_player = list(view.seats)
+    for seat, player in enumerate(view.seats):
+        m._player_seat[player] = seat
+    seat_of = m._player_seat
+    m._hands = [hands[p].bits for p in view.seats]
+    m._sizes = [view.hand_sizes[p] for p in view.seats]
+    if t.simple:
+        m._bp = [bucket_row(t, h) for h in m._hands]
+    m._out = [seat_of[p] for p in view.places]
+    m._holders = n - len(view.places)
+    m._direction = view.direction
+    m._rev = 1 if view.reversed else 0
+    m._start_trick(0)
+    if view.phase is not Phase.PLAY:
+        _resume_exchange(m, view, requests or {})
+        return m
+    actor = view.to_act
+    assert actor is not None
+    m._start_trick(seat_of[view.trick[0].player if view.trick else actor])
+    m._turn = seat_of[actor]
+    table = view.table
+    if table is not None and table.rank is not None:
+        m._table = t.play(table.bits, table.rank) if table.declared is None else t.declared_play(
+            table.bits, table.rank)
+        m._table_strength = t.strength[m._rev][table.rank]
+        m._last = seat_of[view.table_player] if view.table_player is not None else -1
+    for entry in view.trick:
+        bit = 1 << seat_of[entry.player]
+        if isinstance(entry, Played):
+            if t.trick_mode == ALL_PASS:
+                m._mask = 0
+            elif t.trick_mode == ONE_ORBIT:
+                m._mask |= bit
+            if t.revolution_singles:
+                m._count_single(entry.play.size, entry.play.rank or Rank.JOKER)
+        else:
+            m._mask |= bit
+            if t.revolution_singles and not entry.skipped:
+                m._run_rank, m._run_len = None, 0
+    return m
+
+
+def _resume_exchange(m: Match, view: PublicObservation, requests: Mapping[int, CardSet]) -> None:
+    """The exchange steps still to come at `view` (REQUEST or GIVE_BACK), and the requests made before it."""
+    pairs = list(exchange_pairs(m.roles))
+    if view.phase is Phase.REQUEST:
+        m._pending_tribute = pairs
+        done = next(i for i, pair in enumerate(pairs) if pair.receiver == view.to_act)
+        m._requests = {pair.receiver: requests[pair.receiver].bits if pair.receiver in requests else 0
+                       for pair in pairs[:done]}
+        m._exchange_steps = [(Phase.REQUEST, r, g, o) for r, g, o in pairs[done:]]
+        m._exchange_steps += [(Phase.GIVE_BACK, r, g, o) for r, g, o in pairs]
+    else:
+        done = sum(1 for given in view.exchange if not given.tribute)
+        m._exchange_steps = [(Phase.GIVE_BACK, r, g, o) for r, g, o in pairs[done:]]
+    m.phase = m._exchange_steps[0][0]
+    m._playing = False
