@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 from engine_support import deal, match, public_part, run
-from president_engine import CardSet, Phase, PublicObservation, Rank, Rules
+from president_engine import CardSet, Match, Phase, PublicObservation, Rank, Rules
 from president_engine.events import Passed, Played
 
 REV = {"revolution": True, "revolution_triggers": ["four_of_a_kind"], "revolution_effect": "ranks"}
@@ -57,3 +57,15 @@ def test_views_are_frozen_and_keyword_only() -> None:
         public.deal = 2  # type: ignore[misc]
     with pytest.raises(TypeError):
         PublicObservation(*[getattr(public, f.name) for f in dataclasses.fields(public)])  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("preset", ["cardverse", "norwegian", "italian"])
+def test_a_players_view_made_public_is_the_spectators(preset: str) -> None:
+    """`PublicObservation.public` (what convert sends a spectator) hides what the spectator's own view hides."""
+    m = Match(Rules.preset(preset, deals=3), seed=4)
+    while not m.is_over:
+        spectator = m.public_observation()
+        assert spectator.public() is spectator
+        for player in range(m.rules.players):
+            assert m.observation(player).public() == spectator
+        m.apply(m.legal_actions()[0])

@@ -42,7 +42,7 @@ from itertools import combinations_with_replacement
 from math import prod
 
 from president_engine.actions import PASS, Action, GiveBack, Pass, Play
-from president_engine.cards import CardSet, Rank, Suit, rank_bucket_mask, slot_count
+from president_engine.cards import CardSet, Rank, Suit, card_slot, rank_bucket_mask, slot_count
 from president_engine.errors import RulesError
 from president_engine.rules import JokerAlone, Rules
 
@@ -207,8 +207,7 @@ class ActionSpace:
         """How many cards of `kind` are in `bits`, or, with suit_order, the 4-bit set of their suits."""
         if kind is Rank.JOKER or not self._suits:
             return CardSet.from_bits(bits).count_rank(kind)
-        base = (kind - 2) * 4
-        return sum(1 << suit for suit in Suit if slot_count(bits, base + suit))
+        return sum(1 << suit for suit in Suit if slot_count(bits, card_slot(kind, suit)))
 
     def _offset(self, rank: Rank, natural: int, wild: int) -> int:
         if rank in self.rules.wild_ranks:  # wild cards alone, leading as wild_lead_rank

@@ -124,7 +124,7 @@ class Card:
     def slot(self) -> int:
         if self.suit is None:
             return JOKER_SLOT
-        return (self.rank - 2) * 4 + self.suit
+        return card_slot(self.rank, self.suit)
 
     @classmethod
     def parse(cls, text: str) -> Card:
@@ -134,15 +134,12 @@ class Card:
         if len(key) < 2:
             raise CardParseError(f"bad card {text!r}: expected rank then suit, like 10H or JK")
         try:
-            return CARDS[Card._slot_of(Rank.parse(key[:-1]), Suit.parse(key[-1]))]
+            rank = Rank.parse(key[:-1])
+            if rank is Rank.JOKER:
+                raise CardParseError("a joker is written JK, without a suit")
+            return CARDS[card_slot(rank, Suit.parse(key[-1]))]
         except CardParseError as exc:
             raise CardParseError(f"bad card {text!r}: {exc}") from None
-
-    @staticmethod
-    def _slot_of(rank: Rank, suit: Suit) -> int:
-        if rank is Rank.JOKER:
-            raise CardParseError("a joker is written JK, without a suit")
-        return (rank - 2) * 4 + suit
 
     def __str__(self) -> str:
         if self.suit is None:
@@ -186,6 +183,11 @@ JOKER = Card(Rank.JOKER, None)
 CARDS: Final[tuple[Card, ...]] = tuple(
     [Card(Rank(slot // 4 + 2), Suit(slot % 4)) for slot in range(52)] + [JOKER]
 )
+
+
+def card_slot(rank: Rank, suit: Suit) -> int:
+    """The slot of a natural card: ``(rank - 2) * 4 + suit`` (the one place this formula is written)."""
+    return (rank - 2) * 4 + suit
 
 
 def slot_shift(slot: int) -> int:

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final, TypeVar
 
 from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request
-from president_engine.cards import SLOT_BITS, SLOT_MAX, CardSet, Rank, bits_size
+from president_engine.cards import SLOT_BITS, SLOT_MAX, CardSet, Rank, Suit, bits_size, card_slot
 from president_engine.deal import shuffled_deal, validate_hands
 from president_engine.errors import IllegalActionError, IllegalReason
 from president_engine.events import (
@@ -40,7 +40,7 @@ from president_engine.tables import ALL_PASS, ONE_ORBIT, Tables, tables_for
 # The Final alias of a value compiles to a C constant under mypyc.
 _PASS: Final = PASS
 _View = TypeVar("_View", bound=PublicObservation)
-_THREE_OF_CLUBS_BITS: Final = 1 << ((3 - 2) * 4 * SLOT_BITS)
+_THREE_OF_CLUBS_BITS: Final = 1 << (card_slot(Rank.THREE, Suit.CLUBS) * SLOT_BITS)
 
 
 class Match:

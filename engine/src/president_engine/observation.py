@@ -11,7 +11,7 @@ what is hidden; `Match.observation` and `Match.public_observation` build them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from president_engine.action_space import action_space
 from president_engine.actions import Action, Play
@@ -72,6 +72,14 @@ class PublicObservation:
     def top_rank(self) -> Rank:
         """The highest rank of the current order (2 normally, 3 after a revolution)."""
         return self.rank_order[-1]
+
+    def public(self) -> PublicObservation:
+        """What a spectator sees of this view: a player's hand, dues and exchange cards dropped (`visible_to`)."""
+        if type(self) is PublicObservation:
+            return self
+        shown = {f.name: getattr(self, f.name) for f in fields(PublicObservation)}
+        shown["exchange"] = tuple(visible_to(given, None) for given in self.exchange)
+        return PublicObservation(**shown)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

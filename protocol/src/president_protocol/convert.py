@@ -21,13 +21,12 @@ service's.  Conventions:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request
-from president_engine.cards import CARDS, JOKER, SLOT_BITS, SLOT_MAX, Card, CardSet, Rank, Suit
+from president_engine.cards import CARDS, JOKER, SLOT_BITS, SLOT_MAX, Card, CardSet, Rank, Suit, card_slot
 from president_engine.errors import CardParseError, RulesError
 from president_engine.events import (
     CardsGiven,
@@ -136,7 +135,7 @@ def card_from_proto(msg: pb.Card, field: str = "card") -> Card:
     if msg.suit == pb.SUIT_UNSPECIFIED:
         raise WireError(field, f"the {rank.name.lower()} needs a suit")
     suit = _SUIT.from_proto(msg.suit, field)
-    return CARDS[(rank - 2) * 4 + suit]
+    return CARDS[card_slot(rank, suit)]
 
 
 _CARD_MESSAGES: tuple[pb.Card, ...] = tuple(card_to_proto(card) for card in CARDS)
@@ -480,10 +479,11 @@ def observation_to_proto(obs: Observation) -> pb.Observation:
 def public_observation_to_proto(obs: PublicObservation) -> pb.Observation:
     """A spectator's view: no player, hand or owed cards, and no card of the exchange.
 
-    Given a player's `Observation` (a PublicObservation too) it still sends
-    only what a spectator may see.
+    Given a player's `Observation` (a PublicObservation too) it sends the
+    spectator's part of it, as the engine's `PublicObservation.public` says.
     """
-    return pb.Observation(**_public_fields(obs, (replace(e, cards=None) for e in obs.exchange)))
+    public = obs.public()
+    return pb.Observation(**_public_fields(public, public.exchange))
 
 
 def _public_from_proto(msg: pb.Observation, rules: Rules) -> dict[str, Any]:

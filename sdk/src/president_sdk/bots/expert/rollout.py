@@ -52,7 +52,7 @@ class Rollout:
         self.rules = rules
         kinds = rules.deck.distinct()
         self.wild_mask = _mask([card for card in kinds if rules.is_wild(card)])
-        naturals = [rank for rank in rules.rank_order if rank not in rules.wild_ranks]
+        naturals = list(rules.natural_ranks)
         self.ranks = naturals
         """Natural ranks, low to high in the normal order."""
         self.position = {rank: at for at, rank in enumerate(naturals)}

@@ -123,7 +123,7 @@ class PlayModel:
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
-        self.order = [r for r in rules.rank_order if r not in rules.wild_ranks]
+        self.order = list(rules.natural_ranks)
         """Natural ranks, low to high in the normal order (a count list follows it)."""
         self.index = {rank: at for at, rank in enumerate(self.order)}
         self.equal_beats = rules.beat is Beat.EQUAL_OR_HIGHER
