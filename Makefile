@@ -191,7 +191,7 @@ bench-ladder-speed: $(STAMP)
 
 ## run: the main job: a server on localhost, a live match of built-in bots, then a seat for your bot.
 run: $(RUN_STAMP)
-	mkdir -p run && rm -f run/president.db run/president.db-wal run/president.db-shm
+	mkdir -p run
 	$(BIN)/president demo --db run/president.db
 
 clean:

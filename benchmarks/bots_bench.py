@@ -46,7 +46,7 @@ from president_harness.ladder.schedule import MatchSpec, board_size, schedule
 from president_sdk.bot import Bot
 from president_sdk.bots import ExpertBot, builtin_bot
 from president_sdk.local import play_local
-from president_service.intervals import mean_interval
+from president_service.intervals import Interval, mean_interval
 
 CLASSIC = ("random", "easy", "normal", "hard")
 TOP = ("easy", "normal", "hard", "expert")
@@ -94,10 +94,15 @@ class TimedExpert(ExpertBot):
         return action
 
 
-def interval(values: list[float]) -> tuple[float, float]:
-    """Mean and half-width of its 95% interval (Student's t: a table has few boards)."""
-    found = mean_interval(values)
-    return found.mean, found.high - found.mean
+def interval(values: list[float], *, low: float, high: float, per_board: int) -> Interval:
+    """Mean and 95% interval of values within [low, high], each a board's of `per_board` deals (a table has few
+    boards, so the bounded interval of `president_service.intervals`)."""
+    return mean_interval(values, low=low, high=high, observations=per_board * len(values))
+
+
+def board_deals(preset: str, levels: tuple[str, ...], per_match: int) -> int:
+    """Deals each level plays in a board: every seating of the table, `per_match` deals each."""
+    return board_size(table_config(preset, levels, 1, per_match, seed=0)) * per_match
 
 
 def table_config(preset: str, levels: tuple[str, ...], boards: int, per_match: int, seed: int) -> LadderConfig:
@@ -140,23 +145,24 @@ def run_table(preset: str, levels: tuple[str, ...], boards: int, per_match: int,
     return [totals for totals, _ in results], timing
 
 
-def report(title: str, levels: tuple[str, ...], boards: list[dict[str, float]],
+def report(title: str, levels: tuple[str, ...], boards: list[dict[str, float]], per_board: int,
            bars: tuple[str, ...] | None = None) -> tuple[bool, dict[str, Any]]:
     """Print each level's mean place and each step's gain; whether every step in `bars` (None: all) passed."""
     print(f"\n{title}  ({len(boards)} boards)")
+    players = len(levels)
     for level in levels:
-        mean, half = interval([b[level] for b in boards])
-        print(f"  {level:>7}  mean place {mean:.3f} ± {half:.3f}")
+        place = interval([b[level] for b in boards], low=1, high=players, per_board=per_board)
+        print(f"  {level:>7}  mean place {place.mean:.3f} [{place.low:.3f}, {place.high:.3f}]")
     ok = True
     steps = {}
     for weaker, stronger in pairwise(levels):
         diffs = [b[weaker] - b[stronger] for b in boards]
-        mean, half = interval(diffs)
-        passed = mean - half > 0
+        gain = interval(diffs, low=1 - players, high=players - 1, per_board=per_board)
+        passed = gain.low > 0
         is_bar = bars is None or stronger in bars
         ok &= passed or not is_bar
         steps[f"{weaker}->{stronger}"] = diffs
-        print(f"  {weaker:>7} -> {stronger:<7} gains {mean:.3f} places, 95% CI [{mean - half:.3f}, {mean + half:.3f}]"
+        print(f"  {weaker:>7} -> {stronger:<7} gains {gain.mean:.3f} places, 95% CI [{gain.low:.3f}, {gain.high:.3f}]"
               f"  {'ok' if passed else 'NOT SIGNIFICANT'}{'' if is_bar else ' (not a bar at this table)'}")
     return ok, steps
 
@@ -201,13 +207,13 @@ def main(argv: list[str] | None = None) -> int:
             boards, _ = run_table(preset, CLASSIC, max(2, -(-args.deals // per_board_deals)), args.per_match,
                                   settings, args.jobs)
             passed, _ = report(f"{preset}: classic levels, 4 players, {args.per_match} deals a match", CLASSIC,
-                               boards)
+                               boards, board_deals(preset, CLASSIC, args.per_match))
             ok &= passed
         if args.expert_boards:
             boards, table_timing = run_table(preset, TOP, args.expert_boards, args.per_match, settings, args.jobs)
             timing.add(table_timing)
             passed, steps = report(f"{preset}: top levels, 4 players, {args.per_match} deals a match", TOP, boards,
-                                   bars=("expert",))
+                                   board_deals(preset, TOP, args.per_match), bars=("expert",))
             ok &= passed
             pooled.setdefault("hard->expert", []).extend(steps["hard->expert"])
     if args.expert_boards and not args.no_five and "italian" in presets:
@@ -215,12 +221,12 @@ def main(argv: list[str] | None = None) -> int:
                                          args.jobs)
         timing.add(table_timing)
         passed, _ = report(f"italian: all five levels, 5 players (rotations), {args.per_match} deals a match",
-                           ALL_FIVE, boards, bars=("expert",))
+                           ALL_FIVE, boards, board_deals("italian", ALL_FIVE, args.per_match), bars=("expert",))
         ok &= passed
     if pooled:
-        mean, half = interval(pooled["hard->expert"])
-        print(f"\nhard -> expert, the presets at 4 players pooled: gains {mean:.3f} places, "
-              f"95% CI [{mean - half:.3f}, {mean + half:.3f}] ({len(pooled['hard->expert'])} boards)")
+        gain = interval(pooled["hard->expert"], low=-3, high=3, per_board=board_deals(presets[0], TOP, args.per_match))
+        print(f"\nhard -> expert, the presets at 4 players pooled: gains {gain.mean:.3f} places, "
+              f"95% CI [{gain.low:.3f}, {gain.high:.3f}] ({len(pooled['hard->expert'])} boards)")
     report_timing(timing, settings)
     print(f"\nall in {time.perf_counter() - started:.1f} s")
     return 0 if ok else 1

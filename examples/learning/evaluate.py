@@ -20,28 +20,53 @@ import tempfile
 from pathlib import Path
 
 from president_engine import Rules
+from president_engine.narrate import counted
 from president_harness.ladder.config import BotSpec, Format, LadderConfig, Seatings
 from president_harness.ladder.driver import run_ladder
 from president_harness.ladder.gate import parse_claim
 from president_harness.ladder.inprocess import InProcess
 from president_harness.ladder.report import terminal
 from president_harness.ladder.schedule import board_size
-from president_learn.policy import Policy
-from president_learn.policy_bot import PolicyBot, check_rules, trained_policy
+from president_sdk import BUILTIN_BOTS
+from president_sdk.bot_cli import not_installed
+
+try:
+    from president_learn.policy import Policy, PolicyFileError
+    from president_learn.policy_bot import PolicyBot, check_rules, trained_policy
+except ModuleNotFoundError as exc:  # `make run` installs no learners
+    if (hint := not_installed(exc, "president_learn")) is None:
+        raise
+    sys.exit(f"evaluate.py: {hint}")
 
 NAME = "trained"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--weights", type=Path, help="a policy file (default: the shipped example)")
-    parser.add_argument("--boards", type=int, default=60, help="duplicate boards of 24 matches each")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--opponents", default="random,easy,normal", help="three built-in levels")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--weights", type=Path, default=argparse.SUPPRESS,
+                        help="a policy file (default: the shipped example)")
+    parser.add_argument("--boards", type=int, default=60,
+                        help="duplicate boards: each one deal, played in every seating (24 matches with 4 players)")
+    parser.add_argument("--seed", type=int, default=1, help="seeds the deals and the random bot's draws")
+    parser.add_argument("--opponents", default="random,easy,normal",
+                        help="built-in levels, one for each seat but the policy's")
     args = parser.parse_args(argv)
-    policy = Policy.load(args.weights) if args.weights else trained_policy()
-    levels = args.opponents.split(",")
+    if args.boards < 1:
+        print("evaluate.py: --boards must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        policy = Policy.load(args.weights) if "weights" in args else trained_policy()
+    except PolicyFileError as exc:
+        print(f"evaluate.py: {exc}", file=sys.stderr)
+        return 2
     rules = policy.rules
+    levels = [level.strip() for level in args.opponents.split(",") if level.strip()]
+    seats = rules.players - 1
+    if len(set(levels)) != seats or len(levels) != seats or not set(levels) <= set(BUILTIN_BOTS):
+        print(f"evaluate.py: --opponents: the policy plays {rules.players}-player tables: give {seats} different"
+              f" built-in levels, comma-separated (known: {', '.join(BUILTIN_BOTS)})", file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory() as folder:
         config = LadderConfig(
             name="trained-policy", format=Format.DUPLICATE, players=rules.players, seatings=Seatings.ALL, matches=1,
@@ -57,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nPlaces {NAME} finishes ahead per board (paired, 95% CI):")
     for level in levels:
         d = summary.pair(NAME, level).difference
-        print(f"  vs {level:8} {d.mean:+.2f}  [{d.low:+.2f}, {d.high:+.2f}]  over {d.n} boards")
+        print(f"  vs {level:8} {d.mean:+.2f}  [{d.low:+.2f}, {d.high:+.2f}]  over {counted(d.n, 'board')}")
     return 0 if summary.passed else 1
 
 

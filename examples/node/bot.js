@@ -103,6 +103,9 @@ function actionText(action) {
 /** The action as a message to send: just the oneof field that is set. */
 const outgoing = (action) => ({ [action.kind]: action[action.kind] });
 
+// `1 match`, `2 matches`: a count with its noun in the right number.
+const count = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+
 // ---------------------------------------------------------------------------
 // Strategy: always one of the prompt's legal actions, chosen by a few plain rules
 // ---------------------------------------------------------------------------
@@ -244,6 +247,7 @@ class Seat {
     this.dropPending = options.dropAfter > 0;
     this.resumedAtTurn = null;
     this.strategy = null;
+    this.names = []; // each player's name, from Welcome
   }
 
   log(text) {
@@ -273,6 +277,7 @@ class Seat {
             const w = message.welcome;
             welcomed = true;
             this.player = w.player;
+            this.names = w.names;
             this.strategy = new Strategy(w.rules);
             this.log(`seated in match ${w.match_id} as player ${w.player} of ${w.names.length}` +
               (this.lastSeq ? ` (resuming after event ${this.lastSeq})` : ''));
@@ -347,8 +352,10 @@ class Seat {
       const outcome = await this.stream(client, metadata);
       if (outcome.over) {
         const r = outcome.over;
-        this.log(`match over: winner player ${r.winner}, totals ${r.totals.join(',')}; ` +
-          `${this.accepted} actions accepted, ${this.rejected} rejected`);
+        const name = this.names[r.winner];
+        const winner = name ? `${name} (player ${r.winner})` : `player ${r.winner}`;
+        this.log(`match over: winner ${winner}, totals ${r.totals.join(',')}; ` +
+          `${count(this.accepted, 'action', 'actions')} accepted, ${this.rejected} rejected`);
         return 0;
       }
       if (outcome.dropped) continue;
@@ -430,7 +437,7 @@ class Account {
             const w = message.welcome;
             welcomed = true;
             this.name = w.account;
-            this.log(`session open: ${w.live_matches.length} live match(es)` +
+            this.log(`session open: ${count(w.live_matches.length, 'live match', 'live matches')}` +
               (this.matches.size ? `, resuming ${this.matches.size}` : '') +
               (w.check_pending ? '; a check match against the house bots comes first' : ''));
             break;
@@ -456,7 +463,7 @@ class Account {
               (message.settled.accepted ? `match ${message.settled.match_id}` : message.settled.reason));
             break;
           case 'notice':
-            this.log(`${message.notice.reason}: ${message.notice.message}`);
+            this.log(message.notice.message); // written for people; `reason` is the code for programs
             break;
           default:
             break;
@@ -526,7 +533,7 @@ class Account {
           this.finished.push({ match, result: r });
           const place = r.last_places.indexOf(match.player) + 1;
           this.log(`match ${match.matchId} over: player ${match.player} place ${place || '?'}, ` +
-            `totals ${r.totals.join(',')}; ${match.accepted} actions accepted, ${match.rejected} rejected`);
+            `totals ${r.totals.join(',')}; ${count(match.accepted, 'action', 'actions')} accepted, ${match.rejected} rejected`);
           break;
         }
         default:
@@ -538,7 +545,7 @@ class Account {
 
   summary() {
     const wins = this.finished.filter(({ match, result }) => result.winner === match.player).length;
-    return `${this.finished.length} match(es) finished (${wins} won), ${this.matches.size} in play`;
+    return `${count(this.finished.length, 'match', 'matches')} finished (${wins} won), ${this.matches.size} in play`;
   }
 
   async run(client, metadata) {

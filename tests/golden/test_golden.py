@@ -55,7 +55,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 def test_replay_command_accepts_a_good_record() -> None:
     result = _cli("replay", str(HERE / f"{CASES[0].name}.json"))
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("ok: 3 deal(s)")
+    assert result.stdout.startswith("ok: 3 deals, ")
 
 
 def test_replay_command_rejects_a_tampered_record_with_the_reason(tmp_path: Path) -> None:

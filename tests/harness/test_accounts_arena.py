@@ -95,8 +95,8 @@ def test_the_arena_serves_house_bots_and_prints_the_leaderboard_once_a_newcomer_
         async def play() -> None:
             task = asyncio.create_task(newcomer.run())
             try:
-                await asyncio.to_thread(until, r"^\s+\d+\s+newcomer\s+mean place", 120)
-                await asyncio.to_thread(until, r"^\s+\d+\s+house-\w+\s+mean place.*\(house", 30)
+                await asyncio.to_thread(until, r"^\s+\d+\s+newcomer\s+rating\s+-?\d+\.\d\d\s+mean place", 120)
+                await asyncio.to_thread(until, r"^\s+\d+\s+house-\w+\s+rating.*mean place.*\(house", 30)
             finally:
                 task.cancel()
         asyncio.run(play())

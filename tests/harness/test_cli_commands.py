@@ -22,7 +22,7 @@ def test_match_create_prints_the_match_and_a_token_per_player(tmp_path: Path,
         assert main(["match", "create", "--server", server.address, "--admin-token", server.admin_token,
                      "--preset", "norwegian", "--players", "5", "--deals", "2", "--names", "me,a,b,c,d"]) == 0
         out = capsys.readouterr().out.splitlines()
-        assert out[0].startswith("match ") and "norwegian, 5 players, 2 deal(s)" in out[0]
+        assert out[0].startswith("match ") and "norwegian, 5 players, 2 deals" in out[0]
         assert [line.split(":")[0] for line in out[1:6]] == [f"player {p}" for p in range(5)]
         assert main(["match", "create", "--server", server.address, "--admin-token", "wrong"]) == 1
         assert capsys.readouterr().err.startswith("president match: NOT_ADMIN: ")

@@ -17,18 +17,24 @@ def test_parse_claims() -> None:
             parse_claim(bad, NAMES)
 
 
+BOARD = 4
+"""Deals behind each unit below: boards of four deals (their mean places are quarters)."""
+
+
 def test_claim_passes_only_when_the_interval_excludes_zero() -> None:
     strong = [{"mybot": 1.5, "normal": 2.5}, {"mybot": 1.0, "normal": 2.25}, {"mybot": 1.75, "normal": 2.5},
               {"mybot": 1.25, "normal": 2.0}, {"mybot": 1.5, "normal": 2.75}]
-    assert judge(parse_claim("mybot > normal", NAMES), strong, 4).holds
-    assert not judge(parse_claim("normal > mybot", NAMES), strong, 4).holds
+    assert judge(parse_claim("mybot > normal", NAMES), strong, 4, per_unit=BOARD).holds
+    assert not judge(parse_claim("normal > mybot", NAMES), strong, 4, per_unit=BOARD).holds
     noisy = [{"mybot": 1.0, "normal": 3.0}, {"mybot": 3.0, "normal": 1.0}, {"mybot": 1.5, "normal": 2.0}]
-    assert not judge(parse_claim("mybot > normal", NAMES), noisy, 4).holds
-    assert not judge(parse_claim("mybot > normal", NAMES), strong[:1], 4).holds  # one unit: no interval
-    assert not judge(parse_claim("mybot > easy", NAMES), strong, 4).holds  # never met
+    assert not judge(parse_claim("mybot > normal", NAMES), noisy, 4, per_unit=BOARD).holds
+    assert not judge(parse_claim("mybot > normal", NAMES), strong[:1], 4, per_unit=BOARD).holds  # one unit
+    assert not judge(parse_claim("mybot > easy", NAMES), strong, 4, per_unit=BOARD).holds  # never met
+    # the same five values as matches of one deal each: a deal's place can swing by 3, five deals prove nothing
+    assert not judge(parse_claim("mybot > normal", NAMES), strong, 4).holds
 
 
 def test_identical_units_below_the_minimum_prove_nothing() -> None:
     same = [{"mybot": 1.0, "normal": 2.0}] * (MIN_UNITS - 1)
-    assert not judge(parse_claim("mybot > normal", NAMES), same, 4).holds  # zero spread, too few units
-    assert judge(parse_claim("mybot > normal", NAMES), same + same[:1], 4).holds
+    assert not judge(parse_claim("mybot > normal", NAMES), same, 4, per_unit=BOARD).holds  # too few units
+    assert judge(parse_claim("mybot > normal", NAMES), same + same[:1], 4, per_unit=BOARD).holds

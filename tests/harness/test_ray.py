@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -10,12 +11,14 @@ import grpc
 import pytest
 from ladder_support import builtin_config, in_process
 from president_harness.child_server import ChildServer
+from president_harness.ladder.backends import RayBackend
 from president_harness.ladder.driver import run_ladder
 from president_harness.ladder.inprocess import InProcess
 from president_harness.ladder.ladder_cli import OWN_SERVER_OPTIONS
 from president_harness.ladder.outcome import Outcome
 from president_harness.ladder.over_server import OverServer
-from president_harness.ladder.schedule import MatchSpec
+from president_harness.ladder.report import terminal
+from president_harness.ladder.schedule import MatchSpec, schedule
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
@@ -44,6 +47,25 @@ def test_ladder_on_local_ray(tmp_path: Path) -> None:
         ray.shutdown()
     assert summary.complete and summary.counted == 8 and summary.units == 2
     assert (tmp_path / "failed-once").exists()
+    assert "cores busy on average, not counting Ray's own processes)" in terminal(summary)
+
+
+def test_ray_workers_report_the_cpu_time_they_spent(tmp_path: Path) -> None:
+    """The matches are played in the workers' processes: the speed report adds their CPU time to the driver's (it
+    read "0.0 of 2 cores busy", the driver's alone)."""
+    config = builtin_config(tmp_path, matches=4, parallel=2, seatings="rotations")
+    try:
+        backend = RayBackend(in_process(config), 2, "local")
+        waiting = [backend.submit(spec) for spec in schedule(config)]
+        while waiting:
+            for handle, outcome in backend.completed(waiting):
+                assert isinstance(outcome, Outcome), outcome
+                waiting.remove(handle)
+        backend.close()
+    finally:
+        ray.shutdown()
+    own, children = backend.cpu_s
+    assert own > 0 and children >= 0 and backend.cores == os.cpu_count()
 
 
 def test_ray_workers_hold_their_bots_connections_for_many_matches(tmp_path: Path) -> None:

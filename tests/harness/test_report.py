@@ -21,18 +21,20 @@ def test_reports(tmp_path: Path) -> None:
     assert [v.holds for v in summary.verdicts] == [True, False] and not summary.passed
 
     text = terminal(summary)
-    assert "ordinal" in text and "PASS  hard > random" in text and "FAIL  random > hard" in text
+    assert "rating" in text and "PASS  hard > random" in text and "FAIL  random > hard" in text
+    head = text.splitlines()[2].split()
+    assert head[:3] == ["#", "bot", "rating"] and "mu" not in head and "sigma" not in head  # one rating shown
 
     data = json.loads(json_text(summary))
     assert {s["name"] for s in data["standings"]} == set(names)
     assert data["gate"]["passed"] is False and "paired place difference per board" in data["gate"]["statistic"]
     assert all(1 <= s["place"]["low"] <= s["place"]["mean"] <= s["place"]["high"] <= 4 for s in data["standings"])
-    places = [s.place.mean for s in summary.standings]
-    assert places == sorted(places)  # the table is ordered by the mean place it shows
+    ratings = [s.rating.ordinal for s in summary.standings]
+    assert ratings == sorted(ratings, reverse=True)  # the table is ordered by the rating it shows
     assert "over 10 boards" in text and "10 boards," in text
 
     md = markdown(summary)
-    assert md.startswith("# Ladder ladder") and "| # | bot | ordinal |" in md and "❌" in md and "✅" in md
+    assert md.startswith("# Ladder ladder") and "| # | bot | rating | mean place |" in md and "❌" in md and "✅" in md
 
     suite = ET.fromstring(junit(summary))
     assert suite.get("tests") == "3" and suite.get("failures") == "1"

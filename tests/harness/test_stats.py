@@ -23,10 +23,12 @@ def test_t_quantile_matches_tables(df: int, expected: float) -> None:
 
 
 def test_mean_interval() -> None:
-    interval = mean_interval([1.0, 2.0, 3.0, 4.0, 5.0])
+    interval = mean_interval([1.0, 2.0, 3.0, 4.0, 5.0], low=0, high=6)
     assert interval.mean == 3.0 and interval.n == 5
-    assert interval.high - 3.0 == pytest.approx(2.7764 * math.sqrt(2.5) / math.sqrt(5), abs=1e-4)
-    assert math.isinf(mean_interval([1.0]).low) and math.isinf(mean_interval([]).high)
+    shrunk = (5 * 2.5 + 6 ** 2 / 4) / 6  # the sample variance 2.5 shrunk toward the widest in [0, 6]
+    assert interval.high - 3.0 == pytest.approx(2.7764 * math.sqrt(shrunk) / math.sqrt(5), abs=1e-4)
+    one, none = mean_interval([1.0], low=1, high=5), mean_interval([], low=1, high=5)
+    assert (one.low, one.high, none.low, none.high) == (1, 5, 1, 5) and math.isnan(none.mean)
 
 
 def test_duplicate_units_are_complete_boards_and_differences_are_paired() -> None:
@@ -56,7 +58,7 @@ def test_intervals_stay_within_what_places_can_be() -> None:
 
 def test_an_interval_from_running_sums_is_the_same() -> None:
     values = [1.0, 2.5, 3.0, 1.5, 2.0]
-    direct = mean_interval(values)
-    summed = interval_from_sums(len(values), sum(values), sum(v * v for v in values))
+    direct = mean_interval(values, low=1, high=4, observations=15)
+    summed = interval_from_sums(len(values), sum(values), sum(v * v for v in values), low=1, high=4, observations=15)
     assert summed.mean == pytest.approx(direct.mean) and summed.low == pytest.approx(direct.low)
     assert summed.high == pytest.approx(direct.high) and summed.n == direct.n

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from president_engine.observation_tensor import observation_size
 from president_learn.policy import Policy, PolicyFileError
 from president_learn.policy_bot import TRAINED_WEIGHTS, PolicyBot, PolicyMismatchError, TrainedBot, trained_policy
 from president_learn.train import TrainConfig, train
-from president_sdk import builtin_bot, play_local
+from president_sdk import BotError, builtin_bot, play_local
 
 RULES = Rules.preset("cardverse")
 
@@ -84,15 +85,16 @@ def test_the_shipped_bot_loads_and_plays_legal_moves_everywhere_its_encoding_fit
 def test_a_policy_drawing_its_moves_is_legal_too_and_wrong_rules_are_refused() -> None:
     bots = [PolicyBot(small_policy(), seed=s) for s in range(4)]
     play_local(bots, RULES, seed=5)
-    with pytest.raises(PolicyMismatchError, match="157 actions"):
+    with pytest.raises(BotError, match="TrainedBot \\(player 0\\) cannot play these rules") as refused:
         play_local([TrainedBot(), *[builtin_bot("easy") for _ in range(4)]], Rules.preset("norwegian", players=5))
+    assert isinstance(refused.value.__cause__, PolicyMismatchError)
 
 
 def test_training_runs_a_batch_and_reports() -> None:
     reports = []
-    policy = train(TrainConfig(rules=Rules.preset("cardverse", players=3), deals=1, batch_deals=2, hidden=8),
+    policy = train(TrainConfig(rules=Rules.preset("cardverse", players=3), episodes=3, batch_episodes=2, hidden=8),
                    reports.append)
-    assert len(reports) == 1 and reports[0].deals == 2
+    assert [(r.episodes, r.total) for r in reports] == [(2, 4), (4, 4)]  # whole batches
     assert policy.actions == action_space(Rules.preset("cardverse", players=3)).size
 
 
@@ -108,8 +110,12 @@ def load_example(name: str) -> Any:
 def test_the_example_commands_train_and_evaluate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Both example scripts end to end, small: a ladder of one board cannot pass its gate (too few boards)."""
     out = tmp_path / "trained.npz"
-    assert load_example("train").main(["--out", str(out), "--deals", "64", "--hidden", "8"]) == 0
+    assert load_example("train").main(["--out", str(out), "--episodes", "64", "--hidden", "8"]) == 0
     assert Policy.load(out).rules == RULES
     assert load_example("evaluate").main(["--weights", str(out), "--boards", "1"]) == 1
     report = capsys.readouterr().out
     assert "24/24 matches" in report and "trained > random" in report and "trained > easy" in report
+    assert "episode 64/64, " in report
+    moves = re.search(r"(\d+) moves a match", report)
+    cpu = re.search(r"CPU per move: ladder and in-process bots (\d+) us \(", report)  # no server, no command bots
+    assert moves is not None and int(moves[1]) > 0 and cpu is not None and int(cpu[1]) > 0, report  # both read 0

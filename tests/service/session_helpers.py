@@ -42,6 +42,8 @@ class SessionBot:
     """SessionHello.defer_events."""
     batch: bool = False
     """SessionHello.batch_matches; the acts decided on one message go back in one MatchActs."""
+    first_fault: pb.BotFault.ValueType = pb.BOT_FAULT_UNSPECIFIED
+    """Reported with the first act of each match (Act.fault), as a client does whose bot failed there."""
     updates: int = 0
     """MatchUpdates received."""
     batches: list[int] = field(default_factory=list)
@@ -90,9 +92,11 @@ class SessionBot:
                                 return
                             acts += 1
                             prompt = message.prompt
+                            first = not any(key[0] == match_id for key in self.sent)
                             action = self.sent[(match_id, prompt.turn_id)] = self.policy(prompt)
-                            decided.append(pb.MatchAct(match_id=match_id,
-                                                       act=pb.Act(turn_id=prompt.turn_id, action=action)))
+                            fault = self.first_fault if first else pb.BOT_FAULT_UNSPECIFIED
+                            decided.append(pb.MatchAct(match_id=match_id, act=pb.Act(
+                                turn_id=prompt.turn_id, action=action, fault=fault)))
                 if self.batch and len(decided) > 1:
                     await self.outbox.put(pb.SessionRequest(acts=pb.MatchActs(acts=decided)))
                 else:

@@ -9,6 +9,7 @@ Each test leaves screenshots in build/screenshots.
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import re
 import subprocess
@@ -136,7 +137,7 @@ def test_the_match_list_shows_the_arena_leaderboard_each_bot_linking_to_its_matc
     expect(table).to_contain_text("Arena: cardverse, 4 players")
     rows = table.locator("tbody tr")
     expect(rows).to_have_count(4)
-    expect(rows.first).to_have_attribute("data-account", "ace")  # best mean place first
+    expect(rows.first).to_have_attribute("data-account", "ace")  # the best rating first
     expect(rows.first.get_by_role("link", name="ace")).to_have_attribute("href", "/?player=ace")
     _shot(page, "leaderboard")
     assert watched.errors == []
@@ -155,7 +156,7 @@ def test_the_match_list_links_live_matches_and_replays(browser: BrowserContext, 
     expect(live.get_by_role("link", name="Watch live")).to_have_attribute("href", f"/matches/{waiting.match_id}")
     _shot(page, "list")
     page.get_by_role("link", name="eve").first.click()
-    expect(page.locator("#finished")).to_contain_text("(0)")
+    expect(page.locator("#finished")).to_contain_text("Finished matches: 0")
     expect(page.locator("#live tr[data-match]")).to_have_count(1)
     page.set_viewport_size(PHONE)
     page.goto(server.base + "/")
@@ -330,3 +331,86 @@ def test_the_replay_file_plays_the_match_to_the_end_with_no_server(browser: Brow
         assert watched.errors == []
     finally:
         browser.set_offline(False)
+
+
+def test_the_match_list_pages_through_the_finished_matches_and_says_how_many(
+        browser: BrowserContext, server: BackgroundServer, finished: str) -> None:
+    for seed in (21, 22):
+        server.play(server.create(seed=seed, deals=1, names=NAMES), pace=0).result(60)
+
+    async def total() -> int:
+        listed: pb.ListMatchesResponse = await server.stub.ListMatches(pb.ListMatchesRequest(page_size=1))
+        return listed.finished_total
+
+    count = server.run(total())
+    assert count >= 3
+    watched = _Watched(browser)
+    page = watched.page
+    page.goto(server.base + "/?page_size=2")
+    heading = page.locator("#finished h2")
+    expect(heading).to_have_text(f"Finished matches: {count}, showing 1-2")
+    expect(page.locator("#finished tr[data-match]")).to_have_count(2)
+    expect(page.locator('#finished a[rel="prev"]')).to_have_count(0)
+    page.locator('#finished a[rel="next"]').click()
+    expect(heading).to_have_text(f"Finished matches: {count}, showing {'3' if count == 3 else '3-4'}")
+    _shot(page, "list-page-2")
+    page.locator('#finished a[rel="prev"]').click()
+    expect(heading).to_have_text(f"Finished matches: {count}, showing 1-2")
+    assert watched.errors == []
+
+
+def test_a_live_page_says_which_seat_it_waits_for_and_shows_the_name_its_bot_gives(
+        browser: BrowserContext, server: BackgroundServer) -> None:
+    from president_sdk import EasyBot, run
+
+    class Slow(EasyBot):
+        """Slow enough for the page to look at the seats again while the match is played."""
+
+        def play(self, obs: Any) -> Any:
+            time.sleep(0.3)
+            return super().play(obs)
+
+    created = server.create(seed=5, deals=1, names=["", "bob", "cy", "di"])
+    others = server.play(created, pace=0.02, absent=frozenset({0}))
+    watched = _Watched(browser)
+    page = watched.page
+    page.goto(f"{server.base}/matches/{created.match_id}")
+    hint = page.locator("#waiting-for")
+    expect(hint).to_have_text("Waiting for player 0 (seat 0) to connect")
+    _shot(page, "live-waiting")
+    with concurrent.futures.ThreadPoolExecutor(1) as seat:
+        playing = seat.submit(run, Slow(), server.address, created.seats[0].token, name="zed")
+        expect(hint).to_be_hidden()
+        expect(page.locator('.seat[data-player="0"] .name')).to_have_text("zed")
+        expect(page.locator("#live-status")).to_have_text("live")  # while the match is played, not at its end
+        playing.result(60)
+    others.result(60)
+    expect(page.locator("#live-status")).to_have_text("over")
+    assert watched.errors == []
+
+
+def test_an_unknown_match_shows_its_error_and_no_badge(browser: BrowserContext, server: BackgroundServer) -> None:
+    watched = _Watched(browser)
+    page = watched.page
+    page.goto(f"{server.base}/matches/0123456789abcdef")
+    expect(page.locator(".notice.error")).to_have_text("This match cannot be shown: no match '0123456789abcdef'")
+    expect(page.locator("#live-status")).to_have_count(0)
+    assert [e for e in watched.errors if "404" not in e] == []
+
+
+def test_a_match_waiting_for_open_seats_is_listed_as_waiting_not_live(browser: BrowserContext,
+                                                                      server: BackgroundServer) -> None:
+    async def create() -> pb.CreateMatchResponse:
+        response: pb.CreateMatchResponse = await server.stub.CreateMatch(pb.CreateMatchRequest(
+            preset="cardverse", seed=5, seat_names=["open-0", "open-1", "open-2", "open-3"], open_seats=True,
+            clock=pb.ClockSettings(move_time_limit_ms=0)), metadata=(("authorization", f"Bearer {ADMIN}"),))
+        return response
+    waiting = server.run(create())
+    watched = _Watched(browser)
+    page = watched.page
+    page.goto(server.base + "/")
+    row = page.locator(f'#waiting tr[data-match="{waiting.match_id}"]')
+    expect(row).to_contain_text("waiting for seats")
+    expect(page.locator(f'#live tr[data-match="{waiting.match_id}"]')).to_have_count(0)
+    expect(page.locator("#waiting h2")).to_contain_text("Waiting for players")
+    assert watched.errors == []

@@ -20,6 +20,7 @@ from president_engine.errors import (
     RulesError,
 )
 from president_engine.events import Event, visible_to
+from president_engine.exchange import ExchangePair, exchange_pairs, exchange_partner
 from president_engine.fallback import fallback_action
 from president_engine.match import Match
 from president_engine.observation import Observation, PublicObservation
@@ -50,6 +51,7 @@ __all__ = [
     "CardSet",
     "DealError",
     "Event",
+    "ExchangePair",
     "FirstLead",
     "GiveBack",
     "IllegalActionError",
@@ -74,6 +76,8 @@ __all__ = [
     "Seating",
     "Suit",
     "TrickEnd",
+    "exchange_pairs",
+    "exchange_partner",
     "fallback_action",
     "parse_action",
     "shuffled_deal",

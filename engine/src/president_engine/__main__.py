@@ -19,7 +19,7 @@ from pathlib import Path
 from president_engine.errors import RecordError, RulesError
 from president_engine.fallback import fallback_action
 from president_engine.match import Match
-from president_engine.narrate import describe
+from president_engine.narrate import counted, describe
 from president_engine.record import MatchRecord, ReplayError
 from president_engine.rules import PRESETS, Rules
 
@@ -44,7 +44,8 @@ def _replay(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     actions = sum(len(d.actions) for d in record.deals)
-    print(f"ok: {len(record.deals)} deal(s), {actions} actions replayed")
+    deals = len(record.deals)
+    print(f"ok: {counted(deals, 'deal')}, {counted(actions, 'action')} replayed")
     names = [f"P{p}" for p in range(record.rules.players)]
     if match.is_over:
         print(f"winner {names[match.winner or 0]}; last places " + " ".join(names[p] for p in match.last_places)

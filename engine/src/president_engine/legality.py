@@ -11,6 +11,7 @@ from president_engine.actions import GiveBack, Play, Request
 from president_engine.cards import Rank, bits_contains, rank_bucket_mask, slot_count
 from president_engine.errors import IllegalActionError, IllegalReason
 from president_engine.movegen import beats
+from president_engine.narrate import counted
 from president_engine.tables import JOKER_MASK, Tables
 
 
@@ -55,7 +56,7 @@ def check_play(t: Tables, hand: int, action: Play, table: Play | None, table_str
         raise IllegalActionError(IllegalReason.WRONG_RANK, f"these cards stand for {rank}, not {action.rank}")
     if table is not None:
         if action.size != table.size:
-            raise IllegalActionError(IllegalReason.WRONG_COUNT, f"play exactly {table.size} card(s) or pass")
+            raise IllegalActionError(IllegalReason.WRONG_COUNT, f"play exactly {counted(table.size, 'card')} or pass")
         if not beats(t, bits, rank, table, table_strength, rev):
             raise IllegalActionError(IllegalReason.DOES_NOT_BEAT, f"{action.cards} does not beat {table.cards}")
     return t.play(bits, rank) if stands_for is not None else t.declared_play(bits, rank)
@@ -64,7 +65,7 @@ def check_play(t: Tables, hand: int, action: Play, table: Play | None, table_str
 def check_request(t: Tables, hand: int, action: Request, owed: int) -> Request:
     """`action` if a receiver holding `hand` may name these cards (at most `owed`, each one it could get)."""
     if len(action.cards) > owed:
-        raise IllegalActionError(IllegalReason.BAD_REQUEST, f"name at most {owed} card(s)")
+        raise IllegalActionError(IllegalReason.BAD_REQUEST, f"name at most {counted(owed, 'card')}")
     deck = t.deck.bits
     for card in action.cards.distinct():
         named = action.cards.count(card)
@@ -77,7 +78,7 @@ def check_request(t: Tables, hand: int, action: Request, owed: int) -> Request:
 def check_give_back(hand: int, action: GiveBack, owed: int) -> GiveBack:
     """`action` if a receiver holding `hand` may give these cards back (exactly `owed`)."""
     if len(action.cards) != owed:
-        raise IllegalActionError(IllegalReason.WRONG_COUNT, f"give back exactly {owed} card(s)")
+        raise IllegalActionError(IllegalReason.WRONG_COUNT, f"give back exactly {counted(owed, 'card')}")
     if not bits_contains(hand, action.cards.bits):
         raise IllegalActionError(IllegalReason.CARDS_NOT_HELD, f"you do not hold {action.cards}")
     return action

@@ -22,6 +22,16 @@ from president_engine.events import (
 from president_engine.roles import LOCAL_NAMES, Role
 
 
+def plural(noun: str) -> str:
+    """The plural of the nouns our texts count: "cards", "matches"."""
+    return noun + "es" if noun.endswith(("ch", "sh", "s", "x")) else noun + "s"
+
+
+def counted(n: int, noun: str) -> str:
+    """`n` and the noun, plural unless `n` is 1: "1 card", "2 cards", "3 matches"."""
+    return f"{n} {noun if n == 1 else plural(noun)}"
+
+
 def describe(event: Event, names: Sequence[str], *, preset: str | None = None) -> str | None:
     """A line for `event`, naming players by `names`; None for events not worth a line.
 
@@ -38,7 +48,7 @@ def describe(event: Event, names: Sequence[str], *, preset: str | None = None) -
     if isinstance(event, CardsRequested):
         return f"   {names[event.receiver]} asks {names[event.giver]} for {event.cards or 'nothing'}"
     if isinstance(event, CardsGiven):
-        what = str(event.cards) if event.cards is not None else f"{event.count} card(s)"
+        what = str(event.cards) if event.cards is not None else counted(event.count, "card")
         verb = "pays tribute" if event.tribute else "gives back"
         return f"   {names[event.giver]} {verb} {what} to {names[event.receiver]}"
     if isinstance(event, PlayStarted):
@@ -62,5 +72,6 @@ def describe(event: Event, names: Sequence[str], *, preset: str | None = None) -
         return f"== deal {event.deal} over: {places}; totals " + " ".join(
             f"{names[p]}={t}" for p, t in enumerate(event.totals))
     if isinstance(event, MatchEnded):
-        return f"== match over: {names[event.winner]} wins with {event.totals[event.winner]} points"
+        points = event.totals[event.winner]
+        return f"== match over: {names[event.winner]} wins with {counted(points, 'point')}"
     raise TypeError(f"not an event: {event!r}")

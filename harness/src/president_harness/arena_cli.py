@@ -3,13 +3,15 @@
     president arena                                        # localhost:50051, cardverse:4, four house bots
     president arena --queue cardverse:4 --queue norwegian:5 --duplicate --db run/arena.db
 
-It starts ``president serve --arena`` (a child process with its own db),
-makes a house account for each built-in level and plays them all from one
-asyncio client over Sessions (the server core never runs bot code, so house
-bots are clients like any other), makes an account for a newcomer and prints
-the command that joins the arena with it, then prints each queue's
-leaderboard whenever it changes, until Ctrl-C.  House bots never play a
-table without a newcomer: the leaderboard moves once someone joins.
+It starts ``president serve --arena`` (a child process with its own db and
+its web pages, where the leaderboard is shown too), makes a house account for
+each built-in level and plays them all from one asyncio client over Sessions
+(the server core never runs bot code, so house bots are clients like any
+other), makes an account for a newcomer and prints the command that joins the
+arena with it, then prints a queue's leaderboard whenever its order changes
+(or an account joins it), at most once every few seconds (``--every``),
+until Ctrl-C.  House bots never play a table without a newcomer: the
+leaderboard moves once someone joins.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import os
 import secrets
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -56,6 +59,8 @@ def add_arena_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     arena = commands.add_parser("arena", help="a server with the arena on, house bots playing, the leaderboard live",
                                 description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     arena.add_argument("--port", type=int, default=50051, help="port (default 50051; a free one if taken)")
+    arena.add_argument("--http-port", type=int, default=8080,
+                       help="port of the web pages, the leaderboard among them (default 8080; a free one if taken)")
     arena.add_argument("--db", type=Path, default=Path("run/arena.db"), help="SQLite file (default run/arena.db)")
     arena.add_argument("--admin-token", help=f"the server's admin token (or set {ADMIN_TOKEN_ENV}; default: a new"
                                              " one, printed)")
@@ -68,7 +73,8 @@ def add_arena_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
                        help=f"built-in levels seated as house bots (default {','.join(HOUSE_LEVELS)})")
     arena.add_argument("--house-matches", type=int, default=20, help="matches each house bot plays at once")
     arena.add_argument("--newcomer", default="newcomer", help="the account made for a newcomer (default newcomer)")
-    arena.add_argument("--every", type=float, default=2.0, help="seconds between looks at the leaderboard")
+    arena.add_argument("--every", type=float, default=5.0,
+                       help="the fewest seconds between two looks at the leaderboard (default 5)")
     arena.set_defaults(handler=arena_command)
 
 
@@ -82,11 +88,19 @@ def arena_command(args: argparse.Namespace) -> int:
               else f"president arena: --house: no built-in level {unknown[0]!r} (known: {', '.join(BUILTIN_BOTS)})",
               file=sys.stderr)
         return 2
+    if not args.every > 0:
+        print("president arena: --every: give a number of seconds above 0", file=sys.stderr)
+        return 2
     admin = args.admin_token or os.environ.get(ADMIN_TOKEN_ENV, "") or secrets.token_hex(18)
     port = free_port(args.port)
     if port != args.port and args.port:
         print(f"president arena: port {args.port} is taken; using port {port} instead", flush=True)
-    options = ["--arena", "--arena-deals", str(args.deals), *(["--arena-duplicate"] if args.duplicate else [])]
+    http_port = free_port(args.http_port)
+    if http_port != args.http_port and args.http_port:
+        print(f"president arena: port {args.http_port} is taken; the web pages use port {http_port} instead",
+              flush=True)
+    options = ["--arena", "--arena-deals", str(args.deals), *(["--arena-duplicate"] if args.duplicate else []),
+               "--http-port", str(http_port)]
     for preset, players in queues:
         options += ["--arena-queue", f"{preset}:{players}"]
     try:
@@ -110,6 +124,7 @@ def _run(server: ChildServer, admin: str, queues: Sequence[Queue], levels: Seque
         print(f"president arena: serving on {address} (database {args.db}); queues"
               f" {', '.join(f'{p}:{n}' for p, n in queues)}; house bots"
               f" {', '.join(f'house-{level}' for level in levels)}", flush=True)
+        print(f"president arena: web pages on {server.web} (the leaderboard, live matches, replays)", flush=True)
         print(f"""
 Join the arena with your bot (account {args.newcomer}); it first plays a check match against the house bots:
 
@@ -125,14 +140,17 @@ Ctrl-C stops the arena.
 
         appetite = Appetite(presets=tuple(sorted({p for p, _ in queues})),
                             players=tuple(sorted({n for _, n in queues})), max_matches=args.house_matches, arena=True)
-        shown: dict[Queue, list[tuple[str, int, float]]] = {}
+        shown: dict[Queue, list[str]] = {}
+        looked = -args.every
         with BuiltinSessions(address, house, appetite=appetite, on_finished=finished) as bots:
             while True:
                 changed.wait(args.every)
+                time.sleep(max(0.0, looked + args.every - time.monotonic()))  # looks stay --every apart
                 changed.clear()
                 if bots.error is not None:
                     raise ArenaError(bots.error)
                 server.keep_alive()
+                looked = time.monotonic()
                 for board in queues:
                     with contextlib.suppress(grpc.RpcError):  # the server restarting: next time
                         _show(stub, board, shown)
@@ -154,18 +172,19 @@ def _account(stub: pb_grpc.PresidentServiceStub, admin: str, name: str, *, house
         raise ArenaError(f"account {name}: {describe_rpc_error(exc, server)}") from None
 
 
-def _show(stub: pb_grpc.PresidentServiceStub, board: Queue, shown: dict[Queue, list[tuple[str, int, float]]]) -> None:
-    """Print the queue's leaderboard if it changed since it was last printed."""
+def _show(stub: pb_grpc.PresidentServiceStub, board: Queue, shown: dict[Queue, list[str]]) -> None:
+    """Print the queue's leaderboard if its order changed since it was last printed (a new account changes it):
+    a table that moves only in its figures is not worth a screenful each match."""
     preset, players = board
     entries = stub.GetLeaderboard(pb.GetLeaderboardRequest(preset=preset, players=players), timeout=10).entries
-    key = [(e.account, e.matches, round(e.mu, 6)) for e in entries]
-    if not entries or shown.get(board) == key:
+    order = [e.account for e in entries]
+    if not entries or shown.get(board) == order:
         return
-    shown[board] = key
+    shown[board] = order
     width = max(len(e.account) for e in entries)
-    print(f"leaderboard {preset}:{players}:", flush=True)
+    print(f"leaderboard {preset}:{players}: by rating (OpenSkill's conservative mu - 3 sigma)", flush=True)
     for rank, e in enumerate(entries, 1):
         notes = ", ".join(n for n, on in (("house", e.house), ("provisional", e.provisional)) if on)
-        print(f"  {rank:>2}  {e.account:<{width}}  mean place {e.mean_place:.2f} [{e.mean_place_low:.2f},"
-              f" {e.mean_place_high:.2f}]  {e.matches} match{'es' if e.matches != 1 else ''}  mu {e.mu:.1f}"
-              f"  sigma {e.sigma:.1f}{f'  ({notes})' if notes else ''}", flush=True)
+        print(f"  {rank:>2}  {e.account:<{width}}  rating {e.ordinal:6.2f}  mean place {e.mean_place:.2f}"
+              f" [{e.mean_place_low:.2f}, {e.mean_place_high:.2f}]  {e.matches} match{'es' if e.matches != 1 else ''}"
+              f"{f'  ({notes})' if notes else ''}", flush=True)

@@ -2,11 +2,14 @@
 
 The ladder's server (on a free port) and ``president arena``'s.  Its output
 goes to a log file beside its db (``<db>.log``), where the harness reads the
-port it was given.  If it dies during a ladder, `keep_alive` starts it again
-on the same port with the same db (its live matches resume), a few times at
-most; after that the ladder stops with a clear error instead of failing
-every match that is left.  `cpu_seconds` is the CPU time it has used (a
-ladder reports it per move).
+port it was given and the address of its web pages.  If it dies, `keep_alive`
+starts it again on the same port with the same db (its live matches resume),
+a few times at most; after that its owner stops with a clear error instead of
+failing everything that is left.  A server that was stopped rather than died
+(it drained after SIGINT or SIGTERM, as a Ctrl-C in the terminal sends to the
+whole process group) is never started again, nor is one its owner is
+stopping.  `cpu_seconds` is the CPU time it has used (a ladder reports it per
+move).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import logging
 import os
 import re
 import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -25,9 +29,12 @@ from types import TracebackType
 
 log = logging.getLogger(__name__)
 _READY = re.compile(r"serving on (\S+):(\d+)")
+_WEB = re.compile(r"web pages on (http://\S+/)")
 _START_S = 30.0
 RESTARTS = 3
-"""How often the ladder starts its server again after it died."""
+"""How often a server that died is started again."""
+_STOPPED = (0, -signal.SIGINT, -signal.SIGTERM)
+"""Exit statuses of a server that was asked to stop: drained after a signal, or ended by one before it listened."""
 
 
 def free_port(preferred: int, host: str = "127.0.0.1") -> int:
@@ -59,11 +66,14 @@ class ChildServer:
         self.db = db
         self.admin_token = admin_token or secrets.token_hex(24)  # hex: never starts with "-" on a command line
         self.address = ""
+        self.web = ""
+        """The web pages' address (``http://host:port/``) when its options serve them (``--http-port``)."""
         self.log = db.with_name(db.name + ".log")
         self.restarts = 0
         self._options = tuple(options)
         self._port = port
         self._proc: subprocess.Popen[bytes] | None = None
+        self._stopping = False
         self._cpu_before = 0.0
         """CPU seconds of the server processes that died (as last read: a restart starts from zero)."""
         self._cpu_now = 0.0
@@ -97,9 +107,12 @@ class ChildServer:
         while True:
             with self.log.open("rb") as log:
                 log.seek(start)
-                found = _READY.search(log.read().decode(errors="replace"))
+                text = log.read().decode(errors="replace")
+                found = _READY.search(text)
             if found:
                 self.address = f"{found.group(1)}:{found.group(2)}"
+                web = _WEB.search(text)
+                self.web = web.group(1) if web else ""
                 return
             if self._proc.poll() is not None or time.monotonic() > deadline:
                 self.__exit__(None, None, None)
@@ -107,20 +120,25 @@ class ChildServer:
             time.sleep(0.05)
 
     def keep_alive(self) -> None:
-        """Start the server again if it died (same port, same db); ServerError after `RESTARTS` restarts."""
-        if self._proc is None or self._proc.poll() is None:
+        """Start the server again if it died (same port, same db); ServerError after `RESTARTS` restarts, or when
+        it was stopped rather than died."""
+        if self._stopping or self._proc is None or self._proc.poll() is None:
             return
         status = self._proc.returncode
         self._cpu_before, self._cpu_now = self._cpu_before + self._cpu_now, 0.0
+        if status in _STOPPED:
+            raise ServerError(f"the game server was stopped (SIGINT or SIGTERM reached it), so it is not started"
+                              f" again; see {self.log}")
         if self.restarts >= RESTARTS:
-            raise ServerError(f"the ladder's game server stopped (exit status {status}) and was already restarted"
-                              f" {RESTARTS} times; see {self.log}. Run the ladder again to resume.")
+            raise ServerError(f"the game server stopped (exit status {status}) and was already restarted"
+                              f" {RESTARTS} times; see {self.log}")
         self.restarts += 1
-        log.warning("the ladder's game server stopped (exit status %s); starting it again (see %s)", status, self.log)
+        log.warning("the game server stopped (exit status %s); starting it again (see %s)", status, self.log)
         self._start(self.address.rsplit(":", 1)[1])
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
+        self._stopping = True
         if self._proc is None:
             return
         self._proc.terminate()

@@ -9,7 +9,9 @@ The bots think for `--pace` seconds a move so a person can follow.  Then it
 keeps serving until Ctrl-C: a match waits with three built-in bots and a
 seat for your own bot, with the command that puts it there; when that match
 ends, the next one opens.  Every match's seed is printed, so it can be
-played again.
+played again, and its replay's address when it ends.  The database is kept
+from run to run: the demo's own matches an earlier run left unfinished are
+played out when it starts (`demo_leftovers`), and every match stays listed.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import cast
 
 import grpc
 from president_engine import Action, Observation
+from president_engine.narrate import counted
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
@@ -37,6 +40,7 @@ from president_service.clock import ClockSettings
 from president_service.grpc_server import ServerConfig, StartError, start
 
 from president_harness.child_server import free_port
+from president_harness.demo_leftovers import play_out_leftovers
 from president_harness.table_status import TableStatus
 
 DEMO_LEVELS = ("hard", "normal", "easy", "random")
@@ -86,6 +90,9 @@ async def _demo(args: argparse.Namespace) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     try:
+        for match_id in await play_out_leftovers(server.registry, DEMO_LEVELS, GUEST_LEVELS):
+            print(f"match {match_id}: left unfinished by an earlier run; played out now by the demo's bots;"
+                  f" its replay: {web}/matches/{match_id}/replay", flush=True)
         async with grpc.aio.insecure_channel(address) as channel:
             stub = pb_grpc.PresidentServiceStub(channel)
             auth = (("authorization", f"Bearer {admin}"),)
@@ -94,14 +101,13 @@ async def _demo(args: argparse.Namespace) -> None:
                 preset=args.preset, rules=pb.Rules(deals=args.deals), seed=seed,
                 clock=pb.ClockSettings(move_time_limit_ms=5000, time_bank_ms=10000, strikes_before_takeover=3),
                 seat_names=list(DEMO_LEVELS)), metadata=auth)
-            print(f"match {created.match_id}: {args.preset}, {args.deals} deal(s), seed {seed};"
+            print(f"match {created.match_id}: {args.preset}, {counted(args.deals, 'deal')},"
+                  f" seed {seed};"
                   f" bots {', '.join(DEMO_LEVELS)} connecting over gRPC", flush=True)
             print(f"watch it in a browser: {web}/matches/{created.match_id}\n", flush=True)
             for level, seat in zip(DEMO_LEVELS, created.seats, strict=True):
                 _start_bot(level, address, seat.token, args.pace)
-            await _watch(stub, created.match_id, list(DEMO_LEVELS), created.rules, stop, args.preset)
-            if not stop.is_set():
-                print(f"\nits replay: {web}/matches/{created.match_id}/replay", flush=True)
+            await _watch(stub, created.match_id, created.rules, stop, args.preset, web)
             while not (args.once or stop.is_set()):
                 await _guest_match(stub, auth, address, web, args, stop)
     finally:
@@ -113,11 +119,13 @@ async def _demo(args: argparse.Namespace) -> None:
 async def _guest_match(stub: pb_grpc.PresidentServiceAsyncStub, auth: tuple[tuple[str, str], ...], address: str,
                        web: str, args: argparse.Namespace, stop: asyncio.Event) -> None:
     """One match with a seat for the reader's bot, shown as it is played; the next one is made when it ends."""
-    names = ["guest", *GUEST_LEVELS]
+    names = ["", *GUEST_LEVELS]  # seat 0 without a name: the bot that takes it names itself (Hello.name)
     seed = secrets.randbelow(2**31)
+    # Seat 0 is open (its token claims it on first use): the match waits for the reader's bot, not started,
+    # so the server's absence limit does not play it out meanwhile.
     created = await stub.CreateMatch(pb.CreateMatchRequest(
         preset=args.preset, rules=pb.Rules(deals=args.deals), seed=seed, seat_names=names,
-        clock=pb.ClockSettings()), metadata=auth)
+        clock=pb.ClockSettings(), open_seats=True, reserved_seats=range(1, len(names))), metadata=auth)
     for level, seat in zip(GUEST_LEVELS, created.seats[1:], strict=True):
         _start_bot(level, address, seat.token, args.pace)
     token = created.seats[0].token
@@ -128,10 +136,11 @@ your bot in seat 0 against {', '.join(GUEST_LEVELS)} (no clock: take your time).
   .venv/bin/president-bot examples/python/first_bot.py --server {address} --token {token}
 
 or any other bot: `president-bot builtin:hard ...`, `node examples/node/bot.js --server {address} --token ...`
-(see "Write your first bot" in the README). The match is shown here as it is played, and in a browser at
-{web}/matches/{created.match_id}; when it ends, a new seat is opened. Ctrl-C stops the server.
+(see "Write your first bot" in the README). Seat 0 shows your bot's name (`--name NAME` picks another).
+The match is shown here as it is played, and in a browser at {web}/matches/{created.match_id}; when it
+ends, its replay's address is printed and a new seat is opened. Ctrl-C stops the server.
 """, flush=True)
-    await _watch(stub, created.match_id, names, created.rules, stop, args.preset)
+    await _watch(stub, created.match_id, created.rules, stop, args.preset, web)
 
 
 def _start_bot(level: str, address: str, token: str, pace: float) -> None:
@@ -157,18 +166,27 @@ def _paced(bot: Bot, pace: float) -> Bot:
     return cast(Bot, type(base.__name__, (base,), {"play": play})())
 
 
-async def _watch(stub: pb_grpc.PresidentServiceAsyncStub, match_id: str, names: list[str], rules: pb.Rules,
-                 stop: asyncio.Event, preset: str) -> None:
-    """Print the match as a spectator sees it until it is over (or Ctrl-C)."""
+async def _watch(stub: pb_grpc.PresidentServiceAsyncStub, match_id: str, rules: pb.Rules, stop: asyncio.Event,
+                 preset: str, web: str) -> None:
+    """Print the match as a spectator sees it until it is over (or Ctrl-C), then the address of its replay."""
+    players = (await stub.GetMatch(pb.GetMatchRequest(match_id=match_id))).match.players
+    table = TableStatus(convert.rules_from_proto(rules), [p.name for p in players], preset=preset)
     stream = stub.Spectate(pb.SpectateRequest(match_id=match_id, from_seq=1))
-    table = TableStatus(convert.rules_from_proto(rules), names, preset=preset)
 
     async def show() -> None:
+        nonlocal players
         async for message in stream:
             kind = message.WhichOneof("kind")
             if kind == "match_over":
+                print(f"\nits replay: {web}/matches/{match_id}/replay", flush=True)
                 return
             if kind == "event":
+                if not all(p.connected for p in players):  # until then a seat may still take its bot's name
+                    players = (await stub.GetMatch(pb.GetMatchRequest(match_id=match_id))).match.players
+                    for old, new in zip(table.names, (p.name for p in players), strict=True):
+                        if old != new:
+                            print(f"   ** {new} took the seat of {old}", flush=True)
+                    table.names = [p.name for p in players]
                 for line in table.lines(message.event):
                     print(line, flush=True)
 

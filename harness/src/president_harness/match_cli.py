@@ -19,6 +19,7 @@ from typing import Any
 
 import grpc
 from president_engine import PRESETS, Rules, RulesError
+from president_engine.narrate import counted
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
@@ -70,7 +71,8 @@ def match_command(args: argparse.Namespace) -> int:
         except grpc.RpcError as exc:
             print(f"president match: {describe_rpc_error(exc, args.server)}", file=sys.stderr)
             return 1
-    print(f"match {created.match_id}: {args.preset}, {rules.players} players, {rules.deals or 'no limit of'} deal(s)")
+    deals = counted(rules.deals, "deal") if rules.deals else "no limit of deals"
+    print(f"match {created.match_id}: {args.preset}, {rules.players} players, {deals}")
     for seat in created.seats:
         print(f"player {seat.player}: {seat.token}")
     print(f"play a seat: .venv/bin/president-bot builtin:hard --server {args.server} --token TOKEN")

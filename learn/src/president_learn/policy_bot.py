@@ -13,7 +13,7 @@ from functools import cache
 from importlib.resources import as_file, files
 
 import numpy as np
-from president_engine import Action, Observation, Rules
+from president_engine import PRESETS, Action, Observation, Rules, RulesError
 from president_engine.action_space import action_space
 from president_engine.observation_tensor import observation_size
 from president_sdk import Bot
@@ -72,6 +72,36 @@ def check_rules(policy: Policy, rules: Rules) -> None:
     """PolicyMismatchError unless `rules` encode observations and actions as the policy's own rules do."""
     shape = (observation_size(rules), action_space(rules).size)
     if shape != (policy.inputs, policy.actions):
+        preset, options = nearest_preset(rules)
+        how = (f"`.venv/bin/python examples/learning/train.py --preset {preset} --players {rules.players}"
+               f" --out {preset}-{rules.players}p.npz`" if not options else "president_learn.train")
         raise PolicyMismatchError(
-            f"the policy reads {policy.inputs} numbers and chooses among {policy.actions} actions"
-            f" (its rules: {policy.rules.to_dict()}); these rules give {shape[0]} and {shape[1]}")
+            f"the policy was trained for {rules_text(policy.rules)}, and {rules_text(rules)} encodes differently"
+            f" (observations of {shape[0]} numbers and {shape[1]} actions, not {policy.inputs} and {policy.actions}):"
+            f" train one for it with {how} (docs/learning.md)")
+
+
+def rules_text(rules: Rules) -> str:
+    """``cardverse with 4 players``, and the options that differ from that preset: rules as people name them."""
+    preset, options = nearest_preset(rules)
+    return f"{preset} with {rules.players} players" + (f" ({', '.join(options)})" if options else "")
+
+
+def nearest_preset(rules: Rules) -> tuple[str, list[str]]:
+    """The preset `rules` differ least from (players and deals aside), with each option that differs as
+    ``name=value``."""
+    found: list[tuple[str, list[str]]] = []
+    for name in PRESETS:
+        try:
+            base = Rules.preset(name, players=rules.players, deals=rules.deals).to_dict()
+        except RulesError:  # a player count the preset does not allow
+            continue
+        found.append((name, [f"{key}={_shown(value)}" for key, value in rules.to_dict().items()
+                             if base[key] != value]))
+    return min(found, key=lambda pair: len(pair[1]))
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, list):
+        return ",".join(str(item) for item in value)
+    return "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)

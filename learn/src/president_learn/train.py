@@ -1,14 +1,16 @@
 """Train a `Policy` by policy gradient (REINFORCE with a learned baseline) in the PettingZoo environment.
 
-Each deal seats the learner in some seats and built-in bots in the others;
-every decision of a learner seat is kept with the deal's reward for that
-seat, and after each batch of deals one Adam step follows the gradient of
-``-A log pi(a)`` (A: the reward minus the value head's estimate), the value
-head's squared error and an entropy bonus.  numpy only, one process.
+Each episode (one match of the environment) seats the learner in some seats
+and built-in bots in the others; every decision of a learner seat is kept
+with the seat's reward, and after each batch of episodes one Adam step
+follows the gradient of ``-A log pi(a)`` (A: the reward minus the value
+head's estimate), the value head's squared error and an entropy bonus.
+numpy only, one process.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,25 +31,36 @@ class TrainConfig:
     """What to train on and how long; the defaults train the shipped example (docs/learning.md)."""
 
     rules: Rules = field(default_factory=lambda: Rules.preset("cardverse"))
-    deals: int = 8000
-    """Matches to play (rounded up to whole batches): with `seed`, they decide the result."""
+    episodes: int = 8000
+    """Episodes (matches) to play, rounded up to whole batches: with `seed`, they decide the result."""
     seed: int = 0
     hidden: int = 64
     learning_rate: float = 0.005
-    batch_deals: int = 32
+    batch_episodes: int = 32
     learner_seats: int = 2
-    """Seats the policy plays in each deal; built-in bots play the rest."""
+    """Seats the policy plays in each episode; built-in bots play the rest."""
     opponents: tuple[str, ...] = ("random", "easy", "normal")
     """Built-in levels drawn for the other seats."""
     value_weight: float = 0.5
     entropy_weight: float = 0.01
 
+    @property
+    def batches(self) -> int:
+        """The Adam steps: `episodes` rounded up to whole batches, at least one."""
+        return max(1, math.ceil(self.episodes / self.batch_episodes))
+
+    @property
+    def total_episodes(self) -> int:
+        """The episodes training plays: whole batches."""
+        return self.batches * self.batch_episodes
+
 
 @dataclass(frozen=True, kw_only=True)
 class Progress:
-    """One line of the training log: after `deals` deals, the learner's mean reward over the last batch."""
+    """One line of the training log: after `episodes` of `total`, the learner's mean reward over the last batch."""
 
-    deals: int
+    episodes: int
+    total: int
     seconds: float
     reward: float
     entropy: float
@@ -59,7 +72,7 @@ class _Batch:
     masks: list[Mask] = field(default_factory=list)
     chosen: list[int] = field(default_factory=list)
     returns: list[float] = field(default_factory=list)
-    deal_rewards: list[float] = field(default_factory=list)
+    episode_rewards: list[float] = field(default_factory=list)
 
 
 class Adam:
@@ -82,7 +95,7 @@ class Adam:
 
 
 def train(config: TrainConfig, report: Callable[[Progress], None] = lambda _p: None) -> Policy:
-    """A policy trained on `config.deals` matches (whole batches, at least one), reporting after each batch."""
+    """A policy trained on `config.total_episodes` episodes, reporting after each batch."""
     rng = np.random.default_rng(config.seed)
     rules = config.rules
     env = PresidentEnv(rules, reward=Reward.PLACES)
@@ -92,12 +105,10 @@ def train(config: TrainConfig, report: Callable[[Progress], None] = lambda _p: N
                             rng=rng)
     adam = Adam(policy.params, config.learning_rate)
     start = time.monotonic()
-    deals = 0
-    while True:
+    for done in range(1, config.batches + 1):
         batch = _Batch()
-        for _ in range(config.batch_deals):
-            _play_deal(env, policy, config, rng, batch)
-            deals += 1
+        for _ in range(config.batch_episodes):
+            _play_episode(env, policy, config, rng, batch)
         forward = policy.forward(np.array(batch.inputs), np.array(batch.masks))
         chosen = np.array(batch.chosen, dtype=np.int64)
         returns: npt.NDArray[np.float64] = np.array(batch.returns)
@@ -107,15 +118,15 @@ def train(config: TrainConfig, report: Callable[[Progress], None] = lambda _p: N
         adam.step(policy.params, grads)
         probs = forward.probs
         entropy = float(-(probs * np.log(np.where(probs > 0, probs, 1.0))).sum(axis=1).mean())
-        report(Progress(deals=deals, seconds=time.monotonic() - start, reward=float(np.mean(batch.deal_rewards)),
+        report(Progress(episodes=done * config.batch_episodes, total=config.total_episodes,
+                        seconds=time.monotonic() - start, reward=float(np.mean(batch.episode_rewards)),
                         entropy=entropy))
-        if deals >= config.deals:
-            return policy
+    return policy
 
 
-def _play_deal(env: PresidentEnv, policy: Policy, config: TrainConfig, rng: np.random.Generator,
-               batch: _Batch) -> None:
-    """One match in `env`: the learner's decisions and rewards go into `batch`."""
+def _play_episode(env: PresidentEnv, policy: Policy, config: TrainConfig, rng: np.random.Generator,
+                  batch: _Batch) -> None:
+    """One episode (match) in `env`: the learner's decisions and rewards go into `batch`."""
     env.reset()
     players = config.rules.players
     learners = {int(p) for p in rng.choice(players, size=config.learner_seats, replace=False)}
@@ -149,4 +160,4 @@ def _play_deal(env: PresidentEnv, policy: Policy, config: TrainConfig, rng: np.r
     for player in learners:
         for step in steps[player]:
             batch.returns[step] += earned[player]
-        batch.deal_rewards.append(earned[player])
+        batch.episode_rewards.append(earned[player])

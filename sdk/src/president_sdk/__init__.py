@@ -40,7 +40,7 @@ from president_sdk.legal import (
     whole_group_plays,
 )
 from president_sdk.local import BotError, LocalResult, play_local
-from president_sdk.remote import RunnerError, run
+from president_sdk.remote import MatchAlreadyOverError, RunnerError, run
 
 __all__ = [
     "BUILTIN_BOTS",
@@ -55,6 +55,7 @@ __all__ = [
     "GiveBack",
     "HardBot",
     "LocalResult",
+    "MatchAlreadyOverError",
     "NormalBot",
     "Observation",
     "Phase",

@@ -37,7 +37,8 @@ class Bot(ABC):
 
     @property
     def name(self) -> str:
-        """Shown in logs and lobbies; the class name unless overridden."""
+        """Shown in logs and lobbies, and by a seat created without a name that the bot plays over the network
+        (it names itself); the class name unless overridden."""
         return type(self).__name__
 
     @property

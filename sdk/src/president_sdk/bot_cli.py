@@ -12,7 +12,8 @@ one connection (a new bot for each match), until Ctrl-C; with a seat token
 it plays that one seat.  Tokens may come from PRESIDENT_ACCOUNT_TOKEN or
 PRESIDENT_TOKEN instead (keeps them out of the process list).  Exit status:
 0 done (or stopped), 1 the runner gave up (message on stderr) or, with
---strict, the bot had a fault, 2 bad arguments.
+--strict, the bot had a fault, 2 bad arguments, 3 the seat token's match was
+already over when the bot connected (nothing played, no result).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from president_engine import PRESETS, Rules, RulesError
-from president_engine.narrate import describe
+from president_engine.narrate import counted, describe
 
 from president_sdk.bot import Bot
 from president_sdk.bots import BUILTIN_BOTS, builtin_bot
@@ -42,12 +43,33 @@ from president_sdk.local import BotError, play_local
 TOKEN_ENV = "PRESIDENT_TOKEN"
 ACCOUNT_TOKEN_ENV = "PRESIDENT_ACCOUNT_TOKEN"
 SERVER_ENV = "PRESIDENT_SERVER"
+ALREADY_OVER_STATUS = 3
+"""Exit status when the seat's match was over before the bot connected: nothing was played."""
 LOCAL_MOVE_TIMEOUT_S = 10.0
 """--local without --move-timeout: the server's default move limit, so a bot meets the same deadline."""
 
 
 class BotLoadError(ValueError):
     """BOT does not name a bot that can be loaded."""
+
+
+LEFT_OUT_BY_MAKE_RUN = {"president_learn": "run `make venv` (make run installs only what running needs)"}
+"""This repository's packages that `make run` does not install, with what installs them."""
+
+
+def not_installed(exc: ImportError, needed: str) -> str | None:
+    """The fix, in one line, when importing `needed` failed because its package, or one it imports, is missing.
+
+    None for any other import failure (a misspelt module of an installed package, a package of someone else's).
+    """
+    package = needed.partition(".")[0]
+    fix = LEFT_OUT_BY_MAKE_RUN.get(package)
+    missing = exc.name if isinstance(exc, ModuleNotFoundError) else None
+    if fix is None or not missing or missing.startswith(f"{package}."):
+        return None
+    if missing == package:
+        return f"{package} is not installed: {fix}"
+    return f"{package} needs {missing.partition('.')[0]}, which is not installed: {fix}"
 
 
 def load_bot(spec: str, *, seed: int | None = None) -> Bot:
@@ -87,7 +109,7 @@ def _bot_class(spec: str) -> type[Bot]:
         try:
             module = importlib.import_module(where)
         except ImportError as exc:
-            raise BotLoadError(f"cannot import {where}: {exc}") from None
+            raise BotLoadError(not_installed(exc, where) or f"cannot import {where}: {exc}") from None
     if name:
         found = getattr(module, name, None)
         if not (inspect.isclass(found) and issubclass(found, Bot)):
@@ -110,13 +132,17 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--server", default=os.environ.get(SERVER_ENV, "localhost:50051"),
                         help=f"HOST:PORT of the server (default localhost:50051 or ${SERVER_ENV})")
     parser.add_argument("--token", default=None, help=f"a seat token: play that one seat (or set {TOKEN_ENV})")
+    parser.add_argument("--name", default=None,
+                        help="--token: the name the seat shows if it was created without one (an open seat, make"
+                             " run's guest seat; default: the bot's name)")
     parser.add_argument("--account-token", default=None,
                         help=f"an account token: play every match of the account, many at once, over one connection,"
                              f" until Ctrl-C (or set {ACCOUNT_TOKEN_ENV})")
     parser.add_argument("--max-matches", type=int, default=4,
                         help="--account-token: the most matches the arena gives the bot at once (default 4)")
     parser.add_argument("--arena", action="store_true",
-                        help="--account-token: let the server's arena put the bot in rated matches")
+                        help="--account-token: let the server's arena put the bot in rated matches (after each"
+                             " one, a line says where it stands on the leaderboard)")
     parser.add_argument("--players", default="",
                         help="--account-token: player counts the bot plays in the arena, e.g. 4 or 4,5 (default any)")
     parser.add_argument("--accept-challenges", action="store_true",
@@ -157,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.local:
         return _local(bot, args)
-    from president_sdk.remote import RunnerError, run  # grpc is only needed here
+    from president_sdk.remote import MatchAlreadyOverError, RunnerError, check_name, run  # grpc is only needed here
 
     account = args.account_token or ("" if args.token else os.environ.get(ACCOUNT_TOKEN_ENV, ""))
     if account:
@@ -168,7 +194,16 @@ def main(argv: Sequence[str] | None = None) -> int:
               f" account's matches, or --token TOKEN (or set {TOKEN_ENV}) for one seat", file=sys.stderr)
         return 2
     try:
-        result = run(bot, args.server, token, tls=args.tls, move_timeout=args.move_timeout)
+        if args.name is not None:
+            check_name(args.name)
+    except RunnerError as exc:
+        print(f"president-bot: --name: {exc}", file=sys.stderr)
+        return 2
+    try:
+        result = run(bot, args.server, token, tls=args.tls, move_timeout=args.move_timeout, name=args.name)
+    except MatchAlreadyOverError as exc:
+        print(f"president-bot: {exc}", file=sys.stderr)
+        return ALREADY_OVER_STATUS
     except RunnerError as exc:
         print(f"president-bot: {exc}", file=sys.stderr)
         return 1
@@ -203,8 +238,22 @@ def _session(factory: Callable[[int | None], Bot], token: str, args: argparse.Na
         print("president-bot: --max-matches must be at least 1", file=sys.stderr)
         return 2
 
+    shown: dict[tuple[str, int], int] = {}
+    """By arena leaderboard, the rated matches its last standing line counted."""
+    looking: set[asyncio.Task[None]] = set()
+
+    async def standing(match_id: str) -> None:
+        found = await client.arena_standing(match_id)
+        if found is not None and found.matches > shown.get((found.preset, found.players), 0):
+            shown[found.preset, found.players] = found.matches
+            print(found.describe(), flush=True)
+
     def finished(match: FinishedMatch) -> None:
         print(match.describe(), flush=True)
+        if args.arena:  # a rated match moves the account on its leaderboard: say where it stands now
+            task = asyncio.get_running_loop().create_task(standing(match.match_id))
+            looking.add(task)
+            task.add_done_callback(looking.discard)
 
     def notice(message: pb.Notice) -> None:
         if message.reason.startswith("CHECK_"):  # the arena's verdict: news for the bot's author
@@ -238,7 +287,7 @@ def _session(factory: Callable[[int | None], Bot], token: str, args: argparse.Na
     print(f"{client.account or 'session'}: {stats.summary()}", flush=True)
     faulty = sum(m.faults.total() for m in stats.finished)
     if faulty and args.strict:
-        print(f"president-bot: --strict: the bot had {faulty} fault(s)", file=sys.stderr)
+        print(f"president-bot: --strict: the bot had {counted(faulty, 'fault')}", file=sys.stderr)
         return 1
     return 0
 
@@ -267,8 +316,9 @@ def _local(bot: Bot, args: argparse.Namespace) -> int:
             line = describe(event, names, preset=preset)
             if line is not None:
                 print(line)
-    faults = result.faults[0]
-    print(f"{bot.name}: {result.scores[0]} points; winner {names[result.winner]}; {describe_faults(faults)}"
+    faults, points = result.faults[0], result.scores[0]
+    print(f"{bot.name}: {counted(points, 'point')}; winner {names[result.winner]};"
+          f" {describe_faults(faults)}"
           + (" (each replaced by the easy move, see the errors above)" if faults.total() else ""))
     return _status(bot, args)
 

@@ -26,7 +26,7 @@ from president_sdk.legal import resolve
 
 
 class BotError(RuntimeError):
-    """Strict local play: a bot raised or answered with an illegal action."""
+    """A bot that cannot play: it refused its seat (the rules), or in strict play it raised or answered illegally."""
 
     def __init__(self, bot: Bot, player: int, message: str) -> None:
         super().__init__(f"{bot.name} (player {player}) {message}")
@@ -58,13 +58,17 @@ def play_local(bots: Sequence[Bot], rules: Rules, seed: int = 0, *,
     strict: a bot that raises or answers illegally stops the match with
     `BotError` (for tests); otherwise the fault is logged and counted and the
     fallback action is played, exactly as the network runner does, with
-    `move_timeout` seconds for each answer (None: no limit).
+    `move_timeout` seconds for each answer (None: no limit).  A bot whose
+    `seat` raises (rules it cannot play) is a `BotError` either way.
     """
     if len(bots) != rules.players:
         raise ValueError(f"{len(bots)} bots for a {rules.players}-player match")
     match = Match(rules, seed=seed, hands=hands)
     for index, seated in enumerate(bots):
-        seated.seat(index, rules)
+        try:
+            seated.seat(index, rules)
+        except Exception as exc:  # a bot that refuses these rules: none of its moves could stand in
+            raise BotError(seated, index, f"cannot play these rules: {exc}") from exc
     listening = [(p, b) for p, b in enumerate(bots) if listens(b)]
     seen = 0
     faults = [Faults() for _ in bots]

@@ -6,7 +6,10 @@ prompt into the engine's `Observation` (`president_protocol.convert`), asks the 
 (`guard.decide`: a bot that raises, runs past the deadline or answers
 illegally gets an error in its log and a safe action is sent), hands it every
 event it may see, and returns the match result.  When the connection drops
-it reconnects and resumes after the last event it saw.  The message behind
+it reconnects and resumes after the last event it saw.  Its Hello gives the
+bot's name, which a seat created without one shows.  A match that was over
+before the bot first connected is not the bot's result: the runner raises
+`MatchAlreadyOverError` instead, having handed the bot none of its events.  The message behind
 the current call is in ``bot.raw`` for authors who want the protobuf.
 """
 
@@ -23,6 +26,7 @@ import grpc
 from google.rpc import error_details_pb2, status_pb2
 from president_engine import Action, Event, Observation, Rules, fallback_action
 from president_engine.events import MatchEnded
+from president_engine.narrate import counted
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
@@ -38,6 +42,8 @@ SAFETY_MARGIN_S = 0.25
 """Time kept back from the server's deadline for the answer to travel."""
 RETRY_DELAYS_S = (0.5, 1.0, 2.0, 4.0, 8.0)
 """Waits between reconnection attempts; the runner gives up after the last."""
+MAX_NAME_CHARS = 64
+"""The contract's limit on a name (Hello.name)."""
 _STATUS_DETAILS = "grpc-status-details-bin"
 """The trailer holding a refusal's google.rpc.Status, with its ErrorInfo."""
 
@@ -57,6 +63,15 @@ class RunnerError(RuntimeError):
         """The server's ErrorReason name (e.g. "BAD_TOKEN"), or "" when it gave none."""
 
 
+class MatchAlreadyOverError(RunnerError):
+    """The match was over before this runner first connected: the bot played nothing, so it has no result."""
+
+    def __init__(self, match_id: str) -> None:
+        super().__init__(f"match {match_id} was already over when this bot connected; nothing to play",
+                         reason="ALREADY_OVER")
+        self.match_id = match_id
+
+
 @dataclass(kw_only=True)
 class _Seat:
     """What the runner knows between connections."""
@@ -69,6 +84,13 @@ class _Seat:
     """Set by each Welcome: the connection worked, so retries start over."""
     ever_welcomed: bool = False
     """Some connection worked: an unreachable server is then a dropped connection, not a wrong address."""
+    match_id: str = ""
+    shown_as: str = ""
+    """The seat's name in the match (Welcome.names)."""
+    caught_up: bool = False
+    """Set by the first Snapshot: the events before it are the past of the match as it was on connecting."""
+    past: list[tuple[pb.Event, Event]] = field(default_factory=list)
+    """Those events, held back until the first Snapshot says whether the match was over before the bot came."""
     answered: dict[int, tuple[Action, pb.BotFault.ValueType]] = field(default_factory=dict)
     """Acts sent (action and reported fault), by turn id: a prompt repeated after a resume gets the same answer."""
     prompts: dict[int, Observation] = field(default_factory=dict)
@@ -76,18 +98,25 @@ class _Seat:
 
 def run(bot: Bot, server: str = DEFAULT_SERVER, token: str = "", *, tls: bool = False,
         root_certificates: bytes | None = None, move_timeout: float | None = None,
-        retry_delays: Sequence[float] = RETRY_DELAYS_S, cancel: threading.Event | None = None) -> MatchEnded:
+        retry_delays: Sequence[float] = RETRY_DELAYS_S, cancel: threading.Event | None = None,
+        name: str | None = None) -> MatchEnded:
     """Play the seat of `token` on `server` ("host:port") with `bot` until the match ends.
 
     move_timeout: seconds the bot may think when the server sets no deadline
     (default: no limit).  retry_delays: the waits between reconnection
     attempts after a dropped connection.  cancel: set it (from another
-    thread) to leave the match at once.  Returns the result; raises
-    `RunnerError` with a clear message when the runner cannot go on
-    (reason "CANCELLED" after `cancel`).
+    thread) to leave the match at once.  name: what a seat created without a
+    name shows (default: ``bot.name``, cut to the contract's 64 characters).
+    Returns the result; raises `RunnerError` with a clear message when the
+    runner cannot go on (reason "CANCELLED" after `cancel`), and
+    `MatchAlreadyOverError` for a match that was over before it first connected.
     """
     if not token:
         raise RunnerError("no seat token given", reason="MISSING_TOKEN")
+    if name is None:
+        name = bot.name[:MAX_NAME_CHARS] if bot.name.isprintable() else ""
+    else:
+        check_name(name)
     seat = _Seat()
     delays = iter(retry_delays)
     while True:
@@ -95,7 +124,7 @@ def run(bot: Bot, server: str = DEFAULT_SERVER, token: str = "", *, tls: bool = 
         with (grpc.secure_channel(server, credentials) if credentials else grpc.insecure_channel(server)) as channel:
             stub = pb_grpc.PresidentServiceStub(channel)
             try:
-                _stream(bot, stub, token, seat, move_timeout, cancel)
+                _stream(bot, stub, token, name, seat, move_timeout, cancel)
                 if seat.result is None:
                     raise RunnerError("the server ended the stream before the match was over")
                 return seat.result
@@ -123,7 +152,14 @@ def run(bot: Bot, server: str = DEFAULT_SERVER, token: str = "", *, tls: bool = 
                 time.sleep(delay)
 
 
-def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, seat: _Seat,
+def check_name(name: str) -> None:
+    """RunnerError (reason MALFORMED) for a name the server would refuse, before connecting."""
+    if len(name) > MAX_NAME_CHARS or not name.isprintable():
+        shown = repr(name if len(name) <= 32 else name[:32] + "...")
+        raise RunnerError(f"a name is at most {MAX_NAME_CHARS} printable characters, not {shown}", reason="MALFORMED")
+
+
+def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, name: str, seat: _Seat,
             move_timeout: float | None, cancel: threading.Event | None) -> None:
     outbox: queue.Queue[pb.PlayRequest | None] = queue.Queue()
 
@@ -131,7 +167,7 @@ def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, seat: _Sea
         while (item := outbox.get()) is not None:
             yield item
 
-    outbox.put(pb.PlayRequest(hello=pb.Hello(last_seq=seat.last_seq)))
+    outbox.put(pb.PlayRequest(hello=pb.Hello(last_seq=seat.last_seq, name=name)))
     sent_here: set[int] = set()
     """Turns answered on this connection: the server may prompt again (e.g. when its clock starts)."""
     responses = stub.Play(requests(), metadata=(("authorization", f"Bearer {token}"),))
@@ -148,13 +184,17 @@ def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, seat: _Sea
                 seat.rules = convert.rules_from_proto(msg.welcome.rules)
                 seat.player = msg.welcome.player
                 seat.welcomed = seat.ever_welcomed = True
+                seat.match_id = msg.welcome.match_id
+                seat.shown_as = msg.welcome.names[seat.player] if len(msg.welcome.names) > seat.player else "?"
                 bot.raw = msg.welcome
-                bot.seat(seat.player, seat.rules)
-                log.info("%s plays player %d (%s) in match %s", bot.name, seat.player,
-                         msg.welcome.names[seat.player] if len(msg.welcome.names) > seat.player else "?",
-                         msg.welcome.match_id)
+                try:
+                    bot.seat(seat.player, seat.rules)
+                except Exception as exc:  # a bot that refuses these rules: none of its moves could stand in
+                    raise RunnerError(f"{bot.name} (player {seat.player}) cannot play these rules: {exc}") from exc
             elif kind == "snapshot":
                 seat.last_seq = max(seat.last_seq, msg.snapshot.last_seq)
+                if not seat.caught_up:
+                    _catch_up(bot, seat, msg.snapshot)
             elif kind == "event":
                 _event(bot, seat, msg.event)
             elif kind == "prompt":
@@ -185,6 +225,25 @@ def _event(bot: Bot, seat: _Seat, msg: pb.Event) -> None:
     event = convert.event_from_proto(msg)
     if event is None:
         return
+    if not seat.caught_up:
+        seat.past.append((msg, event))
+        return
+    _deliver(bot, seat, msg, event)
+
+
+def _catch_up(bot: Bot, seat: _Seat, snapshot: pb.Snapshot) -> None:
+    """The first Snapshot: a match already over when the bot came is none of its business (MatchAlreadyOverError);
+    otherwise the bot gets the past it missed, then plays on."""
+    seat.caught_up = True
+    if snapshot.observation.phase == pb.PHASE_OVER:
+        raise MatchAlreadyOverError(seat.match_id)
+    log.info("%s plays player %d (%s) in match %s", bot.name, seat.player, seat.shown_as, seat.match_id)
+    past, seat.past = seat.past, []
+    for msg, event in past:
+        _deliver(bot, seat, msg, event)
+
+
+def _deliver(bot: Bot, seat: _Seat, msg: pb.Event, event: Event) -> None:
     bot.raw = msg
     if isinstance(event, MatchEnded):
         if seat.result is not None:
@@ -239,7 +298,8 @@ def _rejected(bot: Bot, seat: _Seat, msg: pb.ActionRejected) -> pb.PlayRequest |
 
 def _place(result: MatchEnded, player: int) -> str:
     if player in result.last_places:
-        return f"place {result.last_places.index(player) + 1} in the last deal, {result.totals[player]} points"
+        place = result.last_places.index(player) + 1
+        return f"place {place} in the last deal, {counted(result.totals[player], 'point')}"
     return "?"
 
 

@@ -34,6 +34,7 @@ from typing import cast
 import grpc
 from president_engine import Action, Event, Observation, Rules, fallback_action
 from president_engine.events import MatchEnded
+from president_engine.narrate import counted
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
@@ -87,6 +88,8 @@ class FinishedMatch:
     result: MatchEnded
     faults: Faults
     """The answers replaced by the fallback in this match."""
+    names: tuple[str, ...] = ()
+    """Each player's name, as the match's Welcome gave them (empty if the bot was never seated)."""
 
     @property
     def place(self) -> int | None:
@@ -98,8 +101,42 @@ class FinishedMatch:
         """One line for a person."""
         players = len(self.result.totals)
         place = "" if self.place is None else f"place {self.place} of {players} in the last deal, "
-        return (f"match {self.match_id}: {self.bot} (player {self.player}) {place}{self.result.totals[self.player]}"
-                f" points; winner player {self.result.winner}; {describe_faults(self.faults)}")
+        points = counted(self.result.totals[self.player], "point")
+        return (f"match {self.match_id}: {self.bot} (player {self.player}) {place}{points};"
+                f" winner {self._name(self.result.winner)};"
+                f" {describe_faults(self.faults)}")
+
+    def _name(self, player: int) -> str:
+        """``house-hard (player 2)``, or ``player 2`` for a seat the Welcome named no one in."""
+        name = self.names[player] if player < len(self.names) else ""
+        return f"{name} (player {player})" if name else f"player {player}"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ArenaStanding:
+    """Where the account stands on one arena leaderboard (GetLeaderboard), for its own terminal."""
+
+    preset: str
+    players: int
+    rank: int
+    """1 = first, in the leaderboard's order: by rating."""
+    accounts: int
+    """Accounts on the leaderboard."""
+    rating: float
+    """The rating the leaderboard shows, OpenSkill's conservative mu - 3 sigma (LeaderboardEntry.ordinal)."""
+    mean_place: float
+    mean_place_low: float
+    mean_place_high: float
+    matches: int
+    """Rated matches the account has played there."""
+    provisional: bool
+
+    def describe(self) -> str:
+        """One line for a person."""
+        matches = f"{self.matches} match{'es' if self.matches != 1 else ''}"
+        return (f"arena {self.preset}:{self.players}: rank {self.rank} of {self.accounts}, rating {self.rating:.2f},"
+                f" mean place {self.mean_place:.2f} [{self.mean_place_low:.2f}, {self.mean_place_high:.2f}] after"
+                f" {matches}{' (provisional)' if self.provisional else ''}")
 
 
 @dataclass(kw_only=True)
@@ -131,6 +168,7 @@ class _Match:
     listens: bool = False
     player: int = -1
     rules: Rules | None = None
+    names: tuple[str, ...] = ()
     last_seq: int = 0
     result: MatchEnded | None = None
     answered: dict[int, tuple[Action, pb.BotFault.ValueType]] = field(default_factory=dict)
@@ -223,8 +261,8 @@ class SessionClient:
                 delay = next(delays, None)
                 if delay is None:
                     raise RunnerError(f"server gone: cannot reach {self.server} ({message})", reason=reason)
-                log.warning("the session with %s was lost (%s); reconnecting in %g s to resume %d match(es)",
-                            self.server, message, delay, len(self._matches))
+                log.warning("the session with %s was lost (%s); reconnecting in %g s to resume %s",
+                            self.server, message, delay, counted(len(self._matches), "match"))
                 await asyncio.sleep(delay)
         finally:
             for match in list(self._matches.values()):
@@ -278,7 +316,7 @@ class SessionClient:
         for match in list(self._matches.values()):
             if match.match_id not in live:  # it ended while this client was away
                 asyncio.get_running_loop().create_task(self._ended_away(match))
-        log.info("account %s: %d live match(es)%s", welcome.account, len(live),
+        log.info("account %s: %s%s", welcome.account, counted(len(live), "live match"),
                  "; a check match against the house bots comes first" if welcome.check_pending else "")
 
     async def _act(self, act: pb.MatchAct) -> None:
@@ -355,6 +393,7 @@ class SessionClient:
     def _seat(self, match: _Match, welcome: pb.Welcome) -> None:
         match.rules = convert.rules_from_proto(welcome.rules)
         match.player = welcome.player
+        match.names = tuple(welcome.names)
         if match.bot is None:
             match.bot = self._factory(welcome.bot_seed if welcome.HasField("bot_seed") else None)
             match.listens = listens(match.bot)
@@ -465,7 +504,7 @@ class SessionClient:
         if match.events:
             await self._call_bot(bot, match, None)
         finished = FinishedMatch(match_id=match.match_id, player=match.player, bot=bot.name, result=result,
-                                 faults=Faults(bot.faults))
+                                 faults=Faults(bot.faults), names=match.names)
         self.stats.finished.append(finished)
         if self._on_finished is not None:
             self._on_finished(finished)
@@ -483,6 +522,26 @@ class SessionClient:
             await self._finish(match, convert.match_result_from_proto(summary.result))
         if match.task is not None:
             match.task.cancel()
+
+    async def arena_standing(self, match_id: str) -> ArenaStanding | None:
+        """Where the account stands on the leaderboard of a finished match's preset and player count (GetMatch and
+        GetLeaderboard, both public); None when it is not on it, or the server cannot tell now."""
+        if self._stub is None:
+            return None
+        try:
+            summary = (await self._stub.GetMatch(pb.GetMatchRequest(match_id=match_id), timeout=10)).match
+            board = await self._stub.GetLeaderboard(
+                pb.GetLeaderboardRequest(preset=summary.preset, players=summary.rules.players), timeout=10)
+        except grpc.aio.AioRpcError as exc:
+            log.debug("the arena's leaderboard could not be read after match %s: %s", match_id, rpc_error(exc)[1])
+            return None
+        for rank, entry in enumerate(board.entries, 1):
+            if entry.account == self.account:
+                return ArenaStanding(preset=board.preset, players=board.players, rank=rank,
+                                     accounts=len(board.entries), rating=entry.ordinal, mean_place=entry.mean_place,
+                                     mean_place_low=entry.mean_place_low, mean_place_high=entry.mean_place_high,
+                                     matches=entry.matches, provisional=entry.provisional)
+        return None
 
     # ------------------------------------------------------------------ challenges
 
@@ -524,10 +583,12 @@ def _notify(bot: Bot, events: Sequence[tuple[pb.Event, Event]]) -> None:
 
 
 def _log_notice(notice: pb.Notice) -> None:
-    """A refusal is a warning; the arena's verdict on a check match (CHECK_PASSED, CHECK_FAILED) is news."""
-    where = f" (match {notice.match_id})" if notice.match_id else ""
+    """A refusal is a warning; the arena's verdict on a check match (CHECK_PASSED, CHECK_FAILED) is news.
+
+    The server's message is written for people and stands alone: its reason code is for programs."""
+    where = f" (match {notice.match_id})" if notice.match_id and notice.match_id not in notice.message else ""
     level = logging.INFO if notice.reason == "CHECK_PASSED" else logging.WARNING
-    log.log(level, "%s%s: %s", notice.reason, where, notice.message)
+    log.log(level, "%s%s", notice.message, where)
 
 
 def _explain(reason: str, message: str, server: str) -> str:

@@ -11,7 +11,11 @@
 - A new account first plays a check match against the house bots; a fault
   there (an error, a time-out, an illegal answer, a strike) is told to it
   (`Notice` CHECK_FAILED, with the counts) and it stays unrated; passing it
-  (CHECK_PASSED) lets it into rated play.
+  (CHECK_PASSED) lets it into rated play.  After a failed one the account's
+  next check match waits, twice as long after each further failure on the
+  same Session (`check_retry_s` up to `check_retry_max_s`), so a broken bot
+  is not handed check match after check match; a pass or a new Session (the
+  bot fixed and reconnected) ends the wait.
 - Arena matches are rated (`Ratings`) in the same transaction as their
   result.  Challenges: an account proposes a match to named accounts over
   its Session; each answers; when all accept the match starts.
@@ -30,11 +34,12 @@ from dataclasses import dataclass, field
 
 from president_engine import PRESETS, CardSet, Rules, RulesError, shuffled_deal
 from president_engine.events import DealEnded
+from president_engine.narrate import counted
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 
 from president_service.accounts import Accounts
-from president_service.arena_ratings import Board, Ratings
+from president_service.arena_ratings import Board, Ratings, rank_key
 from president_service.clock import ClockSettings
 from president_service.errors import Reason, ServiceError
 from president_service.limits import Limits
@@ -62,6 +67,23 @@ class ArenaSettings:
     provisional_sigma: float = 4.0
     """An account is provisional on a leaderboard while its sigma is above this."""
     challenge_timeout_s: float = 60.0
+    check_retry_s: float = 5.0
+    """Wait before the check match that follows a failed one; doubled after each further failure."""
+    check_retry_max_s: float = 300.0
+    """The longest wait between check matches."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _HeldBack:
+    """An account whose check match failed: its next one waits until `until` (loop time)."""
+
+    session: Session
+    """The Session it failed on; another Session of the account ends the wait."""
+    failures: int
+    """Check matches failed in a row on that Session."""
+    until: float
+    poke: asyncio.TimerHandle
+    """Matches up again when the wait is over."""
 
 
 @dataclass(kw_only=True)
@@ -91,6 +113,8 @@ class Arena:
         self._challenged: dict[str, deque[float]] = {}
         self._checking: set[str] = set()
         """Accounts whose check match is being played (one at a time)."""
+        self._held: dict[str, _HeldBack] = {}
+        """Accounts waiting for their next check match after a failed one."""
         self._poked = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         registry.finishing = self._finishing
@@ -106,6 +130,8 @@ class Arena:
     def close(self) -> None:
         if self._task is not None:
             self._task.cancel()
+        for held in self._held.values():
+            held.poke.cancel()
 
     def poke(self) -> None:
         """Something changed: match up again soon."""
@@ -137,6 +163,10 @@ class Arena:
         now = time.monotonic()
         for name in self._sessions.by_account:
             self._waiting_since.setdefault(name, now)
+        for name, held in list(self._held.items()):
+            if self._sessions.by_account.get(name) is not held.session:  # a new Session: the bot may be fixed
+                held.poke.cancel()
+                del self._held[name]
         for board in self.settings.queues:
             need = board[1] if self.settings.duplicate else 1
             while True:
@@ -154,11 +184,14 @@ class Arena:
         """The longest-waiting account that is not a house bot, with the accounts it has met least."""
         checked = {s.account.name for s in pool if self._accounts.get(s.account.name).checked}
         houses = [s for s in pool if s.account.house]
+        now = asyncio.get_running_loop().time()
         for first in pool:
             if first.account.house:
                 continue
             if first.account.name not in checked:
-                if len(houses) >= players - 1 and first.account.name not in self._checking:
+                held = self._held.get(first.account.name)
+                if (len(houses) >= players - 1 and first.account.name not in self._checking
+                        and (held is None or held.until <= now)):
                     return [first, *houses[:players - 1]]
                 continue
             table = [first]
@@ -226,21 +259,40 @@ class Arena:
                 continue
             self._checking.discard(name)
             faults = runner.faults[player]
-            counts = {"errors": faults[Fault.ERROR], "time-outs": faults[Fault.TIMEOUT] + runner.clock.strikes[player],
-                      "illegal answers": faults[Fault.INVALID]}
-            wrong = ", ".join(f"{n} {what}" for what, n in counts.items() if n)
+            counts = {"error": faults[Fault.ERROR], "time-out": faults[Fault.TIMEOUT] + runner.clock.strikes[player],
+                      "illegal answer": faults[Fault.INVALID]}
+            wrong = ", ".join(counted(n, what) for what, n in counts.items() if n)
+            session = self._sessions.by_account.get(name)
             if wrong:
-                message = (f"check match {runner.match_id}: {wrong}; not rated yet: fix the bot and connect again"
-                           " for another check match")
+                wait = self._hold_back(name, session)
+                message = (f"check match {runner.match_id} failed: {wrong}; not rated yet: the next check match"
+                           f" starts in {_duration(wait)}, or fix the bot and reconnect")
                 reason = "CHECK_FAILED"
             else:
                 self._accounts.mark_checked(name)
+                held = self._held.pop(name, None)
+                if held is not None:
+                    held.poke.cancel()
                 message, reason = f"check match {runner.match_id} passed: the arena rates this account now", \
                     "CHECK_PASSED"
-            session = self._sessions.by_account.get(name)
             if session is not None:
                 asyncio.get_running_loop().create_task(session.tell(pb.SessionResponse(notice=pb.Notice(
                     reason=reason, message=message, match_id=runner.match_id))))
+
+    def _hold_back(self, name: str, session: Session | None) -> float:
+        """Delay the account's next check match after a failed one; returns the wait in seconds."""
+        held = self._held.pop(name, None)
+        failures = 1
+        if held is not None:
+            held.poke.cancel()
+            if held.session is session:
+                failures = held.failures + 1
+        wait = min(self.settings.check_retry_s * 2.0 ** (failures - 1), self.settings.check_retry_max_s)
+        if session is not None:  # without one, the account's next Session is new: it waits for nothing
+            loop = asyncio.get_running_loop()
+            self._held[name] = _HeldBack(session=session, failures=failures, until=loop.time() + wait,
+                                         poke=loop.call_later(wait, self.poke))
+        return wait
 
     # ------------------------------------------------------------------ challenges
 
@@ -344,9 +396,18 @@ class Arena:
                 matches=standing.matches, deals=standing.deals, mean_place=place.mean, mean_place_low=place.low,
                 mean_place_high=place.high, provisional=standing.sigma > self.settings.provisional_sigma,
                 house=account.house))
-        entries.sort(key=lambda e: (e.provisional, e.mean_place, -e.ordinal))
+        entries.sort(key=lambda e: rank_key(rating=e.ordinal, mean_place=e.mean_place, name=e.account))
         return pb.GetLeaderboardResponse(entries=entries, preset=board[0], players=players)
 
 
 def _board(runner: MatchRunner) -> Board:
     return runner.preset, runner.match.rules.players
+
+
+def _duration(seconds: float) -> str:
+    """A wait as people read it: "10 s", "1 min 20 s", "5 min"."""
+    whole = max(1, round(seconds))
+    minutes, rest = divmod(whole, 60)
+    if not minutes:
+        return f"{rest} s"
+    return f"{minutes} min" if not rest else f"{minutes} min {rest} s"

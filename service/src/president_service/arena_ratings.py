@@ -8,10 +8,16 @@ counted twice and an update never lost.  Memory follows the database: after
 the commit the rows are read back.  Beside the rating, each account keeps its
 rated matches, deals and the running sums of its mean place per match, for
 the leaderboard's 95% interval.
+
+Every leaderboard (this one, and the ladder's table) shows one rating, the
+ordinal mu - 3 sigma, and is ordered by it (`rank_key`): a sure estimate
+ranks above a lucky streak of a few matches.  The mean place with its
+interval is the second statistic, the one a close call is read from.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +36,18 @@ Board = tuple[str, int]
 """A leaderboard: (preset, players)."""
 
 
+def ordinal(mu: float, sigma: float) -> float:
+    """The rating shown: OpenSkill's conservative ordinal mu - 3 sigma, a skill the account is almost surely above,
+    so that a few lucky matches do not rank it high."""
+    return mu - 3 * sigma
+
+
+def rank_key(*, rating: float, mean_place: float, name: str) -> tuple[float, float, str]:
+    """The one order of every leaderboard: the rating (`ordinal`), best first; ties go to the better mean place
+    (none yet: last), then the name."""
+    return -rating, mean_place if not math.isnan(mean_place) else math.inf, name
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Standing:
     account: str
@@ -43,11 +61,12 @@ class Standing:
 
     @property
     def ordinal(self) -> float:
-        return self.mu - 3 * self.sigma
+        return ordinal(self.mu, self.sigma)
 
     def place(self, players: int) -> Interval:
-        """Mean place per match with its 95% interval, within 1..players."""
-        return interval_from_sums(self.matches, self.place_sum, self.place_squares).within(1, players)
+        """Mean place per match with its 95% interval, within 1..players (a match's value averages its deals)."""
+        return interval_from_sums(self.matches, self.place_sum, self.place_squares, low=1, high=players,
+                                  observations=self.deals)
 
 
 class Ratings:

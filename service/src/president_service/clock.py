@@ -3,6 +3,8 @@
 A seat that runs out of time gets a strike and an empty bank, so its later
 moves have only the move limit; after `max_strikes` strikes the server plays
 the seat to the end (`taken_over`).  A move limit of 0 means no clock at all.
+A seat with no client connected runs out of time sooner, at the server's
+absence limit, with or without a clock (`MatchRunner._arm`): the same strike.
 """
 
 from __future__ import annotations

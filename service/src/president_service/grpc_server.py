@@ -51,6 +51,8 @@ class ServerConfig:
     """The clock of matches created without one."""
     start_grace_s: float = 30.0
     """How long a match waits for all its seats to connect before its clock starts anyway."""
+    absence_s: float = 60.0
+    """How long a started match waits on a seat with no client before the server acts for it (a strike)."""
     arena: ArenaSettings = field(default_factory=ArenaSettings)
     http_port: int | None = None
     """The web pages' port on `host` (0 picks a free one); None: no web pages."""
@@ -111,7 +113,8 @@ async def start(config: ServerConfig) -> RunningServer:
 
 async def _serve(config: ServerConfig, admin: AdminKey, store: MatchStore,
                  credentials: grpc.ServerCredentials | None) -> RunningServer:
-    registry = Registry(store, config.limits, Accounts(store), start_grace_s=config.start_grace_s)
+    registry = Registry(store, config.limits, Accounts(store), start_grace_s=config.start_grace_s,
+                        absence_s=config.absence_s)
     servicer = PresidentServicer(registry, admin, config.clock, config.arena)  # hooks in before matches return
     restored = registry.restore()
     limits = config.limits
@@ -148,6 +151,7 @@ async def _serve(config: ServerConfig, admin: AdminKey, store: MatchStore,
     servicer.arena.start()
     await checker.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     await checker.set("", health_pb2.HealthCheckResponse.SERVING)
-    log.info("listening on %s:%d (%d matches restored)%s", config.host, port, restored,
+    log.info("listening on %s:%d (%d %s restored)%s", config.host, port, restored,
+             "match" if restored == 1 else "matches",
              "" if web is None else f"; web pages on http://{config.host}:{web.port}/")
     return RunningServer(server=server, port=port, registry=registry, servicer=servicer, health=checker, web=web)

@@ -1,7 +1,23 @@
-"""95% confidence intervals of a mean (Student's t), for places: the ladder's and the arena's.
+"""95% confidence intervals of a mean of bounded values (places, differences of places): the ladder's and the arena's.
 
-A place is 1..N, so an interval is cut to what the quantity can be
-(`Interval.within`); with fewer than two values it is unbounded.
+A Student-t interval trusts the sample's spread, and a few bounded, discrete
+values often have none: three matches that all ended in 4th place would give
+[4.00, 4.00], a certainty three matches cannot give.  So the sample variance
+is shrunk toward the largest variance a value in [low, high] can have,
+(high - low)² / 4, with the weight of one pseudo-observation among the N
+observations behind the interval:
+
+    s²' = (N·s² + (high - low)² / (4m)) / (N + 1),   m = N / n
+
+where the n values are means of m observations each (a match's deals, a
+board's: N deals in all; m = 1 when a value is one observation, and then
+s²' = (n·s² + (high - low)² / 4) / (n + 1)).  A mean of m independent
+observations varies m times less than one, hence the 4m; and the weight of
+one observation in N is what lets a large sample speak for itself: the
+interval is that of Student's t with n - 1 degrees of freedom and s²', and
+it is never of zero width once n >= 2 and low < high, while at large N it is
+the plain t-interval.  It is cut to [low, high]; with fewer than two values
+it is all of [low, high].
 """
 
 from __future__ import annotations
@@ -10,6 +26,7 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 CONFIDENCE = 0.95
 
@@ -23,14 +40,11 @@ class Interval:
     high: float
     n: int
 
-    def within(self, low: float, high: float) -> Interval:
-        """The interval cut to what the quantity can be (a place is 1..N): an unbounded end becomes the bound."""
-        return Interval(mean=self.mean, low=min(max(self.low, low), high), high=max(min(self.high, high), low),
-                        n=self.n)
 
-
+@lru_cache(maxsize=1024)
 def t_quantile(p: float, df: int) -> float:
-    """The p-quantile of Student's t with `df` degrees of freedom (p in (0.5, 1))."""
+    """The p-quantile of Student's t with `df` degrees of freedom (p in (0.5, 1)); kept, as a report asks for the
+    same few again and again."""
     low, high = 0.0, 1e4
     for _ in range(200):
         mid = (low + high) / 2
@@ -41,28 +55,31 @@ def t_quantile(p: float, df: int) -> float:
     return (low + high) / 2
 
 
-def mean_interval(values: Sequence[float]) -> Interval:
-    """Mean and t-interval of `values` (unbounded with fewer than two)."""
+def mean_interval(values: Sequence[float], *, low: float, high: float, observations: float | None = None) -> Interval:
+    """Mean and interval of `values`, each within [low, high]; `observations`: how many single observations
+    the values average in all (default: one each)."""
     n = len(values)
-    if n == 0:
-        return Interval(mean=math.nan, low=-math.inf, high=math.inf, n=0)
-    mean = statistics.fmean(values)
-    if n < 2:
-        return Interval(mean=mean, low=-math.inf, high=math.inf, n=n)
-    half = t_quantile(0.5 + CONFIDENCE / 2, n - 1) * statistics.stdev(values) / math.sqrt(n)
-    return Interval(mean=mean, low=mean - half, high=mean + half, n=n)
+    mean = statistics.fmean(values) if n else math.nan
+    variance = statistics.variance(values) if n >= 2 else 0.0
+    return _interval(n, mean, variance, low=low, high=high, observations=observations)
 
 
-def interval_from_sums(n: int, total: float, squares: float) -> Interval:
+def interval_from_sums(n: int, total: float, squares: float, *, low: float, high: float,
+                       observations: float | None = None) -> Interval:
     """The same interval from running sums (count, sum, sum of squares), as a store keeps them."""
-    if n == 0:
-        return Interval(mean=math.nan, low=-math.inf, high=math.inf, n=0)
-    mean = total / n
+    mean = total / n if n else math.nan
+    variance = max(0.0, (squares - n * mean * mean) / (n - 1)) if n >= 2 else 0.0
+    return _interval(n, mean, variance, low=low, high=high, observations=observations)
+
+
+def _interval(n: int, mean: float, variance: float, *, low: float, high: float,
+              observations: float | None) -> Interval:
     if n < 2:
-        return Interval(mean=mean, low=-math.inf, high=math.inf, n=n)
-    variance = max(0.0, (squares - n * mean * mean) / (n - 1))
-    half = t_quantile(0.5 + CONFIDENCE / 2, n - 1) * math.sqrt(variance / n)
-    return Interval(mean=mean, low=mean - half, high=mean + half, n=n)
+        return Interval(mean=mean, low=low, high=high, n=n)
+    total = max(float(observations if observations is not None else n), n)  # a value is at least one observation
+    shrunk = (total * variance + (high - low) ** 2 / (4 * total / n)) / (total + 1)
+    half = t_quantile(0.5 + CONFIDENCE / 2, n - 1) * math.sqrt(shrunk / n)
+    return Interval(mean=mean, low=max(mean - half, low), high=min(mean + half, high), n=n)
 
 
 def _t_cdf(t: float, df: int) -> float:

@@ -115,8 +115,10 @@ def refuse_unknown_fields(message: Message, path: str = "") -> None:
     unknown = UnknownFieldSet(message)
     if len(unknown):
         numbers = sorted({unknown[i].field_number for i in range(len(unknown))})
-        raise ServiceError(Reason.MALFORMED, f"{path or message.DESCRIPTOR.name}: unknown field number(s)"
-                                             f" {', '.join(map(str, numbers[:5]))} (a newer client than this server?)")
+        listed = ", ".join(map(str, numbers[:5]))
+        raise ServiceError(Reason.MALFORMED, f"{path or message.DESCRIPTOR.name}: unknown field"
+                                             f" number{'s' if len(numbers) > 1 else ''} {listed}"
+                                             " (a newer client than this server?)")
     for field, value in message.ListFields():
         if field.message_type is None:
             continue

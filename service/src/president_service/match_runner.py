@@ -1,8 +1,9 @@
 """`MatchRunner`: one match being played — the engine, its log, its clock and its open streams.
 
 Every change to a match goes through `submit` (a seat's action) or the clock
-(a timeout, a taken-over seat), always in this order: check, commit to the
-store, apply to the engine, append to the log, wake the streams.  The store
+(a timeout, a seat gone longer than the absence limit, a taken-over seat),
+always in this order: check, commit to the store, apply to the engine,
+append to the log, wake the streams.  The store
 commits inline, so each change runs start to end without yielding to the
 event loop: changes never interleave (no lock needed), nothing is
 acknowledged or broadcast before it is durable, and a refused action changes
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import sqlite3
 import time
 from array import array
@@ -31,10 +33,11 @@ from president_engine import (
     MatchRecord,
     Observation,
     Phase,
-    Role,
+    exchange_partner,
     fallback_action,
     parse_action,
 )
+from president_engine.narrate import counted
 
 from president_service.clock import Clock
 from president_service.errors import Reason, ServiceError
@@ -92,13 +95,18 @@ class Wake:
 
 class MatchRunner:
     def __init__(self, stored: StoredMatch, store: MatchStore, limits: Limits, start_grace_s: float,
-                 on_over: Callable[[MatchRunner], None],
+                 absence_s: float, on_over: Callable[[MatchRunner], None],
                  finishing: Callable[[MatchRunner], Sequence[Statement]] = lambda runner: ()) -> None:
-        """Rebuild the match from what the store holds (a new match holds no actions yet)."""
+        """Rebuild the match from what the store holds (a new match holds no actions yet).
+
+        `absence_s`: how long the match waits on a seat that has no client (no stream, no unary call) before
+        the server acts for it as for a timeout, so that a match whose bots left is played to its end."""
         self.match_id = stored.match_id
         self.created_at = stored.created_at
         self.preset = stored.preset
         self.names = list(stored.names)
+        self.named = list(stored.named)
+        """By player: whether the seat has its name; one without takes the first its bot gives (Hello.name)."""
         self.open_seats = stored.open_seats
         self.deal_key = stored.deal_key
         """Shared by the matches that deal the same cards (see Registry.deal_in_play)."""
@@ -126,12 +134,19 @@ class MatchRunner:
         self._store = store
         self._limits = limits
         self._grace_s = start_grace_s
+        self._absence_s = absence_s
         self._on_over = on_over
         self._watchers: set[Wake] = set()
         """Each open stream's wake-up."""
         self._streams = [0] * stored.rules.players
         self._spectators = 0
         self._connected = [False] * stored.rules.players
+        self._polled = [False] * stored.rules.players
+        """By player: whether it has played by unary calls (GetTurn, SubmitAction) since the server started."""
+        self._seen = array("d", [self._loop.time()]) * stored.rules.players
+        """By player: when it last had a client (its last stream closed, its last unary call), or, if later, when
+        the match was created, restored or claimed in full: where its absence is counted from."""
+        self._closed = False
         self.started = False
         """True once the clock runs: every seat claimed, and connected or the start grace passed."""
         self._timer: asyncio.Handle | None = None
@@ -184,19 +199,27 @@ class MatchRunner:
 
     # ------------------------------------------------------------------ seats and streams
 
-    def attach(self, player: int | None) -> Wake:
-        """Register a stream (player None: a spectator); returns its wake-up, set whenever the log grows."""
+    def attach(self, player: int | None, *, hello: bool = False) -> Wake:
+        """Register a stream (player None: a spectator); returns its wake-up, set whenever the log grows.
+
+        hello: a Play stream, whose seat shows up (`connected`) once its Hello has been read, so that a client
+        seen connected has given its name.
+        """
         if player is None:
             if self._spectators >= self._limits.max_spectators:
-                raise ServiceError(Reason.TOO_MANY_STREAMS, f"this match has {self._spectators} spectators already",
+                raise ServiceError(Reason.TOO_MANY_STREAMS,
+                                   f"this match has {counted(self._spectators, 'spectator')} already",
                                    retry_after_s=_RETRY_S)
             self._spectators += 1
         else:
             if self._streams[player] >= self._limits.max_streams_per_seat:
                 raise ServiceError(Reason.TOO_MANY_STREAMS,
-                                   f"player {player} has {self._streams[player]} open streams already")
+                                   f"player {player} has {counted(self._streams[player], 'open stream')} already")
             self._streams[player] += 1
-            self.connected(player)
+            if hello:
+                self._retime(player)  # an open stream is a client there: no absence timeout while it says Hello
+            else:
+                self.connected(player)
         wake = Wake()
         self._watchers.add(wake)
         return wake
@@ -207,17 +230,32 @@ class MatchRunner:
             self._spectators -= 1
         else:
             self._streams[player] -= 1
+            if not self._streams[player]:
+                self._seen[player] = self._loop.time()
+                self._retime(player)
 
     def connected(self, player: int) -> None:
         """A seat showed up (stream or unary call); the clock starts once every seat has."""
         self._connected[player] = True
+        self._seen[player] = self._loop.time()
         if not self.started and all(self.claimed) and all(
                 c or self.clock.taken_over(p) for p, c in enumerate(self._connected)):
             self._start()
+        self._retime(player)
+
+    def polled(self, player: int) -> None:
+        """A seat's unary call: such a client has no stream to show it is there, so it counts as connected."""
+        self._polled[player] = True
+        self.connected(player)
+
+    def online(self, player: int) -> bool:
+        """Whether `player`'s client is there now: a stream of it open (past its Hello), or it plays by unary calls."""
+        return self._connected[player] and (self._streams[player] > 0 or self._polled[player])
 
     def all_claimed(self) -> None:
-        """The last open seat was claimed: start the grace period for connecting."""
+        """The last open seat was claimed: start the grace period for connecting (and count absence from now)."""
         if self._grace is None and not self.started and not self.match.is_over:
+            self._seen = array("d", [self._loop.time()]) * len(self._seen)
             self._grace = self._loop.call_later(self._grace_s, self._start)
 
     def _start(self) -> None:
@@ -230,7 +268,8 @@ class MatchRunner:
         self._notify()
 
     def close(self) -> None:
-        """Stop the clock (server shutdown); the stored log is untouched."""
+        """Stop the clock for good (server shutdown); the stored log is untouched."""
+        self._closed = True
         for handle in (self._timer, self._grace):
             if handle is not None:
                 handle.cancel()
@@ -305,9 +344,7 @@ class MatchRunner:
         """Apply a committed action to the engine, the clock and the log (live or replaying the store)."""
         match, player = self.match, row.player
         if row.source is Source.TIMEOUT:
-            partner = None
-            if match.phase is not Phase.PLAY:
-                partner = self._exchange_partner(player)
+            partner = exchange_partner(match.roles, player) if match.phase is not Phase.PLAY else None
             self._append(Strike(player, self.clock.strike(player), action, partner))
             if self.clock.taken_over(player):
                 self._append(TakenOver(player))
@@ -315,17 +352,9 @@ class MatchRunner:
             self.clock.charge(player, row.spent_ms)
             if row.fault:
                 self.faults[player][row.fault] += 1
-        before = len(match.events)
-        match.apply(action)
-        for event in match.events[before:]:
+        for event in match.apply(action):
             self._append(event)
         self._turns.append(player * 4 + row.source)
-
-    def _exchange_partner(self, player: int) -> int:
-        """The giver paired with `player`, the receiver who acts in an exchange step."""
-        roles = self.match.roles
-        giver = Role.SCUM if roles[player] is Role.PRESIDENT else Role.VICE_SCUM
-        return roles.index(giver)
 
     def _append(self, event: LogEvent) -> None:
         self.log.append(event)
@@ -348,21 +377,39 @@ class MatchRunner:
     def _next(self) -> None:
         """Arm the clock for the seat to act, or act at once for a seat the server plays."""
         match = self.match
-        if match.is_over or not self.started:
+        if match.is_over or not self.started or self._closed:
             return
         player = match.to_act
         assert player is not None
-        turn = self.turn_id
         if self.clock.taken_over(player):
             self._turn_started = None
             # Soon, not now: the streams get to send this move before the next one is made.
-            self._timer = self._loop.call_soon(self._act_for, turn, Source.AUTOPILOT)
+            self._timer = self._loop.call_soon(self._act_for, self.turn_id, Source.AUTOPILOT)
             return
         now = self._loop.time()
         self._turn_started = now
         if self.clock.enabled:
             self._deadline = now + self.clock.allowance_ms(player) / 1000
-            self._timer = self._loop.call_at(self._deadline, self._act_for, turn, Source.TIMEOUT)
+        self._arm(player)
+
+    def _retime(self, player: int) -> None:
+        """`player`'s client came or went: if the match waits on it, its turn ends at another time."""
+        match = self.match
+        if (match.to_act == player and self.started and self._turn_started is not None and not match.is_over
+                and not self._closed):
+            self._arm(player)
+
+    def _arm(self, player: int) -> None:
+        """Time out the turn of `player`, the seat to act: at the clock's deadline or, sooner, once the seat has
+        had no client for the absence limit (without a clock, only then): both are a strike."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        at = self._deadline if self.clock.enabled else math.inf
+        if not self._streams[player]:
+            at = min(at, self._seen[player] + self._absence_s)
+        if at < math.inf:
+            self._timer = self._loop.call_at(at, self._act_for, self.turn_id, Source.TIMEOUT)
 
     def _act_for(self, turn: int, source: Source) -> None:
         """The server's own move for the seat to act, after a timeout or for a taken-over seat: the easy level's."""

@@ -51,9 +51,11 @@ CREATE TABLE IF NOT EXISTS seats (
     player INTEGER NOT NULL,
     claimed INTEGER NOT NULL,
     account TEXT NOT NULL DEFAULT '',
-    bot_seed INTEGER
+    bot_seed INTEGER,
+    named INTEGER NOT NULL DEFAULT 1
 );
 CREATE INDEX IF NOT EXISTS seats_by_match ON seats (match_id);
+CREATE INDEX IF NOT EXISTS matches_by_creation ON matches (created_at);
 CREATE TABLE IF NOT EXISTS actions (
     match_id TEXT NOT NULL,
     turn INTEGER NOT NULL,
@@ -70,6 +72,7 @@ _MIGRATIONS = (
     ("seats", "account", "ALTER TABLE seats ADD COLUMN account TEXT NOT NULL DEFAULT ''"),
     ("matches", "kind", "ALTER TABLE matches ADD COLUMN kind TEXT NOT NULL DEFAULT ''"),
     ("seats", "bot_seed", "ALTER TABLE seats ADD COLUMN bot_seed INTEGER"),
+    ("seats", "named", "ALTER TABLE seats ADD COLUMN named INTEGER NOT NULL DEFAULT 1"),
 )
 """Columns added since the first schema: (table, column, how to add it to an older database)."""
 
@@ -86,7 +89,7 @@ class Source(IntEnum):
 
     SEAT = 0
     TIMEOUT = 1
-    """The server, because the seat ran out of time (a strike)."""
+    """The server, because the seat ran out of time or had no client for the absence limit (a strike)."""
     AUTOPILOT = 2
     """The server, playing a seat that has used up its strikes."""
 
@@ -124,6 +127,9 @@ class StoredMatch:
     open_seats: bool
     token_hashes: tuple[bytes, ...]
     claimed: tuple[bool, ...]
+    named: tuple[bool, ...]
+    """By player: whether the seat has its name (from CreateMatch, its account, JoinMatch or its bot's Hello);
+    a seat without one shows a default and takes the first name its bot gives."""
     actions: tuple[ActionRow, ...] = ()
     finished: bool = False
     accounts: tuple[str, ...] = ()
@@ -186,10 +192,11 @@ class MatchStore:
         players = len(stored.token_hashes)
         accounts = stored.accounts or ("",) * players
         seeds = stored.bot_seeds or (None,) * players
-        statements += [("INSERT INTO seats (token_hash, match_id, player, claimed, account, bot_seed)"
-                        " VALUES (?,?,?,?,?,?)", (h, stored.match_id, player, int(claimed), account, seed))
-                       for player, (h, claimed, account, seed) in enumerate(
-                           zip(stored.token_hashes, stored.claimed, accounts, seeds, strict=True))]
+        statements += [("INSERT INTO seats (token_hash, match_id, player, claimed, account, bot_seed, named)"
+                        " VALUES (?,?,?,?,?,?,?)",
+                        (h, stored.match_id, player, int(claimed), account, seed, int(named)))
+                       for player, (h, claimed, account, seed, named) in enumerate(
+                           zip(stored.token_hashes, stored.claimed, accounts, seeds, stored.named, strict=True))]
         self.write(statements)
 
     def append(self, match_id: str, row: ActionRow) -> None:
@@ -206,10 +213,18 @@ class MatchStore:
         self.write([("UPDATE matches SET result = ?, record = ? WHERE id = ?",
                      (json.dumps(result), record, match_id)), *also])
 
-    def claim(self, match_id: str, old_hash: bytes, new_hash: bytes, names: tuple[str, ...]) -> None:
-        """A seat claimed by JoinMatch: its new token replaces the one given at creation."""
+    def claim(self, match_id: str, old_hash: bytes, new_hash: bytes, names: tuple[str, ...], *, named: bool) -> None:
+        """A seat claimed by JoinMatch: its new token replaces the one given at creation (`named`: with a name)."""
         self.write([
-            ("UPDATE seats SET token_hash = ?, claimed = 1 WHERE token_hash = ?", (new_hash, old_hash)),
+            ("UPDATE seats SET token_hash = ?, claimed = 1, named = MAX(named, ?) WHERE token_hash = ?",
+             (new_hash, int(named), old_hash)),
+            ("UPDATE matches SET names = ? WHERE id = ?", (json.dumps(names), match_id)),
+        ])
+
+    def name_seat(self, match_id: str, player: int, names: tuple[str, ...]) -> None:
+        """A seat created without a name named by its bot (Hello.name): `names` holds it."""
+        self.write([
+            ("UPDATE seats SET named = 1 WHERE match_id = ? AND player = ?", (match_id, player)),
             ("UPDATE matches SET names = ? WHERE id = ?", (json.dumps(names), match_id)),
         ])
 
@@ -262,14 +277,23 @@ class MatchStore:
             return None if row is None else (row[0], row[1])
         return await self._read(read)
 
-    async def finished(self, limit: int) -> list[FinishedSummary]:
-        """The newest finished matches."""
-        def read() -> list[FinishedSummary]:
-            return [FinishedSummary(match_id=i, created_at=c, preset=p, rules=Rules.from_dict(json.loads(r)),
+    async def finished(self, limit: int, offset: int = 0, player: str = "") -> tuple[list[FinishedSummary], int]:
+        """A page of the finished matches, newest first (`player`: only those with a player of that name), and
+        how many there are in all."""
+        where = "record IS NOT NULL"
+        params: tuple[Any, ...] = ()
+        if player:
+            where += " AND EXISTS (SELECT 1 FROM json_each(matches.names) WHERE json_each.value = ?)"
+            params = (player,)
+
+        def read() -> tuple[list[FinishedSummary], int]:
+            page = [FinishedSummary(match_id=i, created_at=c, preset=p, rules=Rules.from_dict(json.loads(r)),
                                     names=tuple(json.loads(n)), result=json.loads(res))
                     for i, c, p, r, n, res in self._reader.execute(
-                        "SELECT id, created_at, preset, rules, names, result FROM matches "
-                        "WHERE record IS NOT NULL ORDER BY created_at DESC LIMIT ?", (limit,))]
+                        f"SELECT id, created_at, preset, rules, names, result FROM matches WHERE {where}"
+                        " ORDER BY created_at DESC LIMIT ? OFFSET ?", (*params, limit, offset))]
+            total: int = self._reader.execute(f"SELECT COUNT(*) FROM matches WHERE {where}", params).fetchone()[0]
+            return page, total
         return await self._read(read)
 
     async def _read(self, read: Callable[[], _T]) -> _T:
@@ -282,7 +306,7 @@ class MatchStore:
         if row is None:
             return None
         created_at, preset, rules, seed, hands, clock, names, open_seats, record, kind = row
-        seats = db.execute("SELECT token_hash, claimed, account, bot_seed FROM seats WHERE match_id = ?"
+        seats = db.execute("SELECT token_hash, claimed, account, bot_seed, named FROM seats WHERE match_id = ?"
                            " ORDER BY player", (match_id,)).fetchall()
         actions = tuple(
             ActionRow(turn=t, player=p, action=a, source=Source(s), spent_ms=ms, fault=Fault(f))
@@ -299,13 +323,14 @@ class MatchStore:
             clock=ClockSettings.from_dict(json.loads(clock)),
             names=tuple(json.loads(names)),
             open_seats=bool(open_seats),
-            token_hashes=tuple(bytes(h) for h, _, _, _ in seats),
-            claimed=tuple(bool(c) for _, c, _, _ in seats),
+            token_hashes=tuple(bytes(h) for h, _, _, _, _ in seats),
+            claimed=tuple(bool(c) for _, c, _, _, _ in seats),
+            named=tuple(bool(n) for _, _, _, _, n in seats),
             actions=actions,
             finished=record is not None,
-            accounts=tuple(a for _, _, a, _ in seats) if any(a for _, _, a, _ in seats) else (),
+            accounts=tuple(a for _, _, a, _, _ in seats) if any(a for _, _, a, _, _ in seats) else (),
             kind=kind,
-            bot_seeds=tuple(s for _, _, _, s in seats) if any(s is not None for _, _, _, s in seats) else (),
+            bot_seeds=tuple(s for _, _, _, s, _ in seats) if any(s is not None for _, _, _, s, _ in seats) else (),
         )
 
     def close(self) -> None:

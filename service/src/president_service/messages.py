@@ -54,7 +54,8 @@ def match_summary(runner: MatchRunner) -> pb.MatchSummary:
             player=p, name=runner.names[p], seat=match.seat_of(p), role=convert.role_to_proto(match.roles[p]),
             score=match.scores[p], hand_size=sizes[p], claimed=runner.claimed[p],
             taken_over=runner.taken_over(p), faults=fault_counts(runner, p),
-            account=runner.accounts[p] if runner.accounts else "") for p in range(match.rules.players)],
+            account=runner.accounts[p] if runner.accounts else "", connected=ended is None and runner.online(p))
+            for p in range(match.rules.players)],
         deal=match.deal,
         phase=convert.phase_to_proto(match.phase),
         to_act=match.to_act,

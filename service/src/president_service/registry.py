@@ -14,6 +14,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Sequence
 
 from president_engine import DealError, Match
+from president_engine.narrate import counted
 
 from president_service.accounts import Accounts
 from president_service.auth import bearer_token, new_token, token_hash
@@ -32,6 +33,12 @@ _MAX_ID_CHARS = 64
 Metadata = Iterable[tuple[str, str | bytes]] | None
 
 
+def check_name(name: str, field: str) -> None:
+    """MALFORMED for a display name the pages could not show: too long, or with characters that are not printable."""
+    if len(name) > MAX_NAME_CHARS or not name.isprintable():
+        raise ServiceError(Reason.MALFORMED, f"{field}: at most {MAX_NAME_CHARS} printable characters")
+
+
 Seated = Callable[[str, MatchRunner, int], None]
 """Told when an account is seated in a new live match: (account, match, player)."""
 Finishing = Callable[[MatchRunner], Sequence[Statement]]
@@ -40,11 +47,13 @@ _DAY_S = 24 * 3600.0
 
 
 class Registry:
-    def __init__(self, store: MatchStore, limits: Limits, accounts: Accounts, *, start_grace_s: float) -> None:
+    def __init__(self, store: MatchStore, limits: Limits, accounts: Accounts, *, start_grace_s: float,
+                 absence_s: float) -> None:
         self.store = store
         self.limits = limits
         self.accounts = accounts
         self._grace_s = start_grace_s
+        self._absence_s = absence_s
         self.on_seated: list[Seated] = []
         self.on_over: list[Callable[[MatchRunner], None]] = []
         """Told when a live match has ended (after its result is stored)."""
@@ -74,7 +83,8 @@ class Registry:
         return len(self.live)
 
     def _runner(self, stored: StoredMatch) -> MatchRunner:
-        return MatchRunner(stored, self.store, self.limits, self._grace_s, self._over, self._finishing)
+        return MatchRunner(stored, self.store, self.limits, self._grace_s, self._absence_s, self._over,
+                           self._finishing)
 
     def _finishing(self, runner: MatchRunner) -> Sequence[Statement]:
         return () if self.finishing is None else self.finishing(runner)
@@ -113,7 +123,8 @@ class Registry:
         """A new match, stored before it is announced; returns it and one token per player."""
         rules, seed, names = request.rules, request.seed, request.names
         if len(self.live) >= self.limits.max_matches:
-            raise ServiceError(Reason.TOO_MANY_MATCHES, f"this server plays at most {self.limits.max_matches} matches",
+            raise ServiceError(Reason.TOO_MANY_MATCHES,
+                               f"this server plays at most {counted(self.limits.max_matches, 'match')}",
                                retry_after_s=RETRY_FULL_S)
         if seed is None:
             seed = secrets.randbelow(MAX_SEED)
@@ -130,6 +141,7 @@ class Registry:
         self._check_accounts(request.accounts)
         names = tuple(name or account for name, account in zip(
             names + ("",) * (players - len(names)), request.accounts or ("",) * players, strict=True))
+        named = tuple(bool(name) for name in names)
         tokens = [new_token() for _ in range(players)]
         stored = StoredMatch(
             match_id=secrets.token_hex(8),
@@ -143,6 +155,7 @@ class Registry:
             open_seats=request.open_seats,
             token_hashes=tuple(token_hash(t) for t in tokens),
             claimed=tuple(not request.open_seats or p in request.reserved for p in range(players)),
+            named=named,
             accounts=request.accounts,
             kind=request.kind,
             bot_seeds=request.bot_seeds,
@@ -167,11 +180,11 @@ class Registry:
             self.accounts.usable(name)
             live = len(self._by_account.get(name, {}))
             if live >= self.limits.account_matches:
-                raise ServiceError(Reason.ACCOUNT_LIMIT, f"{name} plays {live} matches, its limit at once",
+                raise ServiceError(Reason.ACCOUNT_LIMIT, f"{name} plays {counted(live, 'match')}, its limit at once",
                                    {"account": name}, retry_after_s=RETRY_FULL_S)
             started = self._day_of(name, now)
             if len(started) >= self.limits.account_matches_per_day:
-                raise ServiceError(Reason.ACCOUNT_LIMIT, f"{name} started {len(started)} matches in 24 hours,"
+                raise ServiceError(Reason.ACCOUNT_LIMIT, f"{name} started {counted(len(started), 'match')} in 24 hours,"
                                    " its limit", {"account": name}, retry_after_s=started[0] + _DAY_S - now)
 
     def _day_of(self, account: str, now: float) -> deque[float]:
@@ -223,8 +236,7 @@ class Registry:
 
     async def join(self, match_id: str, player: int | None, name: str) -> tuple[int, str]:
         """Claim an open seat: a fresh token replaces the one given at creation."""
-        if len(name) > MAX_NAME_CHARS or not name.isprintable():
-            raise ServiceError(Reason.MALFORMED, f"name: at most {MAX_NAME_CHARS} printable characters")
+        check_name(name, "name")
         runner = await self.get(match_id)
         if runner.is_over:
             raise ServiceError(Reason.MATCH_OVER, "the match is over")
@@ -240,13 +252,26 @@ class Registry:
         old, new = runner.token_hashes[player], token_hash(token)
         names = list(runner.names)
         names[player] = name or names[player]
-        self.store.claim(match_id, old, new, tuple(names))  # inline: no other join can come in between
+        self.store.claim(match_id, old, new, tuple(names), named=bool(name))  # inline: no other join comes between
         runner.names = names
+        runner.named[player] = runner.named[player] or bool(name)
         runner.token_hashes[player] = new
         del self._by_token[old]
         self._by_token[new] = (runner, player)
         self._claimed(runner, player)
         return player, token
+
+    def name_seat(self, runner: MatchRunner, player: int, name: str) -> None:
+        """The name a seat's bot gives itself (Hello.name): kept for a live seat that has none yet, so a bot
+        playing a seat created without a name (an open seat, the demo's guest seat) shows as itself."""
+        check_name(name, "Hello.name")
+        if not name or runner.named[player] or runner.is_over:
+            return
+        names = list(runner.names)
+        names[player] = name
+        self.store.name_seat(runner.match_id, player, tuple(names))  # inline: no other Hello comes between
+        runner.names = names
+        runner.named[player] = True
 
     def _claimed(self, runner: MatchRunner, player: int) -> None:
         runner.claimed[player] = True
@@ -258,8 +283,9 @@ class Registry:
         hands (a duplicate board played in seatings at once)."""
         return bool(self._live_deals.get(runner.deal_key, set()) - {runner.match_id})
 
-    async def finished(self, limit: int) -> list[FinishedSummary]:
-        return await self.store.finished(limit)
+    async def finished(self, limit: int, offset: int, player: str) -> tuple[list[FinishedSummary], int]:
+        """A page of the finished matches, newest first, and how many there are (`player`: only theirs)."""
+        return await self.store.finished(limit, offset, player)
 
     def close(self) -> None:
         for runner in self.live.values():

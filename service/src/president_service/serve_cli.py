@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import gc
 import logging
+import math
 import os
 import signal
 import sys
@@ -31,6 +32,17 @@ _LIMITS = Limits()
 _CLOCK = ClockSettings()
 _CLOCK_FLAGS = {"move_ms": "move-ms", "bank_ms": "bank-ms", "max_strikes": "strikes"}
 _ARENA = ArenaSettings()
+_ABSENCE_S = ServerConfig.absence_s
+
+
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds < math.inf:
+        raise argparse.ArgumentTypeError(f"{text!r}: a number of seconds above 0, e.g. 60")
+    return seconds
 
 
 def _queue(text: str) -> tuple[str, int]:
@@ -68,6 +80,10 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
                        help="default timeouts before the server plays a seat (0: never)")
     serve.add_argument("--start-grace", type=float, default=30.0,
                        help="seconds a match waits for all seats before its clock starts anyway")
+    serve.add_argument("--absence-limit", type=_seconds, default=_ABSENCE_S, metavar="SECONDS",
+                       help="seconds a started match waits on a seat with no client connected (no stream, no call)"
+                            " before the server plays its move as for a timeout, with a strike; also without a"
+                            f" clock and after a restart (default {_ABSENCE_S:g})")
     serve.add_argument("--shutdown-grace", type=float, default=5.0, help="seconds running calls get at shutdown")
     arena = serve.add_argument_group("arena", "matches formed from connected bot accounts, rated with OpenSkill")
     arena.add_argument("--arena", action="store_true", help="form matches from willing accounts (matchmaking)")
@@ -89,7 +105,8 @@ async def _serve(args: argparse.Namespace, admin_token: str) -> None:
                       max_spectators=args.max_spectators, max_receive_bytes=args.max_message_bytes,
                       account_matches=args.account_matches, account_matches_per_day=args.account_matches_per_day),
         clock=ClockSettings(move_ms=args.move_ms, bank_ms=args.bank_ms, max_strikes=args.strikes),
-        start_grace_s=args.start_grace, http_port=args.http_port, http_grace_s=args.shutdown_grace,
+        start_grace_s=args.start_grace, absence_s=args.absence_limit,
+        http_port=args.http_port, http_grace_s=args.shutdown_grace,
         arena=ArenaSettings(enabled=args.arena, queues=tuple(args.arena_queue or _ARENA.queues),
                             deals=args.arena_deals, duplicate=args.arena_duplicate),
     ))

@@ -35,14 +35,14 @@ from president_service.match_request import read_match_request
 from president_service.match_runner import MatchRunner, Wake
 from president_service.match_store import Fault
 from president_service.messages import account_message, finished_summary, match_summary, result
-from president_service.registry import Registry
+from president_service.registry import Registry, check_name
 from president_service.request_guard import is_malformed, malformed_error
 from president_service.session import SessionContext, Sessions
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 _LIST_LIMIT = 200
-"""Finished matches ListMatches shows at most (newest first)."""
+"""Finished matches ListMatches shows at most on a page (newest first), and without a page size."""
 HELLO_TIMEOUT_S = 5.0
 """A Play stream that has not sent Hello by then is closed (it counts against its seat meanwhile)."""
 
@@ -157,7 +157,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             runner, player = await self._registry.seat(context.invocation_metadata())
             if not request.turn_id:
                 raise ServiceError(Reason.MALFORMED, "turn_id is required (from the prompt)")
-            runner.connected(player)
+            runner.polled(player)
             _submit(runner, player, request.turn_id, request.action, request.fault)
             return pb.SubmitActionResponse(turn_id=request.turn_id)
         return await _guard(context, submit())
@@ -166,7 +166,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         async def get() -> pb.GetTurnResponse:
             self._open()
             runner, player = await self._registry.seat(context.invocation_metadata())
-            runner.connected(player)
+            runner.polled(player)
             turn = runner.turn_for(player)
             summary = match_summary(runner)
             return pb.GetTurnResponse(prompt=None if turn is None else prompt_message(turn), status=summary.status,
@@ -193,7 +193,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             await _abort(context, exc)
         try:
             try:
-                wake = runner.attach(player)  # counted against the seat's streams from the moment it opens
+                wake = runner.attach(player, hello=True)  # counted against the seat's streams from the moment it opens
             except ServiceError as exc:
                 await _abort(context, exc)
             try:
@@ -215,8 +215,10 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             cursor = first.hello.last_seq
             if cursor > runner.last_seq:
                 raise ServiceError(Reason.BAD_SEQ, f"last_seq {cursor} is beyond the last event {runner.last_seq}")
+            self._registry.name_seat(runner, player, first.hello.name)
         except ServiceError as exc:
             await _abort(context, exc)
+        runner.connected(player)
         writing = asyncio.Lock()  # one write at a time on a call: this writer's and the reader's answers
 
         async def send(message: pb.PlayResponse) -> None:
@@ -360,16 +362,23 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         return pb.GetMatchResponse(match=match_summary(await self._registry.get(match_id)))
 
     async def ListMatches(self, request: pb.ListMatchesRequest, context: Context) -> pb.ListMatchesResponse:  # noqa: N802
-        return await _guard(context, self.summaries(request.status))
+        return await _guard(context, self.summaries(request.status, page_size=request.page_size,
+                                                    offset=request.offset, player=request.player))
 
-    async def summaries(self, wanted: pb.MatchStatus.ValueType) -> pb.ListMatchesResponse:
-        """ListMatches: the live matches and the newest finished ones, newest first (status 0: any)."""
-        out = [match_summary(r) for r in sorted(self._registry.live.values(), key=lambda r: -r.created_at)]
+    async def summaries(self, wanted: pb.MatchStatus.ValueType, *, page_size: int = 0, offset: int = 0,
+                        player: str = "") -> pb.ListMatchesResponse:
+        """ListMatches: every live match and a page of the finished ones, newest first (status 0: any; `player`:
+        only matches with a player of that name), with how many finished matches there are in all."""
+        check_name(player, "player")
+        live = [r for r in self._registry.live.values() if not player or player in r.names]
+        out = [match_summary(r) for r in sorted(live, key=lambda r: -r.created_at)]
+        total = 0
         if wanted in (pb.MATCH_STATUS_UNSPECIFIED, pb.MATCH_STATUS_OVER):
-            out += [finished_summary(done) for done in await self._registry.finished(_LIST_LIMIT)]
+            page, total = await self._registry.finished(min(page_size or _LIST_LIMIT, _LIST_LIMIT), offset, player)
+            out += [finished_summary(done) for done in page]
         out = [m for m in out if wanted in (pb.MATCH_STATUS_UNSPECIFIED, m.status)]
         out.sort(key=lambda m: -m.created_at.ToNanoseconds())
-        return pb.ListMatchesResponse(matches=out)
+        return pb.ListMatchesResponse(matches=out, finished_total=total)
 
     # ------------------------------------------------------------------ accounts, sessions, the arena
 

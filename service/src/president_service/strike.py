@@ -9,7 +9,7 @@ from president_engine import Action, Event, GiveBack, Request, visible_to
 
 @dataclass(frozen=True, slots=True)
 class Strike:
-    """A seat ran out of time and the server acted for it."""
+    """A seat ran out of time (or had no client for the absence limit) and the server acted for it."""
 
     player: int
     strikes: int

@@ -20,6 +20,8 @@ import dataclasses
 import logging
 import math
 import os
+import resource
+import time
 from collections import deque
 from collections.abc import Callable, Hashable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
@@ -83,6 +85,11 @@ class Backend(Protocol):
 
     capacity: int
     """Matches in flight at once."""
+    cores: int
+    """The cores the matches are played on."""
+    cpu_s: tuple[float, float]
+    """After `close`: CPU seconds spent in worker processes of its own, and in their ended child processes (the
+    command bots); (0, 0) when the matches are played in this process."""
 
     def submit(self, spec: MatchSpec) -> Hashable: ...
     def completed(self, handles: list[Hashable]) -> Done: ...
@@ -94,6 +101,8 @@ class ThreadBackend:
 
     def __init__(self, play: Play, parallel: int) -> None:
         self.capacity = parallel
+        self.cores = _cores()
+        self.cpu_s = (0.0, 0.0)
         self._table = open_table(play, 0)
         self._pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="ladder")
 
@@ -141,10 +150,16 @@ class RayWorker:
     """A Ray actor: opens its table once and plays many matches at once on it (a threaded actor)."""
 
     def __init__(self, play: Play, worker: int) -> None:
+        self._start = process_cpu()
         self._table = open_table(play, worker)
 
     def play(self, spec: MatchSpec) -> Outcome:
         return self._table(spec)
+
+    def cpu(self) -> tuple[float, float]:
+        """CPU seconds of this worker's process since it started, and of its child processes that ended since."""
+        own, children = process_cpu()
+        return own - self._start[0], children - self._start[1]
 
     def close(self) -> None:
         self._table.close()
@@ -166,7 +181,10 @@ class RayBackend:
                 _start_local(ray, min(parallel, _cores()))
             else:
                 ray.init(address=address, log_to_driver=False)
-        workers = max(1, min(parallel, int(self._ray.cluster_resources().get("CPU", 1))))
+        cluster = int(self._ray.cluster_resources().get("CPU", 1))
+        self.cores = _cores() if address == "local" else cluster
+        self.cpu_s = (0.0, 0.0)
+        workers = max(1, min(parallel, cluster))
         each = math.ceil(parallel / workers)
         actor = self._ray.remote(num_cpus=1, max_concurrency=each, max_restarts=0, max_task_retries=0)(RayWorker)
         self._actors = [actor.remote(play, worker) for worker in range(workers)]
@@ -193,9 +211,12 @@ class RayBackend:
         return out
 
     def close(self) -> None:
-        """Close every worker's table and end the workers; leave the Ray instance to its owner."""
+        """Close every worker's table, add up the workers' CPU time and end them; leave the Ray instance to its
+        owner."""
         try:
             self._ray.get([a.close.remote() for a in self._actors], timeout=60)
+            spent = self._ray.get([a.cpu.remote() for a in self._actors], timeout=60)
+            self.cpu_s = (sum(own for own, _ in spent), sum(children for _, children in spent))
         except Exception:  # a worker that died took its table with it
             log.warning("a Ray worker could not close its table", exc_info=True)
         for actor in self._actors:
@@ -204,6 +225,12 @@ class RayBackend:
 
 def _cores() -> int:
     return os.cpu_count() or 1
+
+
+def process_cpu() -> tuple[float, float]:
+    """CPU seconds of this process so far, and of its child processes that have ended (its bots, once stopped)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time(), children.ru_utime + children.ru_stime
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -215,6 +242,8 @@ class Played:
     counted: int = 0
     moves: int = 0
     """Actions in the matches counted in this run."""
+    served: int = 0
+    """Of those matches, the ones played on a server (their outcome has the server's match id)."""
 
 
 def run_pending(pending: list[MatchSpec], backend: Backend, store: LadderStore, *, retries: int,
@@ -245,6 +274,7 @@ def run_pending(pending: list[MatchSpec], backend: Backend, store: LadderStore, 
                     if store.record(dataclasses.replace(result, attempts=attempt)):
                         played.counted += 1
                         played.moves += result.moves
+                        played.served += bool(result.match_id)
                     if progress is not None:
                         progress.advance()
                     continue

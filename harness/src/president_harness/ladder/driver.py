@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import resource
 import time
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
-from president_harness.ladder.backends import Backend, Play, Played, RayBackend, ThreadBackend, run_pending
+from president_harness.ladder.backends import Backend, Play, Played, RayBackend, ThreadBackend, process_cpu, run_pending
 from president_harness.ladder.config import LadderConfig
 from president_harness.ladder.gate import Claim
 from president_harness.ladder.ladder_store import LadderStore
@@ -64,7 +62,7 @@ def run_ladder(config: LadderConfig, play: Play, *, claims: Sequence[Claim] = ()
             finally:
                 if bar is not None:
                     bar.close()
-            speed = clock.speed(played, backend.capacity)
+            speed = clock.speed(played, backend, on_ray=ray is not None)
         return summarize(config, store.outcomes(), len(specs), claims,
                          [(s.index, e) for s, e in played.given_up], crashes=store.crashes(), speed=speed)
     finally:
@@ -72,24 +70,23 @@ def run_ladder(config: LadderConfig, play: Play, *, claims: Sequence[Claim] = ()
 
 
 class _Clock:
-    """Wall and CPU time from the start of a run: this process, its child processes, the server."""
+    """Wall and CPU time from the start of a run: this process, its child processes, the backend's workers, the
+    server."""
 
     def __init__(self, server_cpu: Callable[[], float | None] | None) -> None:
         self._server_cpu = server_cpu
         self._wall = time.perf_counter()
-        self._own = time.process_time()
-        self._children = _children_cpu()
+        self._own, self._children = process_cpu()
         self._server = server_cpu() if server_cpu is not None else None
 
-    def speed(self, played: Played, parallel: int) -> Speed:
+    def speed(self, played: Played, backend: Backend, *, on_ray: bool) -> Speed:
+        """This run's figures; after `backend` closed (its workers' CPU is counted then)."""
         server = self._server_cpu() if self._server_cpu is not None else None
-        return Speed(matches=played.counted, moves=played.moves, seconds=time.perf_counter() - self._wall,
-                     parallel=parallel, cores=os.cpu_count() or 1, ladder_cpu_s=time.process_time() - self._own,
-                     bots_cpu_s=_children_cpu() - self._children,
-                     server_cpu_s=None if server is None or self._server is None else server - self._server)
-
-
-def _children_cpu() -> float:
-    """CPU seconds of this process's child processes that have ended (its bots, once stopped)."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+        own, children = process_cpu()
+        workers, their_children = backend.cpu_s
+        return Speed(matches=played.counted, moves=played.moves, served=played.served,
+                     seconds=time.perf_counter() - self._wall,
+                     parallel=backend.capacity, cores=backend.cores, ladder_cpu_s=own - self._own + workers,
+                     bots_cpu_s=children - self._children + their_children,
+                     server_cpu_s=None if server is None or self._server is None else server - self._server,
+                     on_ray=on_ray)

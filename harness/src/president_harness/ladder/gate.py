@@ -3,8 +3,8 @@
 ``A > B`` holds when the 95% confidence interval of the paired place
 difference place(B) - place(A) lies entirely above zero (see stats: per
 board in duplicate format, per match in plain format).  ``A < B`` is
-``B > A``.  Too few shared units give an unbounded interval, so the claim
-fails: a gate never passes for lack of data.
+``B > A``.  Fewer than two shared units give an interval of every possible
+difference, so the claim fails: a gate never passes for lack of data.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ class ClaimError(ValueError):
 
 
 MIN_UNITS = 5
-"""Fewest shared units (boards or matches) a claim is judged on: two identical ones give a zero-width interval."""
+"""Fewest shared units (boards or matches) a claim is judged on: a unit is one set of cards, and a gap that two or
+three of them show may be the cards' rather than the bots'."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -100,6 +101,7 @@ def check_feasible(config: LadderConfig, claim: Claim) -> None:
                      f" {advice} (now {config.matches})")
 
 
-def judge(claim: Claim, table: Units, players: int) -> Verdict:
-    """Whether the ladder's results support the claim at 95% confidence."""
-    return Verdict(claim=claim, difference=paired_difference(table, claim.better, claim.worse, players))
+def judge(claim: Claim, table: Units, players: int, *, per_unit: float = 1.0) -> Verdict:
+    """Whether the ladder's results support the claim at 95% confidence (`per_unit`: deals in a unit)."""
+    return Verdict(claim=claim, difference=paired_difference(table, claim.better, claim.worse, players,
+                                                             per_unit=per_unit))

@@ -35,4 +35,5 @@ class InProcess:
                 for name in spec.bots]
         result = play_local(bots, self.rules, seed=spec.seed, hands=hands)
         return Outcome(index=spec.index, board=spec.board, seating=spec.seating, bots=spec.bots,
-                       places=result.places, scores=result.scores)
+                       places=result.places, scores=result.scores,
+                       moves=sum(len(deal) for deal in result.match.actions_by_deal()))

@@ -92,7 +92,7 @@ def ladder_command(args: argparse.Namespace) -> int:
             summary = run_ladder(config, over_server, claims=claims, ray=args.ray, progress=sys.stderr,
                                  watchdog=watchdog, server_cpu=server_cpu)
     except ServerError as exc:
-        print(f"president ladder: {exc}", file=sys.stderr)
+        print(f"president ladder: {exc}. Run the ladder again to resume.", file=sys.stderr)
         return EXIT_INCOMPLETE
     except LadderStopError as exc:
         print(f"president ladder: {exc}. Run the ladder again to resume.", file=sys.stderr)

@@ -4,7 +4,8 @@ Every deal is one game whose ranking is its finishing order.  Updates are
 applied in schedule order (match index, then deal), never in the order
 matches happened to finish, so a ladder run in parallel, on Ray or resumed
 gives the same ratings as one run in sequence.  The ordinal mu - 3 sigma is
-the conservative rating that orders the table.
+the rating the table shows and is ordered by, as every leaderboard
+(`president_service.arena_ratings.rank_key`).
 
 The model's dynamics factor tau is 0: it adds uncertainty before every game
 to follow players whose skill drifts, but a ladder's bots are fixed programs,
@@ -18,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from openskill.models import PlackettLuce
+from president_service.arena_ratings import ordinal
 
 from president_harness.ladder.outcome import Outcome
 
@@ -33,8 +35,8 @@ class Rating:
 
     @property
     def ordinal(self) -> float:
-        """The conservative estimate mu - 3 sigma (about 99.7% sure the skill is above it)."""
-        return self.mu - 3 * self.sigma
+        """The rating shown (`president_service.arena_ratings.ordinal`)."""
+        return ordinal(self.mu, self.sigma)
 
 
 def rate(names: Sequence[str], outcomes: Iterable[Outcome]) -> list[Rating]:

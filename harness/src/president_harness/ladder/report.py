@@ -7,6 +7,7 @@ import math
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from president_engine.narrate import counted, plural
 from president_service.intervals import Interval
 
 from president_harness.ladder.gate import Verdict
@@ -26,17 +27,8 @@ def _ci(interval: Interval) -> str:
     return f"[{_num(interval.low)}, {_num(interval.high)}]"
 
 
-def count(n: int, unit: str) -> str:
-    """``1 board``, ``2 boards``, ``8 matches``."""
-    return f"{n} {unit}" if n == 1 else f"{n} {_plural(unit)}"
-
-
-def _plural(unit: str) -> str:
-    return unit + "es" if unit.endswith("ch") else unit + "s"
-
-
 def _statistic(summary: Summary) -> str:
-    return STATISTIC.format(unit=_unit(summary), units=_plural(_unit(summary)))
+    return STATISTIC.format(unit=_unit(summary), units=plural(_unit(summary)))
 
 
 def _unit(summary: Summary) -> str:
@@ -46,19 +38,20 @@ def _unit(summary: Summary) -> str:
 def _verdict_line(v: Verdict, unit: str) -> str:
     d = v.difference
     return (f"{'PASS' if v.holds else 'FAIL'}  {v.claim.text}: {v.claim.better} finishes {_num(d.mean)} places"
-            f" ahead of {v.claim.worse} per {unit}, 95% CI {_ci(d)} over {count(d.n, unit)}")
+            f" ahead of {v.claim.worse} per {unit}, 95% CI {_ci(d)} over {counted(d.n, unit)}")
 
 
 def _standings_rows(summary: Summary) -> list[list[str]]:
     rows = []
     for rank, s in enumerate(summary.standings, 1):
         r = s.rating
-        rows.append([str(rank), r.name, f"{r.ordinal:.2f}", f"{r.mu:.2f}", f"{r.sigma:.2f}",
-                     _num(s.place.mean), _ci(s.place), str(r.deals)])
+        rows.append([str(rank), r.name, f"{r.ordinal:.2f}", _num(s.place.mean), _ci(s.place), str(r.deals)])
     return rows
 
 
-_HEAD = ["#", "bot", "ordinal", "mu", "sigma", "mean place", "95% CI", "deals"]
+_HEAD = ["#", "bot", "rating", "mean place", "95% CI", "deals"]
+_RATING_NOTE = ("rating: OpenSkill's conservative estimate mu - 3 sigma, which orders the table; mean place:"
+                " 1 = first, with its 95% interval")
 
 
 def _h2h_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
@@ -82,14 +75,14 @@ def _grid(head: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def _status(summary: Summary) -> str:
-    return (f"{summary.counted}/{summary.scheduled} matches, {count(summary.units, _unit(summary))},"
+    return (f"{summary.counted}/{summary.scheduled} matches, {counted(summary.units, _unit(summary))},"
             f" {summary.format.value} format, {summary.preset}, {summary.players} players")
 
 
 def terminal(summary: Summary) -> str:
     """Plain-text tables for a terminal."""
     lines = [f"Ladder {summary.name}: {_status(summary)}", ""]
-    lines += _grid(_HEAD, _standings_rows(summary))
+    lines += [*_grid(_HEAD, _standings_rows(summary)), _RATING_NOTE]
     head, rows = _h2h_rows(summary)
     lines += ["", "Head to head: share of deals the row bot finished ahead of the column bot (deals)"]
     lines += _grid(head, rows)
@@ -105,17 +98,22 @@ def terminal(summary: Summary) -> str:
 
 
 def _speed_lines(speed: Speed) -> list[str]:
-    """This run's pace and where its CPU time went, per move (the server's only when it is the ladder's own)."""
+    """This run's pace and where its CPU time went, per move (the server's only when it is the ladder's own; the
+    command bots' only when some ran)."""
     per_match = f", {speed.moves / speed.matches:.0f} moves a match" if speed.matches else ""
-    parts = [f"server {speed.per_move_us(speed.server_cpu_s):.0f} us" if speed.server_cpu_s is not None
-             else "server not measured (not the ladder's own)",
-             f"ladder and built-in bots {speed.per_move_us(speed.ladder_cpu_s):.0f} us",
-             f"command bots {speed.per_move_us(speed.bots_cpu_s):.0f} us"]
+    parts = [f"ladder and in-process bots {speed.per_move_us(speed.ladder_cpu_s):.0f} us"]
+    if speed.server_cpu_s is not None:
+        parts.insert(0, f"server {speed.per_move_us(speed.server_cpu_s):.0f} us")
+    elif speed.served:
+        parts.insert(0, "server not measured (not the ladder's own)")
+    if speed.bots_cpu_s:
+        parts.append(f"command bots {speed.per_move_us(speed.bots_cpu_s):.0f} us")
     busy = [cpu for cpu in (speed.server_cpu_s, speed.ladder_cpu_s, speed.bots_cpu_s) if cpu is not None]
     load = sum(busy) / speed.seconds if speed.seconds else 0.0
-    return [f"This run: {count(speed.matches, 'match')} in {speed.seconds:.1f} s ({speed.matches_per_s:.1f} matches/s"
+    uncounted = ", not counting Ray's own processes" if speed.on_ray else ""
+    return [f"This run: {counted(speed.matches, 'match')} in {speed.seconds:.1f} s ({speed.matches_per_s:.1f} matches/s"
             f"{per_match}), {speed.parallel} at once",
-            f"CPU per move: {', '.join(parts)} ({load:.1f} of {speed.cores} cores busy on average)"]
+            f"CPU per move: {', '.join(parts)} ({load:.1f} of {speed.cores} cores busy on average{uncounted})"]
 
 
 _FAULT_HEAD = ["bot", "errors", "time-outs", "illegal", "strikes", "taken over", "crashes"]
@@ -129,12 +127,13 @@ def _fault_rows(summary: Summary) -> list[list[str]]:
 def _notes(summary: Summary) -> list[str]:
     notes = []
     if summary.taken_over:
-        notes.append(f"warning: in {count(summary.taken_over, 'match')} the server played a seat for a bot"
+        notes.append(f"warning: in {counted(summary.taken_over, 'match')} the server played a seat for a bot"
                      " that timed out")
     for index, error in summary.failed:
         notes.append(f"error: match {index} failed every attempt: {error}")
     if not summary.complete:
-        notes.append(f"incomplete: {summary.scheduled - summary.counted} matches not played yet (run again to resume)")
+        notes.append(f"incomplete: {counted(summary.scheduled - summary.counted, 'match')} not played yet"
+                     " (run again to resume)")
     return ["", *notes] if notes else []
 
 
@@ -149,7 +148,8 @@ def markdown(summary: Summary) -> str:
         out += ["## Gate", ""]
         out += [f"- {'✅' if v.holds else '❌'} {_verdict_line(v, _unit(summary))}" for v in summary.verdicts]
         out += ["", "Statistic: " + _statistic(summary) + ".", ""]
-    out += ["## Standings", "", *table(_HEAD, _standings_rows(summary)), ""]
+    out += ["## Standings", "", *table(_HEAD, _standings_rows(summary)), "",
+            _RATING_NOTE[0].upper() + _RATING_NOTE[1:] + ".", ""]
     head, rows = _h2h_rows(summary)
     out += ["## Head to head", "", "Share of deals the row bot finished ahead of the column bot (deals).", "",
             *table(head, rows)]

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from itertools import permutations
 from pathlib import Path
 
+from president_service.arena_ratings import rank_key
 from president_service.intervals import Interval
 
 from president_harness.ladder.config import Format, LadderConfig
@@ -14,12 +15,12 @@ from president_harness.ladder.gate import Claim, Verdict, judge
 from president_harness.ladder.outcome import Outcome
 from president_harness.ladder.ratings import Rating, rate
 from president_harness.ladder.schedule import board_size
-from president_harness.ladder.stats import ahead_share, mean_place, paired_difference, units
+from president_harness.ladder.stats import ahead_share, deals_per_unit, mean_place, paired_difference, units
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Standing:
-    """One row of the table: the rating and the mean place (1 = first) with its interval."""
+    """One row of the table: the rating, which orders it, and the mean place (1 = first) with its interval."""
 
     rating: Rating
     place: Interval
@@ -67,16 +68,21 @@ class Speed:
 
     matches: int
     moves: int
+    served: int
+    """Matches played on a server; the others were played in-process, with none."""
     seconds: float
     """Wall time of playing them."""
     parallel: int
     cores: int
+    """The cores the matches were played on: this machine's, or a Ray cluster's."""
     ladder_cpu_s: float
-    """This process: the driver, the built-in bots and the gRPC clients."""
+    """This process and its Ray workers: the driver, the bots played in-process and the gRPC clients."""
     bots_cpu_s: float
     """The command bots' processes."""
     server_cpu_s: float | None = None
     """The ladder's own server; None for a server of someone else's (not measured)."""
+    on_ray: bool = False
+    """Played on Ray workers: Ray's own processes (raylet, GCS) used CPU time that is not measured."""
 
     @property
     def matches_per_s(self) -> float:
@@ -134,17 +140,22 @@ def summarize(config: LadderConfig, outcomes: Sequence[Outcome], scheduled: int,
     """The ratings, places, head-to-head table and claim verdicts of a ladder's counted matches."""
     names = [b.name for b in config.bots]
     table = units(outcomes, config.format, board_size(config))
+    per_unit = deals_per_unit(outcomes, config.format, board_size(config))
     players = config.players
-    standings = tuple(sorted((Standing(rating=r, place=mean_place(table, r.name, players))
-                              for r in rate(names, outcomes)), key=_standing_order))
+    standings = tuple(sorted((Standing(rating=r, place=mean_place(table, r.name, players, per_unit=per_unit))
+                              for r in rate(names, outcomes)),
+                             key=lambda s: rank_key(rating=s.rating.ordinal, mean_place=s.place.mean,
+                                                    name=s.rating.name)))
     pairs = []
     for a, b in permutations(names, 2):
         ahead, deals = ahead_share(outcomes, a, b)
-        pairs.append(HeadToHead(a=a, b=b, ahead=ahead, deals=deals, difference=paired_difference(table, a, b, players)))
+        pairs.append(HeadToHead(a=a, b=b, ahead=ahead, deals=deals,
+                                difference=paired_difference(table, a, b, players, per_unit=per_unit)))
     return Summary(
         name=config.name, format=config.format, preset=config.preset, players=config.players,
         scheduled=scheduled, counted=len(outcomes), units=len(table), standings=standings,
-        head_to_head=tuple(pairs), verdicts=tuple(judge(c, table, players) for c in claims), failed=tuple(failed),
+        head_to_head=tuple(pairs), verdicts=tuple(judge(c, table, players, per_unit=per_unit) for c in claims),
+        failed=tuple(failed),
         taken_over=sum(1 for o in outcomes if o.taken_over),
         faults=tuple(_faults(name, outcomes, (crashes or {}).get(name, 0)) for name in names),
         runs=config.runs if config.runs.is_dir() else None,
@@ -165,10 +176,3 @@ def _faults(name: str, outcomes: Sequence[Outcome], crashes: int) -> BotFaults:
     errors, timeouts, invalid, strikes = counts
     return BotFaults(name=name, errors=errors, timeouts=timeouts, invalid=invalid, strikes=strikes,
                      takeovers=takeovers, crashes=crashes)
-
-
-def _standing_order(standing: Standing) -> tuple[float, float]:
-    """Best mean place first (the statistic the gate judges); the rating's ordinal breaks ties and orders bots
-    without a place yet."""
-    place = standing.place.mean
-    return (place if place == place else float("inf"), -standing.rating.ordinal)

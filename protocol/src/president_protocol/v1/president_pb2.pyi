@@ -2166,16 +2166,26 @@ class Hello(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     LAST_SEQ_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
     last_seq: _builtins.int
     """Resume after this event sequence number; 0 means from the start."""
+    name: _builtins.str
+    """The display name for a seat created without one (no seat name and no
+    account at CreateMatch, e.g. an open seat or the demo's guest seat) that
+    no JoinMatch name or earlier Hello has named: the bot names itself, and
+    the first name given stays. Ignored for seats named at creation or by
+    JoinMatch, for seats held by accounts, and once the match is over. At
+    most 64 printable characters (MALFORMED beyond); empty names nothing.
+    """
     def __init__(
         self,
         *,
         last_seq: _builtins.int = ...,
+        name: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["last_seq", b"last_seq"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["last_seq", b"last_seq", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -2813,6 +2823,7 @@ class PlayerSummary(_message.Message):
     TAKEN_OVER_FIELD_NUMBER: _builtins.int
     FAULTS_FIELD_NUMBER: _builtins.int
     ACCOUNT_FIELD_NUMBER: _builtins.int
+    CONNECTED_FIELD_NUMBER: _builtins.int
     player: _builtins.int
     """The player index."""
     name: _builtins.str
@@ -2831,6 +2842,12 @@ class PlayerSummary(_message.Message):
     """Whether the built-in bot has taken the seat over."""
     account: _builtins.str
     """The account holding the seat; empty for a seat played with its token."""
+    connected: _builtins.bool
+    """Whether the seat's client is connected: a Play stream of the seat past its
+    Hello, or a Session of its account, is open now, or it has played by
+    GetTurn and SubmitAction since the server started. False in a finished
+    match's summary.
+    """
     @_builtins.property
     def faults(self) -> Global___FaultCounts:
         """What went wrong for this seat so far."""
@@ -2848,10 +2865,11 @@ class PlayerSummary(_message.Message):
         taken_over: _builtins.bool = ...,
         faults: Global___FaultCounts | None = ...,
         account: _builtins.str = ...,
+        connected: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["faults", b"faults"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "claimed", b"claimed", "faults", b"faults", "hand_size", b"hand_size", "name", b"name", "player", b"player", "role", b"role", "score", b"score", "seat", b"seat", "taken_over", b"taken_over"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "claimed", b"claimed", "connected", b"connected", "faults", b"faults", "hand_size", b"hand_size", "name", b"name", "player", b"player", "role", b"role", "score", b"score", "seat", b"seat", "taken_over", b"taken_over"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -2982,16 +3000,33 @@ class ListMatchesRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     STATUS_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    OFFSET_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
     status: Global___MatchStatus.ValueType
     """Only matches with this status; unspecified lists all."""
+    page_size: _builtins.int
+    """The most finished matches in the answer: 0 means 200, and more than 200
+    counts as 200. Live matches are always listed whole (a server plays at
+    most its match limit at once).
+    """
+    offset: _builtins.int
+    """Finished matches to skip first, newest first: the page starts after this
+    many (0: with the newest).
+    """
+    player: _builtins.str
+    """Only matches with a player of this display name; empty lists everyone's."""
     def __init__(
         self,
         *,
         status: Global___MatchStatus.ValueType = ...,
+        page_size: _builtins.int = ...,
+        offset: _builtins.int = ...,
+        player: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["offset", b"offset", "page_size", b"page_size", "player", b"player", "status", b"status"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -3004,18 +3039,24 @@ class ListMatchesResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     MATCHES_FIELD_NUMBER: _builtins.int
+    FINISHED_TOTAL_FIELD_NUMBER: _builtins.int
+    finished_total: _builtins.int
+    """How many finished matches there are in all, on every page (with the
+    status and player asked for).
+    """
     @_builtins.property
     def matches(self) -> _containers.RepeatedCompositeFieldContainer[Global___MatchSummary]:
-        """The summaries, newest first."""
+        """The live matches and the page of finished ones, newest first."""
 
     def __init__(
         self,
         *,
         matches: _abc.Iterable[Global___MatchSummary] | None = ...,
+        finished_total: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["matches", b"matches"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["finished_total", b"finished_total", "matches", b"matches"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -4025,7 +4066,9 @@ class LeaderboardEntry(_message.Message):
     sigma: _builtins.float
     """Its uncertainty."""
     ordinal: _builtins.float
-    """The conservative rating mu - 3 sigma."""
+    """The rating shown for the account: OpenSkill's conservative ordinal
+    mu - 3 sigma, which orders the leaderboard.
+    """
     matches: _builtins.int
     """Rated matches played."""
     deals: _builtins.int
@@ -4033,7 +4076,9 @@ class LeaderboardEntry(_message.Message):
     mean_place: _builtins.float
     """Mean finishing place per match (1 = first)."""
     mean_place_low: _builtins.float
-    """The 95% interval of the mean place (unbounded ends at 1 and players)."""
+    """The 95% interval of the mean place, within 1 and players: the whole range
+    below two rated matches, and never of zero width after them.
+    """
     mean_place_high: _builtins.float
     """The 95% interval's upper end."""
     provisional: _builtins.bool
@@ -4078,7 +4123,10 @@ class GetLeaderboardResponse(_message.Message):
     """Players per match."""
     @_builtins.property
     def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___LeaderboardEntry]:
-        """Best mean place first among the rated, then the provisional."""
+        """Highest rating (`ordinal`) first; on equal ratings the better mean place
+        first, then by account name. Provisional accounts are ordered the same
+        way (their rating is low while sigma is high).
+        """
 
     def __init__(
         self,

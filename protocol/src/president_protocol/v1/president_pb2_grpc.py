@@ -189,7 +189,8 @@ class PresidentServiceServicer:
 
     def ListMatches(self, request, context):
         """Public summaries of the matches the server holds, newest first (no card
-        in them).
+        in them): every live match and a page of the finished ones. Errors:
+        MALFORMED (a player name over 64 characters).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -95,7 +95,8 @@ class PresidentServiceStub:
     """A public summary of one match. Errors: UNKNOWN_MATCH."""
     ListMatches: _grpc.UnaryUnaryMultiCallable[_president_pb2.ListMatchesRequest, _president_pb2.ListMatchesResponse]
     """Public summaries of the matches the server holds, newest first (no card
-    in them).
+    in them): every live match and a page of the finished ones. Errors:
+    MALFORMED (a player name over 64 characters).
     """
     GetReplay: _grpc.UnaryUnaryMultiCallable[_president_pb2.GetReplayRequest, _president_pb2.GetReplayResponse]
     """The full record of a finished match, every hand included. Public once the
@@ -182,7 +183,8 @@ class PresidentServiceAsyncStub(PresidentServiceStub):
     """A public summary of one match. Errors: UNKNOWN_MATCH."""
     ListMatches: _aio.UnaryUnaryMultiCallable[_president_pb2.ListMatchesRequest, _president_pb2.ListMatchesResponse]  # type: ignore[assignment]
     """Public summaries of the matches the server holds, newest first (no card
-    in them).
+    in them): every live match and a page of the finished ones. Errors:
+    MALFORMED (a player name over 64 characters).
     """
     GetReplay: _aio.UnaryUnaryMultiCallable[_president_pb2.GetReplayRequest, _president_pb2.GetReplayResponse]  # type: ignore[assignment]
     """The full record of a finished match, every hand included. Public once the
@@ -314,7 +316,8 @@ class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_president_pb2.ListMatchesResponse, _abc.Awaitable[_president_pb2.ListMatchesResponse]]:
         """Public summaries of the matches the server holds, newest first (no card
-        in them).
+        in them): every live match and a page of the finished ones. Errors:
+        MALFORMED (a player name over 64 characters).
         """
 
     @_abc_1.abstractmethod

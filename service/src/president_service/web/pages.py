@@ -3,7 +3,9 @@
     /                            the match list (`?player=NAME`: that player's matches)
     /matches/ID                  a match as a spectator sees it, live
     /matches/ID/replay           a finished match, every hand face up
-    /api/matches[?player=NAME]   ListMatches, as JSON
+    /api/matches[?player=NAME&offset=N&page_size=N]
+                                 ListMatches, as JSON: every live match and a page of finished ones (50 unless
+                                 page_size says), from `offset`, with how many finished matches there are
     /api/matches/ID              GetMatch, as JSON
     /api/matches/ID/live         the Spectate stream, as server-sent events (Last-Event-ID resumes)
     /api/matches/ID/replay       the replay's frames (replay_frames), built from GetReplay's record
@@ -29,7 +31,8 @@ from aiohttp_sse import EventSourceResponse, sse_response
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 
-from president_service.errors import ServiceError
+from president_service.errors import Reason, ServiceError
+from president_service.match_request import shorten
 from president_service.servicer import PresidentServicer
 from president_service.web import ASSETS
 from president_service.web.proto_json import proto_json
@@ -49,6 +52,8 @@ _HTTP_STATUS = {
 """The HTTP status of each gRPC code a refusal can carry (the usual gRPC-to-HTTP mapping)."""
 
 _SERVICER = web.AppKey("servicer", PresidentServicer)
+PAGE_SIZE = 50
+"""Finished matches the match list shows on a page unless the query asks for another number."""
 
 
 def web_app(servicer: PresidentServicer) -> web.Application:
@@ -90,12 +95,26 @@ def _with_shown(servicer: PresidentServicer, summary: pb.MatchSummary) -> dict[s
     return {"match": proto_json(summary), "shown": servicer.shown(summary.match_id)}
 
 
+def _count(request: web.Request, name: str, default: int) -> int:
+    """A whole-number query parameter; MALFORMED for anything else."""
+    text = request.query.get(name, "")
+    if not text:
+        return default
+    if not text.isdigit() or len(text) > 9:
+        raise ServiceError(Reason.MALFORMED, f"{name}: a whole number, not {shorten(text)}")
+    return int(text)
+
+
 async def _list(request: web.Request) -> web.Response:
     servicer = request.app[_SERVICER]
-    player = request.query.get("player")
-    listed = await servicer.summaries(pb.MATCH_STATUS_UNSPECIFIED)
-    matches = [m for m in listed.matches if player is None or any(p.name == player for p in m.players)]
-    return web.json_response({"matches": [_with_shown(servicer, m) for m in matches]}, dumps=_json)
+    try:
+        offset, page_size = _count(request, "offset", 0), _count(request, "page_size", PAGE_SIZE)
+        listed = await servicer.summaries(pb.MATCH_STATUS_UNSPECIFIED, page_size=page_size, offset=offset,
+                                          player=request.query.get("player", ""))
+    except ServiceError as exc:
+        return _refusal(exc)
+    return web.json_response({"matches": [_with_shown(servicer, m) for m in listed.matches],
+                              "finished_total": listed.finished_total, "offset": offset}, dumps=_json)
 
 
 async def _leaderboards(request: web.Request) -> web.Response:

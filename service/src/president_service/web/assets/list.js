@@ -1,4 +1,5 @@
-/* The match list: live matches to watch and finished ones to replay (`?player=NAME`: one player's matches).
+/* The match list: live matches to watch, matches waiting for open seats to be claimed, and finished ones to replay
+   (`?player=NAME`: one player's matches), a page of them at a time (`?offset=N&page_size=N`, 50 by default).
    The page is a column of sections, each built from one JSON answer of the server. */
 "use strict";
 
@@ -6,7 +7,11 @@
   const P = window.President;
   const el = P.el;
   const page = document.getElementById("page");
-  const player = new URLSearchParams(location.search).get("player");
+  const params = new URLSearchParams(location.search);
+  const player = params.get("player");
+  const offset = Math.max(0, parseInt(params.get("offset") || "0", 10) || 0);
+  const sized = params.get("page_size");
+  const PAGE = Math.min(200, Math.max(1, parseInt(sized || "50", 10) || 50));
   const STATUS = { MATCH_STATUS_WAITING: ["waiting", "waiting for seats"], MATCH_STATUS_RUNNING: ["live", "live"],
     MATCH_STATUS_OVER: ["over", "over"] };
 
@@ -19,7 +24,8 @@
     const winner = match.result ? match.result.winner : null;
     return el("div", { class: "players" }, match.players.map((p) => el("span", { class: p.player === winner ? "winner" : null },
       el("a", { href: `/?player=${encodeURIComponent(p.name)}`, text: p.name, title: `${p.name}'s matches` }),
-      ` ${P.plural(p.score, "pt")}`, p.player === winner ? " \u2605" : "")));
+      ` ${P.plural(p.score, "pt")}`, p.player === winner ? " \u2605" : "",
+      p.taken_over && !match.result ? el("span", { class: "muted", text: " (played by the server)" }) : null)));
   }
 
   function row(entry) {
@@ -42,12 +48,44 @@
       el("td", { class: "links" }, links));
   }
 
+  function table(entries, empty) {
+    return entries.length ? el("table", { class: "matches" },
+      el("thead", {}, el("tr", {}, ["Status", "Match", "Players and points", "Deals", "Created", ""].map((h) => el("th", { text: h })))),
+      el("tbody", {}, entries.map(row)))
+      : el("p", { class: "muted", text: empty });
+  }
+
   function section(title, id, entries, empty) {
-    return el("section", { id }, el("h2", { text: `${title} (${entries.length})` }),
-      entries.length ? el("table", { class: "matches" },
-        el("thead", {}, el("tr", {}, ["Status", "Match", "Players and points", "Deals", "Created", ""].map((h) => el("th", { text: h })))),
-        el("tbody", {}, entries.map(row)))
-        : el("p", { class: "muted", text: empty }));
+    return el("section", { id }, el("h2", { text: `${title}: ${entries.length}` }), table(entries, empty));
+  }
+
+  /** The address of the page of finished matches that starts at `start` (the same player's, if one is asked). */
+  function pageHref(start) {
+    const query = new URLSearchParams(player ? { player } : {});
+    if (start) query.set("offset", String(start));
+    if (sized) query.set("page_size", String(PAGE));
+    const text = query.toString();
+    return text ? `/?${text}` : "/";
+  }
+
+  /** Matches `first` to `last`, counted from 1: "3-4", or "5" alone. */
+  function span(first, last) {
+    return first === last ? String(first) : `${first}-${last}`;
+  }
+
+  /** One page of the finished matches, newest first: how many there are in all, which are shown, and the pages
+      before and after. */
+  function finished(entries, total) {
+    const last = offset + entries.length;
+    const all = offset === 0 && entries.length === total;
+    const heading = `Finished matches: ${total}${all || !entries.length ? "" : `, showing ${span(offset + 1, last)}`}`;
+    const before = offset > 0 ? Math.max(0, offset - PAGE) : null;
+    const nav = before !== null || last < total ? el("nav", { class: "pages", "aria-label": "pages of finished matches" },
+      before !== null ? el("a", { href: pageHref(before), rel: "prev", text: `\u2190 Previous (${span(before + 1, Math.min(before + PAGE, total))})` }) : null,
+      last < total ? el("a", { href: pageHref(last), rel: "next", text: `Next (${span(last + 1, Math.min(last + PAGE, total))}) \u2192` }) : null)
+      : null;
+    const empty = total ? "No finished match this far back." : "No match has finished yet.";
+    return el("section", { id: "finished" }, el("h2", { text: heading }), table(entries, empty), nav);
   }
 
   function standing(entry, rank) {
@@ -59,24 +97,28 @@
       el("td", { text: String(rank) }),
       el("td", {}, el("a", { href: `/?player=${encodeURIComponent(entry.account)}`, text: entry.account,
         title: `${entry.account}'s matches` }), " ", marks),
+      el("td", { text: Number(entry.ordinal || 0).toFixed(2) }),
       el("td", { text: `${place.toFixed(2)} [${low.toFixed(2)}, ${high.toFixed(2)}]` }),
-      el("td", { text: String(entry.matches || 0) }),
-      el("td", { class: "muted", text: Number(entry.ordinal || 0).toFixed(2) }));
+      el("td", { text: String(entry.matches || 0) }));
   }
 
+  /** An arena leaderboard as the server orders it: by the rating it shows, OpenSkill's mu − 3σ. */
   function leaderboards(boards) {
     return boards.map((board) => el("section", { id: `leaderboard-${board.preset}-${board.players}`, class: "leaderboard" },
       el("h2", { text: `Arena: ${board.preset}, ${board.players} players` }),
       el("table", { class: "matches" },
-        el("thead", {}, el("tr", {}, ["#", "Bot", "Mean place [95% interval]", "Matches", "Rating (mu − 3 sigma)"].map((h) => el("th", { text: h })))),
-        el("tbody", {}, board.entries.map((entry, i) => standing(entry, i + 1))))));
+        el("thead", {}, el("tr", {}, ["#", "Bot", "Rating", "Mean place [95% interval]", "Matches"].map((h) => el("th", { text: h })))),
+        el("tbody", {}, board.entries.map((entry, i) => standing(entry, i + 1)))),
+      el("p", { class: "muted", text: "Ordered by rating, OpenSkill's conservative estimate of skill"
+        + " (μ − 3σ: low while a bot has played few matches). Mean place: 1 is first, with its 95% interval." })));
   }
 
   async function load() {
-    const query = player ? `?player=${encodeURIComponent(player)}` : "";
+    const query = new URLSearchParams({ offset: String(offset), page_size: String(PAGE) });
+    if (player) query.set("player", player);
     let listed;
     try {
-      listed = await P.fetchJson(`/api/matches${query}`);
+      listed = await P.fetchJson(`/api/matches?${query}`);
     } catch (error) {
       page.replaceChildren(el("div", { class: "notice error", role: "status", text: `The matches cannot be listed: ${error.message}` }));
       return;
@@ -87,7 +129,8 @@
     } catch (error) {
       boards = [];
     }
-    const live = listed.matches.filter((m) => m.match.status !== "MATCH_STATUS_OVER");
+    const live = listed.matches.filter((m) => m.match.status === "MATCH_STATUS_RUNNING");
+    const waiting = listed.matches.filter((m) => m.match.status === "MATCH_STATUS_WAITING");
     const over = listed.matches.filter((m) => m.match.status === "MATCH_STATUS_OVER");
     const refresh = el("button", { type: "button", class: "refresh", text: "Refresh" });
     refresh.addEventListener("click", load);
@@ -95,7 +138,8 @@
       el("div", { class: "filter" }, player ? [`Matches of `, el("strong", { text: player }), " \u00B7 ", el("a", { href: "/", text: "all matches" }), " "] : null, refresh),
       ...leaderboards(boards),
       section("Live matches", "live", live, "No match is being played right now."),
-      section("Finished matches", "finished", over, "No match has finished yet."));
+      ...(waiting.length ? [section("Waiting for players", "waiting", waiting, "")] : []),
+      finished(over, listed.finished_total));
   }
 
   document.getElementById("topbar").replaceChildren(P.topbar("Matches", null));

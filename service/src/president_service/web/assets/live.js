@@ -1,6 +1,8 @@
 /* The live page: a match as a spectator sees it, from the server's Spectate stream (server-sent events).
    The stream's snapshot is the spectator's view; each event is kept as it comes, and the page
-   shows the table after it.  Nothing else is fetched while the match is played. */
+   shows the table after it.  The match's summary is fetched again only when nothing has happened for a while,
+   or while some seat's bot is not connected: it says who the match waits for, and the names bots gave
+   themselves. */
 "use strict";
 
 (function () {
@@ -12,17 +14,53 @@
     names: [], deals: 0, normalOrder: [], obs: null, log: [], step: [], trick: 0, trickDone: false,
     wonBy: null, actor: null, dealOver: false, result: null, takenOver: new Set(), faults: [], over: false,
   };
+  const hint = P.el("div", { class: "notice", id: "waiting-for", role: "status", hidden: true });
+  const WAITING_POLL_MS = 2000;
+  const IDLE_POLL_MS = 5000;
   let source = null;
   let pending = false;
+  let seatsTimer = null;
 
+  /** The bar on top; `status` null: no badge (the match cannot be shown). */
   function header(status) {
     const replay = state.over ? P.el("a", { href: `/matches/${encodeURIComponent(matchId)}/replay`, id: "replay-link", text: "Watch the replay \u25B6" }) : null;
-    const pill = P.el("span", { class: `pill ${status.cls}`, id: "live-status", text: status.text });
+    const pill = status ? P.el("span", { class: `pill ${status.cls}`, id: "live-status", text: status.text }) : null;
     document.getElementById("topbar").replaceChildren(P.topbar([`Match ${matchId} `, pill], replay));
   }
 
   function notice(text, error) {
-    page.replaceChildren(P.el("div", { class: `notice${error ? " error" : ""}`, role: "status", text }));
+    page.replaceChildren(hint, P.el("div", { class: `notice${error ? " error" : ""}`, role: "status", text }));
+  }
+
+  function names(list) {
+    return list.length < 2 ? list.join("") : `${list.slice(0, -1).join(", ")} and ${list[list.length - 1]}`;
+  }
+
+  /** What the summary says of the seats: their names, and which seats' bots the match waits for. */
+  function seats(match) {
+    state.names = match.players.map((p) => p.name);
+    document.title = `President: ${state.names.join(", ")}`;
+    const absent = match.status === "MATCH_STATUS_OVER" ? []
+      : match.players.filter((p) => !p.connected && !p.taken_over);
+    hint.hidden = absent.length === 0;
+    hint.textContent = absent.length
+      ? `Waiting for ${names(absent.map((p) => `${p.name} (seat ${p.seat})`))} to connect`
+      : "";
+    if (state.obs) later();
+    lookAgain(absent.length ? WAITING_POLL_MS : IDLE_POLL_MS);
+  }
+
+  function lookAgain(ms) {
+    clearTimeout(seatsTimer);
+    seatsTimer = state.over ? null : setTimeout(lookAtSeats, ms);
+  }
+
+  async function lookAtSeats() {
+    try {
+      seats((await P.fetchJson(`/api/matches/${encodeURIComponent(matchId)}`)).match);
+    } catch (error) {
+      lookAgain(IDLE_POLL_MS);
+    }
   }
 
   /** A new step begins with an action (a play, a pass, an exchange move): what follows belongs to it. */
@@ -117,7 +155,7 @@
       // Joined in the middle of a deal, the page cannot number its tricks until the next deal.
       Object.assign(state, { step: [], actor: null, wonBy: null, trick: null, trickDone: false,
         dealOver: state.obs.phase === "PHASE_OVER" });
-      page.replaceChildren(root);
+      page.replaceChildren(hint, root);
     } else if (message.event && state.obs) {
       apply(message.event);
     } else if (message.match_over) {
@@ -125,7 +163,9 @@
       state.over = true;
       source.close();
       header({ cls: "over", text: "over" });
+      lookAtSeats();  // the names the seats ended with
     }
+    if (hint.hidden && !state.over) lookAgain(IDLE_POLL_MS);
     if (state.obs) later();
   }
 
@@ -135,20 +175,23 @@
     try {
       found = await P.fetchJson(`/api/matches/${encodeURIComponent(matchId)}`);
     } catch (error) {
+      header(null);
       notice(`This match cannot be shown: ${error.message}`, true);
       return;
     }
     const match = found.match;
     state.names = match.players.map((p) => p.name);
+    document.title = `President: ${state.names.join(", ")}`;
     state.deals = match.rules.deals || 0;
     state.normalOrder = match.rules.rank_order.ranks;
     match.players.forEach((p) => { if (p.taken_over) state.takenOver.add(p.player); });
     state.faults = match.players.map((p) => ({ ...p.faults }));
-    document.title = `President: ${state.names.join(", ")}`;
     if (!found.shown) {
+      header({ cls: "hidden", text: "hidden" });
       notice("Another live match deals the same cards (a duplicate board): this one is shown once every match of the board is over.");
       return;
     }
+    seats(match);
     notice("Waiting for the match\u2026");
     source = new EventSource(`/api/matches/${encodeURIComponent(matchId)}/live`);
     source.onopen = () => header({ cls: state.over ? "over" : "live", text: state.over ? "over" : "live" });
