@@ -63,8 +63,8 @@ def test_account_errors_are_one_line(capsys: pytest.CaptureFixture[str], monkeyp
 
 
 def test_the_arena_serves_house_bots_and_prints_the_leaderboard_once_a_newcomer_plays(tmp_path: Path) -> None:
-    arena = subprocess.Popen([sys.executable, "-m", "president_harness", "arena", "--port", "0", "--db",
-                              str(tmp_path / "arena.db"), "--every", "0.3"],
+    arena = subprocess.Popen([sys.executable, "-m", "president_harness", "arena", "--port", "0", "--http-port", "0",
+                              "--db", str(tmp_path / "arena.db"), "--every", "0.3"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     lines: queue.Queue[str] = queue.Queue()
     assert arena.stdout is not None

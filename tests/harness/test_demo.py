@@ -39,7 +39,7 @@ def test_demo_keeps_serving_a_seat_for_your_bot_and_says_when_it_moves_port(tmp_
         port = taken.getsockname()[1]
         demo = subprocess.Popen(
             [sys.executable, "-m", "president_harness", "demo", "--db", str(tmp_path / "demo.db"),
-             "--port", str(port), "--pace", "0", "--deals", "1", "--seed", "4"],
+             "--port", str(port), "--http-port", "0", "--pace", "0", "--deals", "1", "--seed", "4"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:
             assert demo.stdout is not None

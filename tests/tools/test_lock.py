@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tomllib
 from pathlib import Path
 
@@ -40,8 +41,10 @@ def _locked() -> dict[str, set[str]]:
 
 
 def test_every_installed_release_is_the_locked_one() -> None:
+    """Every distribution in the venv's site-packages (not what a package vendors on sys.path, as Ray does)."""
     locked = _locked()
-    installed = {_normal(d.metadata["Name"]): d.version for d in importlib.metadata.distributions()}
+    folders = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+    installed = {_normal(d.metadata["Name"]): d.version for d in importlib.metadata.distributions(path=folders)}
     strays = {name: version for name, version in installed.items() if version not in locked.get(name, set())}
     assert not strays, f"installed but not as uv.lock says (name: version): {strays}"
     assert installed.keys() >= {f"president-{member}" for member in MEMBERS}

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from contextlib import aclosing
+from contextlib import aclosing, suppress
 from typing import Any, NoReturn, TypeVar
 from weakref import WeakKeyDictionary
 
@@ -45,6 +45,8 @@ _LIST_LIMIT = 200
 """Finished matches ListMatches shows at most on a page (newest first), and without a page size."""
 HELLO_TIMEOUT_S = 5.0
 """A Play stream that has not sent Hello by then is closed (it counts against its seat meanwhile)."""
+REFUSAL_READ_S = 1.0
+"""How long a stream refused as it opens is read for its first message before its status is sent."""
 
 Context = grpc.aio.ServicerContext[object, object]
 PlayContext = grpc.aio.ServicerContext[pb.PlayRequest, pb.PlayResponse]
@@ -56,9 +58,20 @@ def shutting_down() -> ServiceError:
 
 
 async def _abort(context: grpc.aio.ServicerContext[Any, Any], exc: ServiceError) -> NoReturn:
-    # abort_with_status exists on grpc.aio contexts; the grpcio type stubs do not list it yet.
     await context.abort_with_status(exc.to_status())
     raise AssertionError("abort_with_status returns only by raising")
+
+
+async def _refuse_opening(context: grpc.aio.ServicerContext[Any, Any], exc: ServiceError) -> NoReturn:
+    """End a stream refused as it opens (a bad token, a full server), once its first message is in.
+
+    The client is writing its Hello meanwhile, and grpc's asyncio client reports a write that races the end
+    of the call as INTERNAL instead of the status sent (grpc/grpc#36066): reading the Hello first (for at most
+    `REFUSAL_READ_S`) lets the client see the reason the contract names.
+    """
+    with suppress(TimeoutError, grpc.RpcError):
+        await asyncio.wait_for(context.read(), REFUSAL_READ_S)
+    await _abort(context, exc)
 
 
 async def _guard(context: Context, work: Awaitable[_T]) -> _T:
@@ -190,7 +203,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             runner, player = await self._registry.seat(context.invocation_metadata())
             self._admit_stream()
         except ServiceError as exc:
-            await _abort(context, exc)
+            await _refuse_opening(context, exc)
         try:
             try:
                 wake = runner.attach(player, hello=True)  # counted against the seat's streams from the moment it opens
@@ -426,7 +439,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             account = self._registry.accounts.authenticate(context.invocation_metadata())
             self._admit_stream()
         except ServiceError as exc:
-            await _abort(context, exc)
+            await _refuse_opening(context, exc)
         try:
             await self.sessions.serve(account, context, _abort)
         finally:
