@@ -77,9 +77,9 @@ engine-compiled: $(ENGINE_COMPILED)/.built
 
 pytest-compiled: $(ENGINE_COMPILED)/.built
 	@if [ -f $(ENGINE_COMPILED)/.built ]; then \
-	  echo "PYTHONPATH=$(ENGINE_COMPILED) $(BIN)/pytest -q tests/engine tests/golden tests/sdk/test_expert.py"; \
-	  PYTHONPATH=$(ENGINE_COMPILED) PRESIDENT_ENGINE_BUILD=compiled $(BIN)/pytest -q tests/engine tests/golden \
-	    tests/sdk/test_expert.py; \
+	  echo "PYTHONPATH=$(ENGINE_COMPILED) $(BIN)/pytest -q -n $(PYTEST_WORKERS) tests/engine tests/golden tests/sdk/test_expert.py"; \
+	  PYTHONPATH=$(ENGINE_COMPILED) PRESIDENT_ENGINE_BUILD=compiled $(BIN)/pytest -q -n $(PYTEST_WORKERS) tests/engine \
+	    tests/golden tests/sdk/test_expert.py; \
 	else echo "pytest-compiled: skipped (no compiled engine)"; fi
 
 ## test: everything CI checks: lint, types, and every test (the rules tests on both builds of the engine).

@@ -53,4 +53,5 @@ def test_a_second_run_keeps_the_matches_and_plays_out_the_guest_match_left_waiti
         rows = kept.execute("SELECT id, record IS NOT NULL, names FROM matches ORDER BY created_at").fetchall()
     assert [row[0] for row in rows[:3]] == [first.group(1), *guests] and len(rows) == 4
     assert all(done for _, done, _ in rows)
-    assert rows[1][2] == '["EasyBot", "hard", "normal", "easy"]' and rows[2][2] == '["easy", "hard", "normal", "easy"]'
+    assert rows[1][2] == '["EasyBot", "hard", "normal", "easy"]'
+    assert rows[2][2] == '["easy (stand-in)", "hard", "normal", "easy"]'

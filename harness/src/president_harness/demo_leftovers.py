@@ -5,7 +5,7 @@ short (the built-in match, or a guest match whose bot never came or left)
 would be restored live and, without a clock, wait forever.  The demo plays
 each one out at once, in its own process: every seat by the built-in level it
 is named after, and a guest seat (any other name) by the easy level, the
-server's own fallback move, claiming it under that name if no bot ever did.
+server's own fallback move, claiming it as "easy (stand-in)" if no bot ever did.
 Moves go through the server's runner like any seat's, so the match is stored,
 shown and replayed as any other.  Only the demo's own are touched: matches an
 organiser created with the demo's seat names and no accounts.
@@ -45,7 +45,7 @@ async def _play_out(registry: Registry, runner: MatchRunner, levels: Sequence[st
     for player, name in enumerate(runner.names):
         level = name if name in levels else GUEST_LEVEL
         if not runner.claimed[player]:
-            await registry.join(runner.match_id, player, level)
+            await registry.join(runner.match_id, player, f"{level} (stand-in)")  # not taken for the level's own seat
         bot = builtin_bot(level)
         bot.seat(player, runner.match.rules)
         bots.append(bot)
