@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ROOMS: dict[str, tuple[str, set[str]]] = {
     # package: (source folder, what it may import besides the standard library and itself)
     "president_engine": ("engine/src", set()),
-    "president_protocol": ("protocol/src", {"president_engine", "google", "grpc"}),
+    "president_protocol": ("protocol/src", {"president_engine", "google", "grpc", "grpc_status"}),
     "president_sdk": ("sdk/src", {"president_engine", "president_protocol", "google", "grpc", "grpc_status"}),
     "president_service": ("service/src", {"president_engine", "president_protocol", "google", "grpc",
                                           "grpc_health", "grpc_reflection", "grpc_status", "openskill",

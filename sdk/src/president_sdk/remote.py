@@ -23,11 +23,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import grpc
-from google.rpc import error_details_pb2, status_pb2
 from president_engine import Action, Event, Observation, Rules, fallback_action
 from president_engine.events import MatchEnded
 from president_engine.narrate import counted
 from president_protocol import convert
+from president_protocol.status import read_refusal
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
@@ -44,8 +44,6 @@ RETRY_DELAYS_S = (0.5, 1.0, 2.0, 4.0, 8.0)
 """Waits between reconnection attempts; the runner gives up after the last."""
 MAX_NAME_CHARS = 64
 """The contract's limit on a name (Hello.name)."""
-_STATUS_DETAILS = "grpc-status-details-bin"
-"""The trailer holding a refusal's google.rpc.Status, with its ErrorInfo."""
 
 
 BOT_FAULT: dict[Fault | None, pb.BotFault.ValueType] = {
@@ -305,18 +303,8 @@ def _place(result: MatchEnded, player: int) -> str:
 
 def rpc_error(exc: grpc.RpcError) -> tuple[str, str]:
     """(ErrorInfo reason, message) of a failed call, blocking or asyncio."""
-    if not isinstance(exc, (grpc.aio.AioRpcError, grpc.Call)):
-        return "", str(exc)
-    message, trailers = exc.details(), exc.trailing_metadata()
-    reason = ""
-    pairs: list[tuple[str, str | bytes]] = [(str(m[0]), m[1]) for m in trailers or ()]
-    for key, value in pairs:
-        if key == _STATUS_DETAILS and isinstance(value, bytes):
-            for detail in status_pb2.Status.FromString(value).details:
-                info = error_details_pb2.ErrorInfo()
-                if detail.Unpack(info):
-                    reason = info.reason
-    return reason, message or ""
+    refusal = read_refusal(exc)
+    return refusal.reason, refusal.message
 
 
 def _explain(reason: str, message: str, server: str) -> str:

@@ -1,8 +1,8 @@
 """Refusals on the wire: one `Reason` per way a request can fail, each with its gRPC code.
 
 Every refusal is raised as `ServiceError` anywhere in the service and turned
-into a gRPC status carrying google.rpc.ErrorInfo (domain ``president.v1``) at
-the edge, so a client can branch on `reason` instead of parsing messages.
+into a gRPC status carrying google.rpc.ErrorInfo (domain ``president.v1``;
+`president_protocol.status` encodes it) at the edge, so a client can branch on `reason` instead of parsing messages.
 """
 
 from __future__ import annotations
@@ -11,16 +11,9 @@ from collections.abc import Mapping
 from enum import Enum
 
 import grpc
-from google.protobuf import any_pb2
-from google.protobuf.duration_pb2 import Duration
-from google.rpc.error_details_pb2 import ErrorInfo, RetryInfo
-from google.rpc.status_pb2 import Status
-from grpc_status import rpc_status
 from president_engine import IllegalActionError
+from president_protocol.status import refusal_status
 from president_protocol.v1 import president_pb2 as pb
-
-ERROR_DOMAIN = "president.v1"
-"""The `domain` of every google.rpc.ErrorInfo the service sends."""
 
 
 class Reason(Enum):
@@ -81,15 +74,5 @@ class ServiceError(Exception):
         return cls(Reason.ILLEGAL_ACTION, str(exc), {"illegal_reason": exc.reason.value, "message": str(exc)})
 
     def to_status(self) -> grpc.Status:
-        details: list[ErrorInfo | RetryInfo] = [
-            ErrorInfo(reason=self.reason.name, domain=ERROR_DOMAIN, metadata=self.metadata)]
-        if self.retry_after_s is not None:
-            delay = Duration()
-            delay.FromMilliseconds(int(self.retry_after_s * 1000))
-            details.append(RetryInfo(retry_delay=delay))
-        packed = []
-        for detail in details:
-            packed.append(any_pb2.Any())
-            packed[-1].Pack(detail)
-        code: int = self.reason.code.value[0]
-        return rpc_status.to_status(Status(code=code, message=self.message, details=packed))
+        return refusal_status(self.reason.code, self.reason.name, self.message, self.metadata,
+                              retry_after_s=self.retry_after_s)
