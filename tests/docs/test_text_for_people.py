@@ -7,13 +7,14 @@ import re
 from pathlib import Path
 
 import pytest
+from president_engine import Fault
 from president_engine.events import CardsGiven, MatchEnded
 from president_engine.narrate import describe
 from president_harness.ladder.config import parse
 from president_harness.ladder.report import terminal
 from president_harness.ladder.summary import summarize
 from president_sdk.bot_cli import main as president_bot
-from president_sdk.faults import Fault, Faults
+from president_sdk.faults import Faults
 from president_sdk.session_client import FinishedMatch
 
 NAMES = ["mybot", "house-hard", "house-normal", "house-easy"]

@@ -7,9 +7,8 @@ import threading
 import time
 
 import pytest
-from president_engine import PASS, CardSet, Match, Play, Rank, Rules, fallback_action
+from president_engine import PASS, CardSet, Fault, Match, Play, Rank, Rules, fallback_action
 from president_sdk import Bot, BotError, builtin_bot, play_local
-from president_sdk.faults import Fault
 from president_sdk.guard import decide
 
 

@@ -16,14 +16,13 @@ from pathlib import Path
 
 import grpc
 import pytest
-from president_engine import Event, Observation, visible_to
+from president_engine import Event, Fault, Observation, visible_to
 from president_engine.events import MatchEnded
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk import Bot, RunnerError, builtin_bot
 from president_sdk.challenge import Challenge
-from president_sdk.faults import Fault
 from president_sdk.session_client import FinishedMatch, SessionClient
 from test_runner_server import ADMIN, Server, _free_port
 

@@ -21,7 +21,7 @@ from president_engine.errors import (
 )
 from president_engine.events import Event, visible_to
 from president_engine.exchange import ExchangePair, exchange_pairs, exchange_partner
-from president_engine.fallback import fallback_action
+from president_engine.fallback import Fault, fallback_action
 from president_engine.match import Match
 from president_engine.observation import Observation, PublicObservation
 from president_engine.phase import Phase
@@ -52,6 +52,7 @@ __all__ = [
     "DealError",
     "Event",
     "ExchangePair",
+    "Fault",
     "FirstLead",
     "GiveBack",
     "IllegalActionError",

@@ -1,14 +1,28 @@
-"""The one fallback action: the built-in easy level's move, read from the legal actions alone.
+"""The one fallback action (the built-in easy level's move, read from the legal actions alone), and `Fault`.
 
 The SDK's easy bot, a bot's error fallback and the server's clock all act
 through it, so a player who does not choose always gets the same move.
+`Fault` says why a client played it for its bot; the SDK counts it, the
+contract carries it (BotFault, matched by name) and the server stores it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import Enum
 
 from president_engine.actions import Action, Request
+
+
+class Fault(Enum):
+    """Why a driver replaced a bot's answer with the fallback (Kaggle's ERROR, TIMEOUT and INVALID)."""
+
+    ERROR = "error"
+    """The bot raised."""
+    TIMEOUT = "timeout"
+    """The bot did not answer before its deadline."""
+    INVALID = "invalid"
+    """The bot answered with something that is not a legal action now."""
 
 
 def fallback_action(legal: Sequence[Action]) -> Action:

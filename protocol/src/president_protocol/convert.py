@@ -43,6 +43,7 @@ from president_engine.events import (
     TrickWon,
     WentOut,
 )
+from president_engine.fallback import Fault
 from president_engine.observation import Observation, PublicObservation, TrickEntry
 from president_engine.phase import Phase
 from president_engine.record import DealRecord, MatchRecord
@@ -98,6 +99,16 @@ _RANK = _EnumMap(Rank, pb.Rank, "RANK_")
 _SUIT = _EnumMap(Suit, pb.Suit, "SUIT_")
 _ROLE = _EnumMap(Role, pb.Role, "ROLE_")
 _PHASE = _EnumMap(Phase, pb.Phase, "PHASE_")
+_FAULT = _EnumMap(Fault, pb.BotFault, "BOT_FAULT_")
+
+
+def fault_to_proto(fault: Fault | None) -> pb.BotFault.ValueType:
+    """Act.fault: BOT_FAULT_UNSPECIFIED for the bot's own answer."""
+    return pb.BOT_FAULT_UNSPECIFIED if fault is None else _FAULT.to_proto(fault)
+
+
+def fault_from_proto(value: int, field: str = "act.fault") -> Fault | None:
+    return None if value == pb.BOT_FAULT_UNSPECIFIED else _FAULT.from_proto(value, field)
 _JOKER_ALONE = _EnumMap(JokerAlone, pb.JokerAlone, "JOKER_ALONE_")
 _BEAT = _EnumMap(Beat, pb.Beat, "BEAT_")
 _TRICK_END = _EnumMap(TrickEnd, pb.TrickEnd, "TRICK_END_")

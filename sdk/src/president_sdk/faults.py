@@ -1,19 +1,10 @@
-"""`Fault`: why a driver replaced a bot's answer with the fallback (Kaggle's ERROR, TIMEOUT and INVALID)."""
+"""A bot's faults counted (`Fault` is the engine's: why a driver replaced a bot's answer with the fallback)."""
 
 from __future__ import annotations
 
 from collections import Counter
-from enum import Enum
 
-
-class Fault(Enum):
-    ERROR = "error"
-    """The bot raised."""
-    TIMEOUT = "timeout"
-    """The bot did not answer before its deadline."""
-    INVALID = "invalid"
-    """The bot answered with something that is not a legal action now."""
-
+from president_engine import Fault
 
 Faults = Counter[Fault]
 """How often each fault happened."""

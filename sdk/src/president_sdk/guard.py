@@ -12,10 +12,9 @@ import threading
 import traceback
 from dataclasses import dataclass
 
-from president_engine import Action, GiveBack, Observation, Pass, Play, Request, fallback_action
+from president_engine import Action, Fault, GiveBack, Observation, Pass, Play, Request, fallback_action
 
 from president_sdk.bot import Bot
-from president_sdk.faults import Fault
 from president_sdk.legal import resolve
 
 

@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import grpc
-from president_engine import Action, Event, Observation, Rules, fallback_action
+from president_engine import Action, Event, Fault, Observation, Rules, fallback_action
 from president_engine.events import MatchEnded
 from president_engine.narrate import counted
 from president_protocol import convert
@@ -32,7 +32,6 @@ from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
 from president_sdk.bot import Bot
-from president_sdk.faults import Fault
 from president_sdk.guard import decide
 
 log = logging.getLogger("president.runner")
@@ -46,9 +45,6 @@ MAX_NAME_CHARS = 64
 """The contract's limit on a name (Hello.name)."""
 
 
-BOT_FAULT: dict[Fault | None, pb.BotFault.ValueType] = {
-    None: pb.BOT_FAULT_UNSPECIFIED, Fault.ERROR: pb.BOT_FAULT_ERROR, Fault.TIMEOUT: pb.BOT_FAULT_TIMEOUT,
-    Fault.INVALID: pb.BOT_FAULT_INVALID}
 """How a replaced answer is reported to the server (Act.fault)."""
 
 
@@ -269,7 +265,7 @@ def _answer(bot: Bot, seat: _Seat, prompt: pb.Prompt, move_timeout: float | None
         if prompt.HasField("deadline"):
             timeout = max(0.05, prompt.deadline.ToNanoseconds() / 1e9 - time.time() - SAFETY_MARGIN_S)
         decision = decide(bot, obs, timeout=timeout)
-        sent = decision.action, BOT_FAULT[decision.fault]
+        sent = decision.action, convert.fault_to_proto(decision.fault)
         seat.answered = {turn: sent}
         seat.prompts = {turn: obs}
     action, fault = sent

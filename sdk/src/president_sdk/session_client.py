@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 import grpc
-from president_engine import Action, Event, Observation, Rules, fallback_action
+from president_engine import Action, Event, Fault, Observation, Rules, fallback_action
 from president_engine.events import MatchEnded
 from president_engine.narrate import counted
 from president_protocol import convert
@@ -42,9 +42,9 @@ from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk.bot import Bot, listens
 from president_sdk.bot_threads import BotThreads
 from president_sdk.challenge import Challenge
-from president_sdk.faults import Fault, Faults, describe_faults
+from president_sdk.faults import Faults, describe_faults
 from president_sdk.guard import Decision, decide, judge, replace_answer
-from president_sdk.remote import BOT_FAULT, DEFAULT_SERVER, RETRY_DELAYS_S, SAFETY_MARGIN_S, RunnerError, rpc_error
+from president_sdk.remote import DEFAULT_SERVER, RETRY_DELAYS_S, SAFETY_MARGIN_S, RunnerError, rpc_error
 
 log = logging.getLogger("president.session")
 
@@ -421,7 +421,7 @@ class SessionClient:
             match.bot.raw = prompt
             decision = await self._call_bot(match.bot, match, obs)
             assert decision is not None
-            sent = decision.action, BOT_FAULT[decision.fault]
+            sent = decision.action, convert.fault_to_proto(decision.fault)
             for old in [t for t in match.answered if t < turn - _TURNS_KEPT]:
                 del match.answered[old], match.prompts[old]
             match.answered[turn], match.prompts[turn] = sent, obs

@@ -32,7 +32,7 @@ from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from president_engine import PRESETS, CardSet, Rules, RulesError, shuffled_deal
+from president_engine import PRESETS, CardSet, Fault, Rules, RulesError, shuffled_deal
 from president_engine.events import DealEnded
 from president_engine.narrate import counted
 from president_protocol import convert
@@ -45,7 +45,7 @@ from president_service.errors import Reason, ServiceError
 from president_service.limits import Limits
 from president_service.match_request import MatchRequest, rules_from_request
 from president_service.match_runner import MatchRunner
-from president_service.match_store import Fault, Statement
+from president_service.match_store import Statement
 from president_service.registry import Registry
 from president_service.session import Session, Sessions, notice
 

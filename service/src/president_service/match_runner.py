@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from president_engine import (
     Action,
+    Fault,
     IllegalActionError,
     Match,
     MatchRecord,
@@ -42,7 +43,7 @@ from president_engine.narrate import counted
 from president_service.clock import Clock
 from president_service.errors import Reason, ServiceError
 from president_service.limits import Limits
-from president_service.match_store import ActionRow, Fault, MatchStore, Source, Statement, StoredMatch
+from president_service.match_store import ActionRow, MatchStore, Source, Statement, StoredMatch
 from president_service.strike import LogEvent, Strike, TakenOver
 
 log = logging.getLogger(__name__)
@@ -282,7 +283,7 @@ class MatchRunner:
 
     # ------------------------------------------------------------------ actions
 
-    def submit(self, player: int, turn_id: int, action: Action, fault: Fault = Fault.NONE) -> None:
+    def submit(self, player: int, turn_id: int, action: Action, fault: Fault | None = None) -> None:
         """Apply `player`'s action for `turn_id` once it is committed; ServiceError if refused.
 
         `fault`: the client says the action is its fallback for a failing bot.
@@ -323,7 +324,7 @@ class MatchRunner:
             raise ServiceError(Reason.NOT_YOUR_TURN, "the match starts when every seat is claimed")
 
     def _commit(self, player: int, action: Action, source: Source, spent_ms: int,
-                fault: Fault = Fault.NONE) -> None:
+                fault: Fault | None = None) -> None:
         row = ActionRow(turn=self.turn_id, player=player, action=str(action), source=source, spent_ms=spent_ms,
                         fault=fault)
         try:

@@ -26,7 +26,8 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
-from president_engine import CardSet, Rules
+from president_engine import CardSet, Fault, Rules
+from president_protocol import convert
 
 from president_service.clock import ClockSettings
 
@@ -94,15 +95,6 @@ class Source(IntEnum):
     """The server, playing a seat that has used up its strikes."""
 
 
-class Fault(IntEnum):
-    """A seat's action that its client reports as a fallback for its failing bot (president.v1 BotFault)."""
-
-    NONE = 0
-    ERROR = 1
-    TIMEOUT = 2
-    INVALID = 3
-
-
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ActionRow:
     turn: int
@@ -111,7 +103,8 @@ class ActionRow:
     """The engine's text form (president_engine.parse_action reads it back)."""
     source: Source
     spent_ms: int
-    fault: Fault = Fault.NONE
+    fault: Fault | None = None
+    """What the seat's client reported this action a fallback for (stored as the contract's BotFault number)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -202,7 +195,8 @@ class MatchStore:
     def append(self, match_id: str, row: ActionRow) -> None:
         """Durably add one applied action; returns once it is committed."""
         self.write([("INSERT INTO actions VALUES (?,?,?,?,?,?,?)",
-                      (match_id, row.turn, row.player, row.action, int(row.source), row.spent_ms, int(row.fault)))])
+                      (match_id, row.turn, row.player, row.action, int(row.source), row.spent_ms,
+                       convert.fault_to_proto(row.fault)))])
 
     def finish(self, match_id: str, result: dict[str, Any], record: str, also: Sequence[Statement] = ()) -> None:
         """Keep the result and full record of a match that has ended; it is then never restored.
@@ -309,7 +303,7 @@ class MatchStore:
         seats = db.execute("SELECT token_hash, claimed, account, bot_seed, named FROM seats WHERE match_id = ?"
                            " ORDER BY player", (match_id,)).fetchall()
         actions = tuple(
-            ActionRow(turn=t, player=p, action=a, source=Source(s), spent_ms=ms, fault=Fault(f))
+            ActionRow(turn=t, player=p, action=a, source=Source(s), spent_ms=ms, fault=convert.fault_from_proto(f))
             for t, p, a, s, ms, f in db.execute(
                 "SELECT turn, player, action, source, spent_ms, fault FROM actions WHERE match_id = ? ORDER BY turn",
                 (match_id,)))

@@ -7,6 +7,7 @@ what only the server has (strikes, take-overs, clocks, seat claims).
 from __future__ import annotations
 
 from google.protobuf.timestamp_pb2 import Timestamp
+from president_engine import Fault
 from president_engine.events import MatchEnded
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
@@ -14,7 +15,7 @@ from president_protocol.v1 import president_pb2 as pb
 from president_service.accounts import Account
 from president_service.clock import ClockSettings
 from president_service.match_runner import MatchRunner
-from president_service.match_store import Fault, FinishedSummary
+from president_service.match_store import FinishedSummary
 
 
 def account_message(account: Account) -> pb.Account:

@@ -33,7 +33,6 @@ from president_service.feeds import SeatFeed, SharedEvents, match_over, prompt_m
 from president_service.limits import RETRY_FULL_S
 from president_service.match_request import read_match_request
 from president_service.match_runner import MatchRunner, Wake
-from president_service.match_store import Fault
 from president_service.messages import account_message, finished_summary, match_summary, result
 from president_service.registry import Registry, check_name
 from president_service.request_guard import is_malformed, malformed_error
@@ -106,8 +105,8 @@ def _submit(runner: MatchRunner, player: int, turn_id: int, msg: pb.Action, faul
     """A seat's action from the wire, applied; a malformed one counts against the seat like an illegal one."""
     try:
         action = convert.action_from_proto(msg)
-        reported = Fault(fault)
-    except (convert.WireError, ValueError) as exc:
+        reported = convert.fault_from_proto(fault)
+    except convert.WireError as exc:
         runner.refused(player)
         raise ServiceError(Reason.MALFORMED, str(exc)) from None
     runner.submit(player, turn_id, action, reported)
