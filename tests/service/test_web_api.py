@@ -201,7 +201,8 @@ def test_the_replay_shows_what_went_wrong_for_each_seat(tmp_path: Path) -> None:
         async with running(tmp_path / "web.db", http_port=0, start_grace_s=0.05) as server, \
                 client(server.port) as stub:
             assert server.http_port is not None
-            created = await create(stub, clock=pb.ClockSettings(move_time_limit_ms=20, time_bank_ms=0,
+            # long enough for the connected bots on a loaded machine; the absent seat is taken over at its first
+            created = await create(stub, clock=pb.ClockSettings(move_time_limit_ms=400, time_bank_ms=0,
                                                                 strikes_before_takeover=1))
             await asyncio.wait_for(asyncio.gather(
                 *(play_seat(stub, s.token, SeatLog(s.player)) for s in created.seats[1:])), 60)

@@ -291,7 +291,7 @@ def test_the_replay_through_one_seats_eyes(browser: BrowserContext, server: Back
 
 def test_the_replay_shows_what_went_wrong_for_a_seat(browser: BrowserContext, server: BackgroundServer) -> None:
     created = server.create(seed=2, deals=1, names=["gone", *NAMES[1:]], clock=pb.ClockSettings(
-        move_time_limit_ms=20, time_bank_ms=0, strikes_before_takeover=1))
+        move_time_limit_ms=400, time_bank_ms=0, strikes_before_takeover=1))  # ample for the bots that are there
     server.play(created, pace=0, absent=frozenset({0})).result(60)
     watched = _Watched(browser)
     page = watched.page

@@ -43,7 +43,7 @@ from president_engine.narrate import counted
 from president_service.clock import Clock
 from president_service.errors import Reason, ServiceError
 from president_service.limits import Limits
-from president_service.match_store import ActionRow, MatchStore, Source, Statement, StoredMatch
+from president_service.match_store import ActionRow, MatchResult, MatchStore, Source, Statement, StoredMatch
 from president_service.strike import LogEvent, Strike, TakenOver
 
 log = logging.getLogger(__name__)
@@ -364,10 +364,8 @@ class MatchRunner:
     def save_result(self) -> None:
         """Store the result and record of the ended match (again after a crash between the two writes)."""
         match = self.match
-        assert match.winner is not None
-        result = {"winner": match.winner, "totals": list(match.scores), "last_places": list(match.last_places)}
         try:
-            self._store.finish(self.match_id, result, MatchRecord.from_match(match).dumps(indent=None),
+            self._store.finish(self.match_id, MatchResult.of(match), MatchRecord.from_match(match).dumps(indent=None),
                                self._finishing(self))
         except (sqlite3.Error, OSError):
             log.exception("match %s: the final record was not saved (it is rebuilt at the next start)",

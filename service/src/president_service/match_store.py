@@ -26,7 +26,7 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
-from president_engine import CardSet, Fault, Rules
+from president_engine import CardSet, Fault, Match, Rules
 from president_protocol import convert
 
 from president_service.clock import ClockSettings
@@ -149,7 +149,32 @@ class FinishedSummary:
     preset: str
     rules: Rules
     names: tuple[str, ...]
-    result: dict[str, Any]
+    result: MatchResult
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class MatchResult:
+    """How an ended match came out, as the store keeps it (JSON in `matches.result`)."""
+
+    winner: int
+    totals: tuple[int, ...]
+    """Points by player."""
+    last_places: tuple[int, ...]
+    """The last deal's players in finishing order."""
+
+    @classmethod
+    def of(cls, match: Match) -> MatchResult:
+        assert match.winner is not None, "the match is not over"
+        return cls(winner=match.winner, totals=tuple(match.scores), last_places=tuple(match.last_places))
+
+    def dumps(self) -> str:
+        return json.dumps({"winner": self.winner, "totals": list(self.totals), "last_places": list(self.last_places)})
+
+    @classmethod
+    def loads(cls, text: str) -> MatchResult:
+        stored = json.loads(text)
+        return cls(winner=int(stored["winner"]), totals=tuple(stored["totals"]),
+                   last_places=tuple(stored["last_places"]))
 
 
 Statement = tuple[str, tuple[Any, ...]]
@@ -198,14 +223,14 @@ class MatchStore:
                       (match_id, row.turn, row.player, row.action, int(row.source), row.spent_ms,
                        convert.fault_to_proto(row.fault)))])
 
-    def finish(self, match_id: str, result: dict[str, Any], record: str, also: Sequence[Statement] = ()) -> None:
+    def finish(self, match_id: str, result: MatchResult, record: str, also: Sequence[Statement] = ()) -> None:
         """Keep the result and full record of a match that has ended; it is then never restored.
 
         `also`: statements committed in the same transaction (the arena's rating update), so that a
         crash can never keep one without the other.
         """
         self.write([("UPDATE matches SET result = ?, record = ? WHERE id = ?",
-                     (json.dumps(result), record, match_id)), *also])
+                     (result.dumps(), record, match_id)), *also])
 
     def claim(self, match_id: str, old_hash: bytes, new_hash: bytes, names: tuple[str, ...], *, named: bool) -> None:
         """A seat claimed by JoinMatch: its new token replaces the one given at creation (`named`: with a name)."""
@@ -282,7 +307,7 @@ class MatchStore:
 
         def read() -> tuple[list[FinishedSummary], int]:
             page = [FinishedSummary(match_id=i, created_at=c, preset=p, rules=Rules.from_dict(json.loads(r)),
-                                    names=tuple(json.loads(n)), result=json.loads(res))
+                                    names=tuple(json.loads(n)), result=MatchResult.loads(res))
                     for i, c, p, r, n, res in self._reader.execute(
                         f"SELECT id, created_at, preset, rules, names, result FROM matches WHERE {where}"
                         " ORDER BY created_at DESC LIMIT ? OFFSET ?", (*params, limit, offset))]

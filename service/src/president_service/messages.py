@@ -74,7 +74,7 @@ def fault_counts(runner: MatchRunner, player: int) -> pb.FaultCounts:
 
 def finished_summary(done: FinishedSummary) -> pb.MatchSummary:
     """A finished match not in memory: what its stored result says (no per-deal detail)."""
-    totals = done.result["totals"]
+    totals = done.result.totals
     return pb.MatchSummary(
         match_id=done.match_id,
         status=pb.MATCH_STATUS_OVER,
@@ -84,5 +84,5 @@ def finished_summary(done: FinishedSummary) -> pb.MatchSummary:
                  for p, name in enumerate(done.names)],
         phase=pb.PHASE_OVER,
         created_at=timestamp(done.created_at),
-        result=pb.MatchResult(winner=done.result["winner"], totals=totals, last_places=done.result["last_places"]),
+        result=pb.MatchResult(winner=done.result.winner, totals=totals, last_places=done.result.last_places),
     )
