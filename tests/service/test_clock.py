@@ -12,7 +12,7 @@ from service_helpers import SeatLog, auth, client, create, play_seat, running
 def test_sleeping_seat_is_played_for(tmp_path: Path) -> None:
     async def main() -> None:
         async with running(tmp_path / "c.db") as server, client(server.port) as stub:
-            clock = pb.ClockSettings(move_time_limit_ms=200, time_bank_ms=100, strikes_before_takeover=2)
+            clock = pb.ClockSettings(move_time_limit_ms=600, time_bank_ms=300, strikes_before_takeover=2)
             created = await create(stub, deals=2, clock=clock)
             seats = [SeatLog(s.player) for s in created.seats]
 

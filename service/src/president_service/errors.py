@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import Enum
+from typing import Any, NoReturn
 
 import grpc
 from president_engine import IllegalActionError
@@ -54,6 +55,12 @@ class Reason(Enum):
     def proto(self) -> pb.ErrorReason.ValueType:
         """The contract's ErrorReason value (every Reason has one: a test checks it)."""
         return pb.ErrorReason.Value("ERROR_REASON_" + self.name)
+
+
+async def abort(context: grpc.aio.ServicerContext[Any, Any], exc: ServiceError) -> NoReturn:
+    """End the call with `exc` as its status (every handler and stream refuses this way)."""
+    await context.abort_with_status(exc.to_status())
+    raise AssertionError("abort_with_status returns only by raising")
 
 
 class ServiceError(Exception):

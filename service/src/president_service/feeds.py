@@ -38,6 +38,14 @@ def event_message(event: LogEvent, seq: int) -> pb.Event:
     return convert.event_to_proto(event, seq)
 
 
+def shared_events(runner: MatchRunner) -> SharedEvents:
+    """The match's SharedEvents, made on first use and kept on its runner: one for every stream of the match."""
+    shared = runner.shared_events
+    if shared is None:
+        shared = runner.shared_events = SharedEvents()
+    return shared
+
+
 class SharedEvents:
     """A match's latest log entries, each encoded once and sent as the same message on every stream.
 

@@ -25,6 +25,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from president_engine import (
     Action,
@@ -45,6 +46,9 @@ from president_service.errors import Reason, ServiceError
 from president_service.limits import Limits
 from president_service.match_store import ActionRow, MatchResult, MatchStore, Source, Statement, StoredMatch
 from president_service.strike import LogEvent, Strike, TakenOver
+
+if TYPE_CHECKING:
+    from president_service.feeds import SharedEvents
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +141,8 @@ class MatchRunner:
         self._grace_s = start_grace_s
         self._absence_s = absence_s
         self._on_over = on_over
+        self.shared_events: SharedEvents | None = None
+        """Its log entries encoded once for every stream (feeds.shared_events)."""
         self._watchers: set[Wake] = set()
         """Each open stream's wake-up."""
         self._streams = [0] * stored.rules.players

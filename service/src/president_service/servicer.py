@@ -17,19 +17,19 @@ import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing, suppress
 from typing import Any, NoReturn, TypeVar
-from weakref import WeakKeyDictionary
 
 import grpc
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
+from president_service.acts import answer, apply_act, rejected
 from president_service.arena import Arena, ArenaSettings
 from president_service.arena_ratings import Ratings
 from president_service.auth import AdminKey
 from president_service.clock import ClockSettings
-from president_service.errors import Reason, ServiceError
-from president_service.feeds import SeatFeed, SharedEvents, match_over, prompt_message
+from president_service.errors import Reason, ServiceError, abort
+from president_service.feeds import SeatFeed, match_over, prompt_message, shared_events
 from president_service.limits import RETRY_FULL_S
 from president_service.match_request import read_match_request
 from president_service.match_runner import MatchRunner, Wake
@@ -56,11 +56,6 @@ def shutting_down() -> ServiceError:
     return ServiceError(Reason.SHUTTING_DOWN, "the server is shutting down; reconnect to its successor")
 
 
-async def _abort(context: grpc.aio.ServicerContext[Any, Any], exc: ServiceError) -> NoReturn:
-    await context.abort_with_status(exc.to_status())
-    raise AssertionError("abort_with_status returns only by raising")
-
-
 async def _refuse_opening(context: grpc.aio.ServicerContext[Any, Any], exc: ServiceError) -> NoReturn:
     """End a stream refused as it opens (a bad token, a full server), once its first message is in.
 
@@ -70,7 +65,7 @@ async def _refuse_opening(context: grpc.aio.ServicerContext[Any, Any], exc: Serv
     """
     with suppress(TimeoutError, grpc.RpcError):
         await asyncio.wait_for(context.read(), REFUSAL_READ_S)
-    await _abort(context, exc)
+    await abort(context, exc)
 
 
 async def _guard(context: Context, work: Awaitable[_T]) -> _T:
@@ -78,7 +73,7 @@ async def _guard(context: Context, work: Awaitable[_T]) -> _T:
     try:
         return await work
     except ServiceError as exc:
-        await _abort(context, exc)
+        await abort(context, exc)
 
 
 async def _next_request(context: PlayContext) -> pb.PlayRequest | None:
@@ -95,31 +90,13 @@ def _log_reader_failure(reader: asyncio.Task[None]) -> None:
         log.warning("a Play stream's reader failed", exc_info=exc)
 
 
-def _rejected(turn_id: int, exc: ServiceError) -> pb.PlayResponse:
-    return pb.PlayResponse(action_rejected=pb.ActionRejected(
-        turn_id=turn_id, reason=exc.reason.name, error_reason=exc.reason.proto,
-        illegal_reason=exc.metadata.get("illegal_reason", ""), message=exc.message))
-
-
-def _submit(runner: MatchRunner, player: int, turn_id: int, msg: pb.Action, fault: int) -> None:
-    """A seat's action from the wire, applied; a malformed one counts against the seat like an illegal one."""
-    try:
-        action = convert.action_from_proto(msg)
-        reported = convert.fault_from_proto(fault)
-    except convert.WireError as exc:
-        runner.refused(player)
-        raise ServiceError(Reason.MALFORMED, str(exc)) from None
-    runner.submit(player, turn_id, action, reported)
-
-
 class PresidentServicer(pb_grpc.PresidentServiceServicer):
     def __init__(self, registry: Registry, admin: AdminKey, default_clock: ClockSettings,
                  arena: ArenaSettings | None = None) -> None:
         self._registry = registry
         self._admin = admin
         self._default_clock = default_clock
-        self._shared: WeakKeyDictionary[MatchRunner, SharedEvents] = WeakKeyDictionary()
-        self.sessions = Sessions(registry, self._shared_events, _submit)
+        self.sessions = Sessions(registry)
         self.arena = Arena(registry, registry.accounts, self.sessions, Ratings(registry.store),
                            arena or ArenaSettings(), registry.limits)
         self.draining = False
@@ -167,10 +144,8 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         async def submit() -> pb.SubmitActionResponse:
             self._open()
             runner, player = await self._registry.seat(context.invocation_metadata())
-            if not request.turn_id:
-                raise ServiceError(Reason.MALFORMED, "turn_id is required (from the prompt)")
             runner.polled(player)
-            _submit(runner, player, request.turn_id, request.action, request.fault)
+            apply_act(runner, player, request.turn_id, request.action, request.fault)
             return pb.SubmitActionResponse(turn_id=request.turn_id)
         return await _guard(context, submit())
 
@@ -187,12 +162,6 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
 
     # ------------------------------------------------------------------ the Play stream
 
-    def _shared_events(self, runner: MatchRunner) -> SharedEvents:
-        shared = self._shared.get(runner)
-        if shared is None:
-            shared = self._shared[runner] = SharedEvents()
-        return shared
-
     async def Play(self, request_iterator: AsyncIterator[pb.PlayRequest],  # type: ignore[override]  # noqa: N802
                    context: PlayContext) -> None:
         # The coroutine form of a streaming handler (context.read/write), not a generator, so that the
@@ -207,7 +176,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             try:
                 wake = runner.attach(player, hello=True)  # counted against the seat's streams from the moment it opens
             except ServiceError as exc:
-                await _abort(context, exc)
+                await abort(context, exc)
             try:
                 await self._play(context, runner, player, wake)
             finally:
@@ -229,7 +198,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                 raise ServiceError(Reason.BAD_SEQ, f"last_seq {cursor} is beyond the last event {runner.last_seq}")
             self._registry.name_seat(runner, player, first.hello.name)
         except ServiceError as exc:
-            await _abort(context, exc)
+            await abort(context, exc)
         runner.connected(player)
         writing = asyncio.Lock()  # one write at a time on a call: this writer's and the reader's answers
 
@@ -237,7 +206,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             async with writing:
                 await context.write(message)
 
-        feed = SeatFeed(runner, player, self._shared_events(runner), cursor)
+        feed = SeatFeed(runner, player, shared_events(runner), cursor)
         reader: asyncio.Task[None] | None = None
         try:
             await send(feed.welcome())
@@ -254,7 +223,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                 if messages:
                     continue  # more may have come while these were sent
                 if self.draining:
-                    await _abort(context, shutting_down())
+                    await abort(context, shutting_down())
                 await wake.wait()
         finally:
             if reader is not None:
@@ -271,21 +240,15 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                     request = await _next_request(context)
                 except ServiceError as exc:
                     runner.refused(player)
-                    await send(_rejected(0, exc))
+                    await send(rejected(0, exc))
                     continue
                 if request is None:
                     return
-                turn_id = request.act.turn_id
-                try:
-                    if request.WhichOneof("kind") != "act":
-                        raise ServiceError(Reason.MALFORMED, "Hello comes once, first; then only Act")
-                    if not turn_id:
-                        raise ServiceError(Reason.MALFORMED, "turn_id is required (from the prompt)")
-                    _submit(runner, player, turn_id, request.act.action, request.act.fault)
-                    answer = pb.PlayResponse(action_accepted=pb.ActionAccepted(turn_id=turn_id))
-                except ServiceError as exc:
-                    answer = _rejected(turn_id, exc)
-                await send(answer)
+                if request.WhichOneof("kind") != "act":
+                    error = ServiceError(Reason.MALFORMED, "Hello comes once, first; then only Act")
+                    await send(rejected(request.act.turn_id, error))
+                    continue
+                await send(answer(runner, player, request.act))
         except grpc.aio.AbortError:
             pass  # the writer ended the call with an error status (a refusal, or the server draining)
 
@@ -314,7 +277,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                 async for message in messages:
                     yield message
         except ServiceError as exc:
-            await _abort(context, exc)
+            await abort(context, exc)
 
     async def spectate(self, match_id: str, *, from_seq: int = 0, delay_ms: int = 0,
                        admin: bool = False) -> AsyncGenerator[pb.SpectateResponse, None]:
@@ -336,7 +299,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             raise
         delay = delay_ms / 1000
         loop = asyncio.get_running_loop()
-        shared = self._shared_events(runner)
+        shared = shared_events(runner)
         try:
             cursor = max(0, from_seq - 1)
             if from_seq == 0 and not delay:
@@ -440,7 +403,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         except ServiceError as exc:
             await _refuse_opening(context, exc)
         try:
-            await self.sessions.serve(account, context, _abort)
+            await self.sessions.serve(account, context)
         finally:
             self._streams -= 1
 

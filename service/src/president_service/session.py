@@ -25,14 +25,14 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import grpc
 from president_protocol.v1 import president_pb2 as pb
 
 from president_service.accounts import Account
-from president_service.errors import Reason, ServiceError
-from president_service.feeds import SeatFeed, SharedEvents
+from president_service.acts import answer
+from president_service.errors import Reason, ServiceError, abort
+from president_service.feeds import SeatFeed, shared_events
 from president_service.match_runner import MatchRunner, Wake
 from president_service.registry import Registry
 from president_service.request_guard import is_malformed, malformed_error
@@ -198,18 +198,13 @@ def _settle(item: _Outgoing, error: BaseException | None) -> None:
             done.set_exception(error)
 
 
-SharedFor = Callable[[MatchRunner], SharedEvents]
-Submit = Callable[[MatchRunner, int, int, pb.Action, int], None]
-Abort = Callable[[Any, ServiceError], Awaitable[None]]
 
 
 class Sessions:
     """Every open Session, by account; the registry tells it when an account is seated in a new match."""
 
-    def __init__(self, registry: Registry, shared_for: SharedFor, submit: Submit) -> None:
+    def __init__(self, registry: Registry) -> None:
         self._registry = registry
-        self._shared_for = shared_for
-        self._submit = submit
         self.by_account: dict[str, Session] = {}
         self.on_change: list[Callable[[], None]] = []
         """Told when a session opens, closes or changes what it accepts (the arena matches up again)."""
@@ -235,7 +230,7 @@ class Sessions:
         for session in list(self.by_account.values()):
             session.close(why)
 
-    async def serve(self, account: Account, context: SessionContext, abort: Abort) -> None:
+    async def serve(self, account: Account, context: SessionContext) -> None:
         """Run one Session until the client ends it or the server closes it."""
         try:
             first = await asyncio.wait_for(_next(context), HELLO_TIMEOUT_S)
@@ -301,7 +296,7 @@ class Sessions:
             with contextlib.suppress(SessionGoneError):
                 await session.send(notice(exc, match_id))
             return
-        feed = SeatFeed(runner, player, self._shared_for(runner), cursor)
+        feed = SeatFeed(runner, player, shared_events(runner), cursor)
         try:
             first = [feed.welcome()]
             while True:
@@ -358,28 +353,20 @@ class Sessions:
             pass  # the session's call ended (the client left, or the server ended the session)
 
     async def _act(self, session: Session, act: pb.MatchAct) -> None:
-        match_id, turn_id = act.match_id, act.act.turn_id
+        match_id = act.match_id
         found = self._registry.seat_of_account(session.account.name, match_id)
         if found is None:
             await session.send(notice(ServiceError(Reason.UNKNOWN_MATCH, "this account has no seat in that match"
                                                    " (or it is over)"), match_id[:64]))
             return
         runner, player = found
-        try:
-            if not turn_id:
-                raise ServiceError(Reason.MALFORMED, "turn_id is required (from the prompt)")
-            self._submit(runner, player, turn_id, act.act.action, act.act.fault)
-            answer = pb.PlayResponse(action_accepted=pb.ActionAccepted(turn_id=turn_id))
-        except ServiceError as exc:
-            answer = pb.PlayResponse(action_rejected=pb.ActionRejected(
-                turn_id=turn_id, reason=exc.reason.name, error_reason=exc.reason.proto,
-                illegal_reason=exc.metadata.get("illegal_reason", ""), message=exc.message))
+        reply = answer(runner, player, act.act)
         feeding = session.feeds.get(match_id)
         if feeding is not None and feeding.wake is not None:
-            feeding.answers.append(answer)  # first in the feed's next batch, with the events the act caused
+            feeding.answers.append(reply)  # first in the feed's next batch, with the events the act caused
             feeding.wake.set()
             return
-        await session.send_update(match_id, [answer])
+        await session.send_update(match_id, [reply])
 
 
 def _log_failure(task: asyncio.Task[None]) -> None:
