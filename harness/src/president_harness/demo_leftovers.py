@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from president_sdk.bot import Bot
 from president_sdk.bots import builtin_bot
 from president_service.match_runner import MatchRunner
+from president_service.match_store import MatchKind
 from president_service.registry import Registry
 
 GUEST_LEVEL = "easy"
@@ -28,7 +29,7 @@ GUEST_LEVEL = "easy"
 def _own(runner: MatchRunner, levels: Sequence[str], guest_levels: Sequence[str]) -> bool:
     """Whether the demo made this match: its built-in match, or a guest match (any name in seat 0)."""
     names = tuple(runner.names)
-    return (not runner.kind and not runner.accounts
+    return (runner.kind is MatchKind.ORGANISED and not runner.accounts
             and (names == tuple(levels) or names[1:] == tuple(guest_levels)))
 
 

@@ -45,13 +45,12 @@ from president_service.errors import Reason, ServiceError
 from president_service.limits import Limits
 from president_service.match_request import MatchRequest, rules_from_request
 from president_service.match_runner import MatchRunner
-from president_service.match_store import Statement
+from president_service.match_store import MatchKind, Statement
 from president_service.registry import Registry
 from president_service.session import Session, Sessions, notice
 
 log = logging.getLogger(__name__)
 
-ARENA, CHECK, CHALLENGE = "arena", "check", "challenge"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -176,7 +175,7 @@ class Arena:
                 table = self._table(pool, board[1])
                 if table is None:
                     break
-                kind = CHECK if not self._accounts.get(table[0].account.name).checked else ARENA
+                kind = MatchKind.CHECK if not self._accounts.get(table[0].account.name).checked else MatchKind.ARENA
                 if not self._start(board, [s.account.name for s in table], kind):
                     break
 
@@ -205,14 +204,14 @@ class Arena:
                 return table
         return None
 
-    def _start(self, board: Board, accounts: list[str], kind: str) -> bool:
+    def _start(self, board: Board, accounts: list[str], kind: MatchKind) -> bool:
         preset, players = board
         rules = Rules.preset(preset, players=players, deals=self.settings.deals)
         self._rng.shuffle(accounts)
         seed = secrets.randbelow(2**63 - 1)
         seatings = [accounts]
         hands: tuple[tuple[CardSet, ...], ...] = ()
-        if self.settings.duplicate and kind == ARENA:
+        if self.settings.duplicate and kind is MatchKind.ARENA:
             seatings = [accounts[-r:] + accounts[:-r] for r in range(players)]
             hands = tuple(tuple(shuffled_deal(rules, seed, deal, 0)) for deal in range(1, self.settings.deals + 1))
         try:
@@ -223,7 +222,7 @@ class Arena:
         except ServiceError as exc:
             log.warning("the arena could not start a %s match of %s: %s", preset, ", ".join(accounts), exc)
             return False
-        if kind == CHECK:
+        if kind is MatchKind.CHECK:
             self._checking.update(a for a in accounts if not self._accounts.get(a).house)
         now = time.monotonic()
         for a in accounts:
@@ -237,15 +236,15 @@ class Arena:
 
     def _finishing(self, runner: MatchRunner) -> Sequence[Statement]:
         """Rating statements for an arena match, committed with its result."""
-        if runner.kind != ARENA:
+        if runner.kind is not MatchKind.ARENA:
             return ()
         orders = [[runner.accounts[p] for p in e.places] for e in runner.match.events if isinstance(e, DealEnded)]
         return self.ratings.update(_board(runner), orders)
 
     def _over(self, runner: MatchRunner) -> None:
-        if runner.kind == ARENA:
+        if runner.kind is MatchKind.ARENA:
             self.ratings.reload(_board(runner), runner.accounts)
-        elif runner.kind == CHECK:
+        elif runner.kind is MatchKind.CHECK:
             self._verdict(runner)
         if runner.accounts:
             self._waiting_since.update(dict.fromkeys(runner.accounts, time.monotonic()))
@@ -365,7 +364,7 @@ class Arena:
         try:
             runner, _ = self._registry.create(MatchRequest(
                 preset=challenge.preset, rules=challenge.rules, seed=None, hands=(), clock=self.settings.clock,
-                names=(), open_seats=False, accounts=tuple(accounts), kind=CHALLENGE))
+                names=(), open_seats=False, accounts=tuple(accounts), kind=MatchKind.CHALLENGE))
         except ServiceError as exc:
             await self._settle(challenge, "", exc.message)
             return

@@ -20,6 +20,7 @@ from president_protocol.v1 import president_pb2 as pb
 
 from president_service.clock import ClockError, ClockSettings
 from president_service.errors import Reason, ServiceError
+from president_service.match_store import MatchKind
 
 MAX_DEALS = 1_000
 """The most deals a match may last (a deal takes about a hundred moves)."""
@@ -45,8 +46,7 @@ class MatchRequest:
     """With open seats: players only the creator's tokens play."""
     accounts: tuple[str, ...] = ()
     """The account holding each player's seat ("" for none); empty when no seat is an account's."""
-    kind: str = ""
-    """"" for an organiser's match; the arena's own: "arena", "check", "challenge"."""
+    kind: MatchKind = MatchKind.ORGANISED
     bot_seeds: tuple[int | None, ...] = ()
     """The seed for each player's bot (None: none); empty when none is given."""
 

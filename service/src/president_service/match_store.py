@@ -22,7 +22,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from enum import IntEnum
+from enum import Enum, IntEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -85,6 +85,19 @@ _CHECKPOINT_EVERY = 500
 log = logging.getLogger(__name__)
 
 
+class MatchKind(Enum):
+    """Who made a match (stored as its value)."""
+
+    ORGANISED = ""
+    """An organiser's, by CreateMatch."""
+    ARENA = "arena"
+    """A rated arena match."""
+    CHECK = "check"
+    """A new account's check match against the house bots."""
+    CHALLENGE = "challenge"
+    """One account's challenge to others."""
+
+
 class Source(IntEnum):
     """Who chose a stored action."""
 
@@ -127,8 +140,7 @@ class StoredMatch:
     finished: bool = False
     accounts: tuple[str, ...] = ()
     """The account holding each player's seat ("" for none); empty when no seat is an account's."""
-    kind: str = ""
-    """Who made the match: "" an organiser (CreateMatch), or the arena: "arena", "check", "challenge"."""
+    kind: MatchKind = MatchKind.ORGANISED
     bot_seeds: tuple[int | None, ...] = ()
     """The seed the creator chose for each player's bot (None: none); empty when none was chosen."""
 
@@ -206,7 +218,7 @@ class MatchStore:
             "VALUES (?,?,?,?,?,?,?,?,?,?)",
             (stored.match_id, stored.created_at, stored.preset, json.dumps(stored.rules.to_dict()), stored.seed,
              hands, json.dumps(stored.clock.to_dict()), json.dumps(stored.names), int(stored.open_seats),
-             stored.kind))]
+             stored.kind.value))]
         players = len(stored.token_hashes)
         accounts = stored.accounts or ("",) * players
         seeds = stored.bot_seeds or (None,) * players
@@ -348,7 +360,7 @@ class MatchStore:
             actions=actions,
             finished=record is not None,
             accounts=tuple(a for _, _, a, _, _ in seats) if any(a for _, _, a, _, _ in seats) else (),
-            kind=kind,
+            kind=MatchKind(kind),
             bot_seeds=tuple(s for _, _, _, s, _ in seats) if any(s is not None for _, _, _, s, _ in seats) else (),
         )
 
