@@ -8,7 +8,7 @@ import statistics
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from president_service.arena_ratings import Standing
+from president_service.arena_ratings import AccountRecord
 from president_service.intervals import interval_from_sums, mean_interval, t_quantile
 
 PLACES = st.lists(st.integers(1, 4), min_size=2, max_size=40)
@@ -33,7 +33,7 @@ def test_the_running_sums_give_the_same_interval(values: list[float], per_value:
 
 def test_three_last_places_leave_most_places_possible() -> None:
     """The issue's case: `mean place 4.00 [4.00, 4.00]  3 matches` claimed a certainty three matches cannot give."""
-    standing = Standing(account="new", mu=20.0, sigma=7.0, matches=3, deals=3, place_sum=12.0, place_squares=48.0)
+    standing = AccountRecord(account="new", mu=20.0, sigma=7.0, matches=3, deals=3, place_sum=12.0, place_squares=48.0)
     place = standing.place(4)
     assert place.mean == 4 and place.high == 4 and place.low < 2.5
 

@@ -49,7 +49,9 @@ def rank_key(*, rating: float, mean_place: float, name: str) -> tuple[float, flo
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class Standing:
+class AccountRecord:
+    """An account's rating and the running sums of its rated matches, as the store keeps them."""
+
     account: str
     mu: float
     sigma: float
@@ -74,22 +76,22 @@ class Ratings:
         self._store = store
         self._model = PlackettLuce()
         store.write([(sql, ()) for sql in _SCHEMA])
-        self._boards: dict[Board, dict[str, Standing]] = {}
+        self._boards: dict[Board, dict[str, AccountRecord]] = {}
         for row in store.query("SELECT preset, players, account, mu, sigma, matches, deals, place_sum, place_squares"
                                " FROM ratings"):
             self._remember(row)
 
     def _remember(self, row: tuple[Any, ...]) -> None:
         preset, players, account, mu, sigma, matches, deals, place_sum, squares = row
-        self._boards.setdefault((preset, players), {})[account] = Standing(
+        self._boards.setdefault((preset, players), {})[account] = AccountRecord(
             account=account, mu=mu, sigma=sigma, matches=matches, deals=deals, place_sum=place_sum,
             place_squares=squares)
 
-    def standing(self, board: Board, account: str) -> Standing:
+    def standing(self, board: Board, account: str) -> AccountRecord:
         found = self._boards.get(board, {}).get(account)
         if found is None:
             fresh = self._model.rating()
-            return Standing(account=account, mu=fresh.mu, sigma=fresh.sigma)
+            return AccountRecord(account=account, mu=fresh.mu, sigma=fresh.sigma)
         return found
 
     def update(self, board: Board, orders: Sequence[Sequence[str]]) -> list[Statement]:
@@ -122,5 +124,5 @@ class Ratings:
                     " FROM ratings WHERE preset = ? AND players = ? AND account = ?", (board[0], board[1], name)):
                 self._remember(row)
 
-    def board(self, board: Board) -> list[Standing]:
+    def board(self, board: Board) -> list[AccountRecord]:
         return list(self._boards.get(board, {}).values())

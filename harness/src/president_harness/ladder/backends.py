@@ -8,7 +8,7 @@ happened to earlier attempts, and Ray's own retries are off so that no
 attempt goes unseen.
 
 What plays a match may be a plain function of the spec, or a recipe that
-`open`s a `Table` per worker: the connections and bot processes that worker
+`open`s a `MatchWorker` per worker: the connections and bot processes that worker
 keeps for many matches (a server ladder's Sessions), closed at the end.
 Threads share one table; each Ray worker (an actor playing many matches at
 once) opens its own.
@@ -44,20 +44,20 @@ class LadderStopError(RuntimeError):
     refused): the ladder stops, incomplete, instead of failing every match left."""
 
 
-class Table(Protocol):
+class MatchWorker(Protocol):
     """What one worker holds to play many matches (call it per match, from several threads)."""
 
     def __call__(self, spec: MatchSpec) -> Outcome: ...
     def close(self) -> None: ...
 
 
-class Opens(Protocol):
-    """A recipe for a worker's `Table` (plain data, so it travels to Ray workers)."""
+class WorkerRecipe(Protocol):
+    """A recipe for a worker's `MatchWorker` (plain data, so it travels to Ray workers)."""
 
-    def open(self, worker: int) -> Table: ...
+    def open(self, worker: int) -> MatchWorker: ...
 
 
-Play = PlayMatch | Opens
+MatchPlaying = PlayMatch | WorkerRecipe
 
 
 class _Stateless:
@@ -71,10 +71,10 @@ class _Stateless:
         """Nothing is held between matches."""
 
 
-def open_table(play: Play, worker: int) -> Table:
+def open_worker(play: MatchPlaying, worker: int) -> MatchWorker:
     opens = getattr(play, "open", None)
     if opens is not None:
-        table: Table = opens(worker)
+        table: MatchWorker = opens(worker)
         return table
     assert callable(play)
     return _Stateless(play)
@@ -99,11 +99,11 @@ class Backend(Protocol):
 class ThreadBackend:
     """Matches in parallel on this machine: each match is mostly waiting on its bots and the server."""
 
-    def __init__(self, play: Play, parallel: int) -> None:
+    def __init__(self, play: MatchPlaying, parallel: int) -> None:
         self.capacity = parallel
         self.cores = _cores()
         self.cpu_s = (0.0, 0.0)
-        self._table = open_table(play, 0)
+        self._table = open_worker(play, 0)
         self._pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="ladder")
 
     def submit(self, spec: MatchSpec) -> Hashable:
@@ -149,9 +149,9 @@ def _start_local(ray: Any, parallel: int) -> None:
 class RayWorker:
     """A Ray actor: opens its table once and plays many matches at once on it (a threaded actor)."""
 
-    def __init__(self, play: Play, worker: int) -> None:
+    def __init__(self, play: MatchPlaying, worker: int) -> None:
         self._start = process_cpu()
-        self._table = open_table(play, worker)
+        self._table = open_worker(play, worker)
 
     def play(self, spec: MatchSpec) -> Outcome:
         return self._table(spec)
@@ -172,7 +172,7 @@ class RayBackend:
     its share of `parallel` matches at once over the connections it holds.
     """
 
-    def __init__(self, play: Play, parallel: int, address: str) -> None:
+    def __init__(self, play: MatchPlaying, parallel: int, address: str) -> None:
         import ray  # optional: the `ray` extra
 
         self._ray: Any = ray
@@ -234,7 +234,7 @@ def process_cpu() -> tuple[float, float]:
 
 
 @dataclasses.dataclass(kw_only=True)
-class Played:
+class RunTally:
     """What one run of `run_pending` did."""
 
     given_up: list[tuple[MatchSpec, str]] = dataclasses.field(default_factory=list)
@@ -247,7 +247,7 @@ class Played:
 
 
 def run_pending(pending: list[MatchSpec], backend: Backend, store: LadderStore, *, retries: int,
-                progress: Progress | None = None, watchdog: Callable[[], None] | None = None) -> Played:
+                progress: Progress | None = None, watchdog: Callable[[], None] | None = None) -> RunTally:
     """Play `pending`, counting each finished match once.
 
     `watchdog` runs at least once a second and after every failed attempt (it restarts the ladder's own server
@@ -256,7 +256,7 @@ def run_pending(pending: list[MatchSpec], backend: Backend, store: LadderStore, 
     queue = deque((spec, store.failures(spec.index) + 1) for spec in pending)
     limit = {spec.index: store.failures(spec.index) + 1 + retries for spec in pending}
     flying: dict[Hashable, tuple[MatchSpec, int]] = {}
-    played = Played()
+    played = RunTally()
     try:
         while queue or flying:
             while queue and len(flying) < backend.capacity:

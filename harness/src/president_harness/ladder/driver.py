@@ -6,7 +6,15 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
-from president_harness.ladder.backends import Backend, Play, Played, RayBackend, ThreadBackend, process_cpu, run_pending
+from president_harness.ladder.backends import (
+    Backend,
+    MatchPlaying,
+    RayBackend,
+    RunTally,
+    ThreadBackend,
+    process_cpu,
+    run_pending,
+)
 from president_harness.ladder.config import LadderConfig
 from president_harness.ladder.gate import Claim
 from president_harness.ladder.ladder_store import LadderStore
@@ -38,7 +46,7 @@ def retire_changed_bots(config: LadderConfig) -> dict[str, int]:
         store.close()
 
 
-def run_ladder(config: LadderConfig, play: Play, *, claims: Sequence[Claim] = (), ray: str | None = None,
+def run_ladder(config: LadderConfig, play: MatchPlaying, *, claims: Sequence[Claim] = (), ray: str | None = None,
                progress: TextIO | None = None, watchdog: Callable[[], None] | None = None,
                server_cpu: Callable[[], float | None] | None = None) -> Summary:
     """Play what is left of the ladder with `play` (threads, or Ray workers at `ray`) and summarize it all.
@@ -50,7 +58,7 @@ def run_ladder(config: LadderConfig, play: Play, *, claims: Sequence[Claim] = ()
     try:
         done = store.done()
         todo = [s for s in specs if s.index not in done]
-        played = Played()
+        played = RunTally()
         speed = None
         if todo:
             parallel = config.auto_parallel()
@@ -79,7 +87,7 @@ class _Clock:
         self._own, self._children = process_cpu()
         self._server = server_cpu() if server_cpu is not None else None
 
-    def speed(self, played: Played, backend: Backend, *, on_ray: bool) -> Speed:
+    def speed(self, played: RunTally, backend: Backend, *, on_ray: bool) -> Speed:
         """This run's figures; after `backend` closed (its workers' CPU is counted then)."""
         server = self._server_cpu() if self._server_cpu is not None else None
         own, children = process_cpu()

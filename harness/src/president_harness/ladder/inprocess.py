@@ -22,7 +22,8 @@ from president_harness.ladder.schedule import MatchSpec
 
 @dataclass(frozen=True, kw_only=True)
 class InProcess:
-    """A `Play` for built-in levels (``levels``: bot name -> level) and Python bots (``bots``: name -> factory)."""
+    """A `MatchPlaying` for built-in levels (``levels``: bot name -> level) and Python bots (``bots``: name ->
+    factory)."""
 
     rules: Rules
     levels: Mapping[str, str]

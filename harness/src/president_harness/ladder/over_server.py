@@ -47,7 +47,7 @@ from president_harness.ladder.ladder_accounts import AccountError, account_name,
 from president_harness.ladder.match_watch import MatchWatch
 from president_harness.ladder.outcome import Outcome
 from president_harness.ladder.schedule import MatchSpec
-from president_harness.ladder.session_bots import SessionBots, SessionSeat
+from president_harness.ladder.session_bots import SessionBotProcess, SessionBots
 from president_harness.rpc_errors import describe_rpc_error
 
 _POLL_S = 0.05
@@ -112,7 +112,7 @@ class ServerTable:
         with contextlib.ExitStack() as undo:
             undo.callback(self._channel.close)
             # Commands first: their processes start up while the rest is set up.
-            seats = [SessionSeat(bot=bot, account_token=token, logs=recipe.runs / "bots" / name)
+            seats = [SessionBotProcess(bot=bot, account_token=token, logs=recipe.runs / "bots" / name)
                      for bot in commands for name, token in self._accounts(bot, worker)]
             self._sessions = SessionBots(seats, recipe.server, recipe.base)
             undo.callback(self._sessions.close)

@@ -29,7 +29,7 @@ _STOP_GRACE_S = 2.0
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class SessionSeat:
+class SessionBotProcess:
     """One process of a session bot: the account it plays and the file its output goes to."""
 
     bot: BotSpec
@@ -38,7 +38,7 @@ class SessionSeat:
 
 
 class _Running:
-    def __init__(self, seat: SessionSeat, server: str, base: Path) -> None:
+    def __init__(self, seat: SessionBotProcess, server: str, base: Path) -> None:
         self.seat = seat
         self.quick_exits = 0
         argv = seat.bot.argv(server=server, account_token=seat.account_token)
@@ -57,7 +57,7 @@ class _Running:
 class SessionBots:
     """Context manager: starts every seat's process, watches them from a thread, stops them on exit."""
 
-    def __init__(self, seats: Sequence[SessionSeat], server: str, base: Path) -> None:
+    def __init__(self, seats: Sequence[SessionBotProcess], server: str, base: Path) -> None:
         for seat in seats:
             seat.logs.parent.mkdir(parents=True, exist_ok=True)
         self._running = [_Running(seat, server, base) for seat in seats]
