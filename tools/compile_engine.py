@@ -30,8 +30,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "engine" / "src" / "president_engine"
-COMPILED = ("cards", "actions", "tables", "movegen", "match", "events", "deal", "observation", "phase", "roles",
-            "fallback")
+COMPILED = ("cards", "actions", "tables", "movegen", "legality", "match", "deal_flow", "exchange", "worlds", "events",
+            "deal", "observation", "phase", "roles", "fallback")
 
 
 def missing_toolchain() -> str | None:

@@ -13,34 +13,31 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final, TypeVar
 
 from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request
-from president_engine.cards import SLOT_BITS, SLOT_MAX, CardSet, Rank, Suit, bits_size, card_slot
-from president_engine.deal import shuffled_deal, validate_hands
+from president_engine.cards import CardSet, Rank
+from president_engine.deal import validate_hands
+from president_engine.deal_flow import end_deal, exchange_action, start_deal
 from president_engine.errors import IllegalActionError, IllegalReason
 from president_engine.events import (
     CardsGiven,
     CardsRequested,
-    DealEnded,
     DealStarted,
     Event,
-    HandDealt,
-    MatchEnded,
     Passed,
     Played,
     RevolutionHappened,
 )
-from president_engine.exchange import ExchangePair, exchange_pairs, tribute_bits
+from president_engine.exchange import ExchangePair
 from president_engine.legality import check_give_back, check_play, check_request
-from president_engine.movegen import bucket_row, general_plays, give_backs, requests, simple_plays
+from president_engine.movegen import general_plays, give_backs, requests, simple_plays
 from president_engine.observation import Observation, PublicObservation, read_deal
 from president_engine.phase import Phase
-from president_engine.roles import Role, roles_by_place
-from president_engine.rules import FirstLead, NextLead, Rules, Seating
+from president_engine.roles import Role
+from president_engine.rules import Rules
 from president_engine.tables import ALL_PASS, ONE_ORBIT, Tables, tables_for
 
 # The Final alias of a value compiles to a C constant under mypyc.
 _PASS: Final = PASS
 _View = TypeVar("_View", bound=PublicObservation)
-_THREE_OF_CLUBS_BITS: Final = 1 << (card_slot(Rank.THREE, Suit.CLUBS) * SLOT_BITS)
 
 
 class Match:
@@ -55,7 +52,7 @@ class Match:
         self._begin(rules, seed, [list(h) for h in hands] if hands else [])
         for deal, deal_hands in enumerate(self._explicit, 1):
             validate_hands(self.rules, deal, deal_hands)
-        self._start_deal()
+        start_deal(self)
 
     def _begin(self, rules: Rules, seed: int, explicit: list[list[CardSet]]) -> None:
         """Every field, before the first deal (or before `from_view` fills in a deal in progress)."""
@@ -313,7 +310,7 @@ class Match:
             else:
                 self._play(self._turn, action)  # type: ignore[arg-type]
         else:
-            self._exchange_action(action)
+            exchange_action(self, action)
         return events[start:]
 
     def copy(self) -> Match:
@@ -389,7 +386,7 @@ class Match:
             events.append(t.went_out[player][len(self._out)])
             self._holders -= 1
             if self._holders == 1:
-                self._end_deal()
+                end_deal(self)
                 return
         at = s
         if t.equal_skip and beaten is not None and beaten.rank is rank:
@@ -427,10 +424,6 @@ class Match:
             self._run_rank, self._run_len = None, 0
             return True
         return False
-
-    def _refresh_buckets(self, s: int) -> None:
-        if self._t.simple:
-            self._bp[s] = bucket_row(self._t, self._hands[s])
 
     def _pass(self, s: int) -> None:
         self.events.append(self._t.passed[self._seat_player[s]])
@@ -485,128 +478,3 @@ class Match:
         self._run_rank = None
         self._run_len = 0
 
-    # ------------------------------------------------------------------ deals
-
-    def _start_deal(self) -> None:
-        rules = self.rules
-        n = self._n
-        self.deal += 1
-        deal = self.deal
-        if deal == 1:
-            start = 0
-        else:
-            places = self.last_places
-            if rules.seating is Seating.BY_RANK:
-                self._seat_player = list(places)
-                for seat, player in enumerate(places):
-                    self._player_seat[player] = seat
-            start = (self._player_seat[places[-1]] + 1) % n
-        dealer = self._seat_player[(start - 1) % n]
-        if deal <= len(self._explicit):
-            hands = self._explicit[deal - 1]
-        else:
-            hands = shuffled_deal(rules, self.seed, deal, start)
-        self._hands = [h.bits for h in hands]
-        sizes = self._sizes = [bits_size(h) for h in self._hands]
-        if self._t.simple:
-            self._bp = [bucket_row(self._t, h) for h in self._hands]
-        self._holders = n
-        self._out = []
-        self._direction = 1
-        self._rev = 0
-        seats = tuple(self._seat_player)
-        self.deal_hands.append(tuple(hands))
-        self.deal_seats.append(seats)
-        by_player = self._player_seat
-        self.events.append(DealStarted(deal, seats, dealer, tuple(sizes[by_player[p]] for p in range(n)),
-                                       tuple(self.roles)))
-        self.events.extend(HandDealt(p, hands[by_player[p]]) for p in range(n))
-        self._exchange_steps = []
-        self._requests = {}
-        self._pending_tribute = []
-        if deal >= 2 and rules.exchange:
-            pair_players = list(exchange_pairs(self.roles))
-            if rules.exchange_requests:
-                self._exchange_steps += [(Phase.REQUEST, r, g, o) for r, g, o in pair_players]
-            self._exchange_steps += [(Phase.GIVE_BACK, r, g, o) for r, g, o in pair_players]
-            self._pending_tribute = pair_players
-            if not rules.exchange_requests:
-                self._pay_tributes()
-        self._table = None
-        self._start_trick(0)
-        self._next_phase()
-
-    def _next_phase(self) -> None:
-        if self._exchange_steps:
-            self.phase = self._exchange_steps[0][0]
-            self._playing = False
-            return
-        self.phase = Phase.PLAY
-        self._playing = True
-        if self.deal == 1:
-            leader = 0
-            if self.rules.first_lead is FirstLead.THREE_OF_CLUBS:
-                holders = [s for s in range(self._n) if self._hands[s] & (SLOT_MAX * _THREE_OF_CLUBS_BITS)]
-                leader = holders[0] if holders else 0
-        else:
-            role = Role.PRESIDENT if self.rules.next_lead is NextLead.PRESIDENT else Role.SCUM
-            leader = self._player_seat[self.roles.index(role)]
-        self._start_trick(leader)
-        self.events.append(self._t.play_started[self._seat_player[leader]])
-
-    def _exchange_action(self, action: Action) -> None:
-        step, receiver, giver, _ = self._exchange_steps.pop(0)
-        if step is Phase.REQUEST:
-            assert isinstance(action, Request)
-            self._requests[receiver] = action.cards.bits
-            self.events.append(CardsRequested(receiver, giver, action.cards))
-            if not self._exchange_steps or self._exchange_steps[0][0] is not Phase.REQUEST:
-                self._pay_tributes()
-        else:
-            assert isinstance(action, GiveBack)
-            self._move(receiver, giver, action.cards.bits, tribute=False)
-        self._next_phase()
-
-    def _pay_tributes(self) -> None:
-        for receiver, giver, owed in self._pending_tribute:
-            hand = self._hands[self._player_seat[giver]]
-            given = tribute_bits(hand, self._requests.get(receiver, 0), owed, self._t.tribute_slots)
-            self._move(giver, receiver, given, tribute=True)
-
-    def _move(self, giver: int, receiver: int, bits: int, *, tribute: bool) -> None:
-        gs, rs = self._player_seat[giver], self._player_seat[receiver]
-        size = bits_size(bits)
-        self._hands[gs] -= bits
-        self._sizes[gs] -= size
-        self._hands[rs] += bits
-        self._sizes[rs] += size
-        self._refresh_buckets(gs)
-        self._refresh_buckets(rs)
-        self.events.append(CardsGiven(giver, receiver, size, tribute, CardSet.from_bits(bits)))
-
-    def _end_deal(self) -> None:
-        last = next(s for s in range(self._n) if self._sizes[s])
-        self._out.append(last)
-        places = tuple(self._seat_player[s] for s in self._out)
-        points = [0] * self._n
-        for place, player in enumerate(places):
-            points[player] = self.rules.points[place]
-            self.scores[player] += points[player]
-        self.last_places = places
-        self.events.append(DealEnded(self.deal, places, tuple(points), tuple(self.scores)))
-        by_place = roles_by_place(self._n)
-        for place, player in enumerate(places):
-            self.roles[player] = by_place[place]
-        rules = self.rules
-        done = (rules.deals is not None and self.deal >= rules.deals) or (
-            rules.target_score is not None and max(self.scores) >= rules.target_score) or (
-            self._horizon is not None and self.deal >= self._horizon)
-        if done:
-            best = max(self.scores)
-            self.winner = next(p for p in places if self.scores[p] == best)
-            self.phase = Phase.OVER
-            self._playing = False
-            self.is_over = True
-            self.events.append(MatchEnded(self.winner, tuple(self.scores), places))
-            return
-        self._start_deal()
