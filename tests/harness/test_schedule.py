@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 from ladder_support import builtin_config, in_process
-from president_engine import CardSet
-from president_engine.match import shuffled_deal
+from president_engine import CardSet, shuffled_deal
 from president_harness.ladder.config import Format
 from president_harness.ladder.schedule import board_size, match_count, schedule
 
