@@ -61,7 +61,7 @@ def test_finished_matches_come_in_pages_with_their_total_and_live_ones_whole(tmp
             assert [json_format.ParseDict(m["match"], pb.MatchSummary()) for m in body["matches"]] == list(rpc.matches)
             status, body = await _get(web, "/api/matches?player=pat&page_size=1")
             assert [m["match"]["match_id"] for m in body["matches"]] == [done[3]] and body["finished_total"] == 2
-            for bad in ("offset=-1", "page_size=ten", "offset=1e3"):
+            for bad in ("offset=-1", "page_size=ten", "offset=1e3", "offset=%C2%B2"):
                 status, body = await _get(web, f"/api/matches?{bad}")
                 assert (status, body["error"]["reason"]) == (400, "MALFORMED"), bad
 

@@ -100,7 +100,7 @@ def _count(request: web.Request, name: str, default: int) -> int:
     text = request.query.get(name, "")
     if not text:
         return default
-    if not text.isdigit() or len(text) > 9:
+    if not (text.isascii() and text.isdigit()) or len(text) > 9:  # "²" passes isdigit() alone, and int() refuses it
         raise ServiceError(Reason.MALFORMED, f"{name}: a whole number, not {shorten(text)}")
     return int(text)
 
