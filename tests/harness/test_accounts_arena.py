@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import queue
 import re
-import signal
 import subprocess
 import sys
 import threading
@@ -17,6 +16,7 @@ from president_harness.child_server import ChildServer
 from president_harness.president_cli import main
 from president_sdk import RunnerError, builtin_bot
 from president_sdk.session_client import Appetite, SessionClient
+from process_support import stop_with_ctrl_c
 
 
 def account(*args: str) -> list[str]:
@@ -103,11 +103,6 @@ def test_the_arena_serves_house_bots_and_prints_the_leaderboard_once_a_newcomer_
         assert any(line.startswith("leaderboard cardverse:4:") for line in seen)
         assert len(newcomer.stats.finished) >= 2  # the check match, then at least one rated match
     finally:
-        arena.send_signal(signal.SIGINT)
-        try:
-            arena.wait(30)
-        finally:
-            if arena.poll() is None:
-                arena.kill()
+        stop_with_ctrl_c(arena)
     assert arena.returncode == 0
     assert arena.stderr is not None and "Traceback" not in arena.stderr.read()

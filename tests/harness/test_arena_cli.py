@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from president_harness.child_server import ChildServer, ServerError
+from process_support import stop_with_ctrl_c
 
 BOT_LINE = re.compile(r"^arena cardverse:4: rank (\d+) of (\d+), rating (-?\d+\.\d\d), mean place (\d\.\d\d)"
                       r" \[(\d\.\d\d), (\d\.\d\d)\] after (\d+) match(es)?( \(provisional\))?$")
@@ -53,17 +54,6 @@ class Output:
 
     def text(self) -> str:
         return "\n".join(line for _, line in self.seen)
-
-
-def _stop(proc: subprocess.Popen[str]) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)
-    try:
-        proc.wait(30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
 
 
 def _boards(output: Output) -> list[tuple[float, list[str]]]:
@@ -107,8 +97,8 @@ def test_the_arena_serves_its_leaderboard_on_the_web_prints_it_on_new_orders_and
         time.sleep(2 * every)  # a few more looks at the leaderboard
     finally:
         if bot is not None:
-            _stop(bot)
-        _stop(arena)
+            stop_with_ctrl_c(bot)
+        stop_with_ctrl_c(arena)
     boards = _boards(out)
     assert boards and all(order for _, order in boards)
     for (before, shown), (after, then) in itertools.pairwise(boards):
