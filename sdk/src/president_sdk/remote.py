@@ -27,6 +27,7 @@ from president_engine import Action, Event, Fault, Observation, Rules, fallback_
 from president_engine.events import MatchEnded
 from president_engine.narrate import counted
 from president_protocol import convert
+from president_protocol.names import MAX_NAME_CHARS, is_display_name
 from president_protocol.status import read_refusal
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
@@ -41,8 +42,6 @@ SAFETY_MARGIN_S = 0.25
 """Time kept back from the server's deadline for the answer to travel."""
 RETRY_DELAYS_S = (0.5, 1.0, 2.0, 4.0, 8.0)
 """Waits between reconnection attempts; the runner gives up after the last."""
-MAX_NAME_CHARS = 64
-"""The contract's limit on a name (Hello.name)."""
 
 
 """How a replaced answer is reported to the server (Act.fault)."""
@@ -148,7 +147,7 @@ def run(bot: Bot, server: str = DEFAULT_SERVER, token: str = "", *, tls: bool = 
 
 def check_name(name: str) -> None:
     """RunnerError (reason MALFORMED) for a name the server would refuse, before connecting."""
-    if len(name) > MAX_NAME_CHARS or not name.isprintable():
+    if not is_display_name(name):
         shown = repr(name if len(name) <= 32 else name[:32] + "...")
         raise RunnerError(f"a name is at most {MAX_NAME_CHARS} printable characters, not {shown}", reason="MALFORMED")
 

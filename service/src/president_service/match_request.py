@@ -16,6 +16,7 @@ from google.protobuf.message import Message
 from google.protobuf.unknown_fields import UnknownFieldSet
 from president_engine import PRESETS, CardSet, Rules, RulesError
 from president_protocol import convert
+from president_protocol.names import MAX_NAME_CHARS, is_display_name
 from president_protocol.v1 import president_pb2 as pb
 
 from president_service.clock import ClockError, ClockSettings
@@ -26,7 +27,6 @@ MAX_DEALS = 1_000
 """The most deals a match may last (a deal takes about a hundred moves)."""
 MAX_POINTS = 1_000_000
 """The largest target score and points for a place."""
-MAX_NAME_CHARS = 64
 MAX_SEED = 2**63 - 1
 """SQLite stores signed 64-bit integers."""
 
@@ -69,9 +69,7 @@ def read_match_request(request: pb.CreateMatchRequest, default_clock: ClockSetti
         raise ServiceError(Reason.BAD_OPTION, f"preset: unknown preset {shorten(request.preset)}"
                                               f" (known: {', '.join(PRESETS)})", {"option": "preset"})
     for name in request.seat_names:
-        if len(name) > MAX_NAME_CHARS or not name.isprintable():
-            raise ServiceError(Reason.MALFORMED, f"seat_names: a name is at most {MAX_NAME_CHARS} printable"
-                                                 f" characters, not {shorten(name)}")
+        check_name(name, "seat_names")
     try:
         rules = rules_from_request(request.preset, request.rules)
         clock = clock_from_proto(request.clock) if request.HasField("clock") else default_clock
@@ -103,6 +101,13 @@ def read_match_request(request: pb.CreateMatchRequest, default_clock: ClockSetti
                         hands=hands, clock=clock, names=tuple(request.seat_names), open_seats=request.open_seats,
                         reserved=reserved, accounts=accounts,
                         bot_seeds=seeds + (None,) * (rules.players - len(seeds)) if seeds else ())
+
+
+def check_name(name: str, field: str) -> None:
+    """MALFORMED for a name the contract refuses (too long, or with characters that are not printable)."""
+    if not is_display_name(name):
+        raise ServiceError(Reason.MALFORMED, f"{field}: a name is at most {MAX_NAME_CHARS} printable characters,"
+                                             f" not {shorten(name)}")
 
 
 def shorten(text: str, most: int = 32) -> str:

@@ -20,7 +20,7 @@ from president_service.accounts import Accounts
 from president_service.auth import bearer_token, new_token, token_hash
 from president_service.errors import Reason, ServiceError
 from president_service.limits import RETRY_FULL_S, Limits
-from president_service.match_request import MAX_NAME_CHARS, MAX_SEED, MatchRequest, shorten
+from president_service.match_request import MAX_SEED, MatchRequest, check_name, shorten
 from president_service.match_runner import MatchRunner
 from president_service.match_store import FinishedSummary, MatchStore, Statement, StoredMatch
 
@@ -31,12 +31,6 @@ _MAX_ID_CHARS = 64
 """Longer match ids are unknown without a look-up (ours are 16 hex characters)."""
 
 Metadata = Iterable[tuple[str, str | bytes]] | None
-
-
-def check_name(name: str, field: str) -> None:
-    """MALFORMED for a display name the pages could not show: too long, or with characters that are not printable."""
-    if len(name) > MAX_NAME_CHARS or not name.isprintable():
-        raise ServiceError(Reason.MALFORMED, f"{field}: at most {MAX_NAME_CHARS} printable characters")
 
 
 Seated = Callable[[str, MatchRunner, int], None]

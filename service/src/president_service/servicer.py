@@ -31,10 +31,10 @@ from president_service.clock import ClockSettings
 from president_service.errors import Reason, ServiceError, abort
 from president_service.feeds import SeatFeed, match_over, prompt_message, shared_events
 from president_service.limits import RETRY_FULL_S
-from president_service.match_request import read_match_request
+from president_service.match_request import check_name, read_match_request
 from president_service.match_runner import MatchRunner, Wake
 from president_service.messages import account_message, finished_summary, match_summary, result
-from president_service.registry import Registry, check_name
+from president_service.registry import Registry
 from president_service.request_guard import is_malformed, malformed_error
 from president_service.session import SessionContext, Sessions
 
