@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -110,3 +112,14 @@ def test_progress_without_a_terminal_prints_a_line_every_few_seconds(monkeypatch
     progress.advance()
     progress.close()
     assert out.getvalue().splitlines()[-1].startswith("mine: 4/10 matches")
+
+
+def test_a_port_out_of_range_is_one_line_for_every_command(tmp_path: Path) -> None:
+    """`president serve`, `demo` and `arena` all read a port the same way (bind() would raise OverflowError)."""
+    for command, flag, value in (("serve", "--port", "70000"), ("serve", "--http-port", "-5"),
+                                 ("demo", "--port", "²"), ("arena", "--http-port", "99999")):
+        done = subprocess.run([sys.executable, "-m", "president_harness", command, flag, value,
+                               "--db", str(tmp_path / f"{command}.db")],
+                              capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert f"argument {flag}: {value!r}: a port from 0 to 65535" in done.stderr

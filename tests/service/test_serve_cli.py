@@ -54,3 +54,4 @@ def test_bad_flags_are_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2 and "'chess:4': write PRESET:PLAYERS" in done.stderr
     version = serve("--version")
     assert version.returncode == 0 and version.stdout.startswith("president-service 0.")
+

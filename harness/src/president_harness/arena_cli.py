@@ -32,6 +32,7 @@ from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk.bots import BUILTIN_BOTS
 from president_sdk.session_client import Appetite, FinishedMatch
+from president_service.serve_cli import port_number
 
 from president_harness.builtin_sessions import BuiltinSessions
 from president_harness.child_server import ChildServer, ServerError, free_port
@@ -58,8 +59,8 @@ def _queue(text: str) -> Queue:
 def add_arena_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     arena = commands.add_parser("arena", help="a server with the arena on, house bots playing, the leaderboard live",
                                 description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    arena.add_argument("--port", type=int, default=50051, help="port (default 50051; a free one if taken)")
-    arena.add_argument("--http-port", type=int, default=8080,
+    arena.add_argument("--port", type=port_number, default=50051, help="port (default 50051; a free one if taken)")
+    arena.add_argument("--http-port", type=port_number, default=8080,
                        help="port of the web pages, the leaderboard among them (default 8080; a free one if taken)")
     arena.add_argument("--db", type=Path, default=Path("run/arena.db"), help="SQLite file (default run/arena.db)")
     arena.add_argument("--admin-token", help=f"the server's admin token (or set {ADMIN_TOKEN_ENV}; default: a new"

@@ -38,6 +38,7 @@ from president_sdk.bots import builtin_bot
 from president_sdk.remote import RunnerError, run
 from president_service.clock import ClockSettings
 from president_service.grpc_server import ServerConfig, StartError, start
+from president_service.serve_cli import port_number
 
 from president_harness.child_server import free_port
 from president_harness.demo_leftovers import play_out_leftovers
@@ -49,8 +50,8 @@ GUEST_LEVELS = ("hard", "normal", "easy")
 
 def add_demo_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     demo = commands.add_parser("demo", help="serve on localhost and show a live match of built-in bots")
-    demo.add_argument("--port", type=int, default=50051, help="port (default 50051; a free one if taken)")
-    demo.add_argument("--http-port", type=int, default=8080,
+    demo.add_argument("--port", type=port_number, default=50051, help="port (default 50051; a free one if taken)")
+    demo.add_argument("--http-port", type=port_number, default=8080,
                       help="port of the web pages (default 8080; a free one if taken)")
     demo.add_argument("--db", default="president-demo.db", help="SQLite database file")
     demo.add_argument("--preset", default="cardverse", help="rules preset (default cardverse)")

@@ -35,6 +35,13 @@ _ARENA = ArenaSettings()
 _ABSENCE_S = ServerConfig.absence_s
 
 
+def port_number(text: str) -> int:
+    """An argparse type for a TCP port (0 asks for a free one): one line, not a traceback, for any other."""
+    if not (text.isascii() and text.isdigit()) or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r}: a port from 0 to 65535")
+    return int(text)
+
+
 def _seconds(text: str) -> float:
     try:
         seconds = float(text)
@@ -57,10 +64,10 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     """Register ``serve`` on a command's subparsers."""
     serve = commands.add_parser("serve", help="run the game server")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=50051, help="port; 0 picks a free one (default 50051)")
+    serve.add_argument("--port", type=port_number, default=50051, help="port; 0 picks a free one (default 50051)")
     serve.add_argument("--db", required=True, help="SQLite database file (created if missing)")
     serve.add_argument("--admin-token", default=None, help=f"admin token (or set {ADMIN_TOKEN_ENV})")
-    serve.add_argument("--http-port", type=int, default=None,
+    serve.add_argument("--http-port", type=port_number, default=None,
                        help="also serve the web pages (match list, live matches, replays) on this port; 0 picks"
                             " a free one (default: no web pages)")
     serve.add_argument("--tls-cert", type=Path, help="PEM certificate chain; TLS when given with --tls-key")
