@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from president_engine import PRESETS, Rules, RulesError
+from president_engine.narrate import duration
 from president_sdk.bot_cli import not_installed
 
 try:
@@ -88,11 +89,6 @@ def progress_line(progress: Progress) -> str:
     if left > 0:
         line += f", about {duration(progress.seconds / progress.episodes * left)} left"
     return line
-
-
-def duration(seconds: float) -> str:
-    """``41 s`` below a minute and a half, else whole minutes: ``3 min``."""
-    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
 if __name__ == "__main__":

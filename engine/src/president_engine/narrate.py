@@ -32,6 +32,11 @@ def counted(n: int, noun: str) -> str:
     return f"{n} {noun if n == 1 else plural(noun)}"
 
 
+def duration(seconds: float) -> str:
+    """A time as people read it: ``41 s`` below a minute and a half, else whole minutes: ``3 min``."""
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
 def describe(event: Event, names: Sequence[str], *, preset: str | None = None) -> str | None:
     """A line for `event`, naming players by `names`; None for events not worth a line.
 

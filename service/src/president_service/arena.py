@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 from president_engine import PRESETS, CardSet, Fault, Rules, RulesError, shuffled_deal
 from president_engine.events import DealEnded
-from president_engine.narrate import counted
+from president_engine.narrate import counted, duration
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 
@@ -265,7 +265,7 @@ class Arena:
             if wrong:
                 wait = self._hold_back(name, session)
                 message = (f"check match {runner.match_id} failed: {wrong}; not rated yet: the next check match"
-                           f" starts in {_duration(wait)}, or fix the bot and reconnect")
+                           f" starts in {duration(wait)}, or fix the bot and reconnect")
                 reason = "CHECK_FAILED"
             else:
                 self._accounts.mark_checked(name)
@@ -403,10 +403,3 @@ def _board(runner: MatchRunner) -> Board:
     return runner.preset, runner.match.rules.players
 
 
-def _duration(seconds: float) -> str:
-    """A wait as people read it: "10 s", "1 min 20 s", "5 min"."""
-    whole = max(1, round(seconds))
-    minutes, rest = divmod(whole, 60)
-    if not minutes:
-        return f"{rest} s"
-    return f"{minutes} min" if not rest else f"{minutes} min {rest} s"
