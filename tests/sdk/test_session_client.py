@@ -232,9 +232,10 @@ def test_after_a_server_restart_every_match_resumes_from_its_last_event(tmp_path
             for match_id in ids:
                 match = convert.replay_from_proto(stub.GetReplay(pb.GetReplayRequest(match_id=match_id)).replay)
                 replayed = match.replay()
-                mine = next(b for b in bots if b.ended is not None and b.ended == replayed.events[-1]
-                            and sorted(b.seqs) == _seen(replayed, 0))
-                assert len(mine.seqs) == len(set(mine.seqs))  # each event once, over both connections
+                mine = [b for b in bots if b.ended is not None and b.ended == replayed.events[-1]
+                        and sorted(b.seqs) == _seen(replayed, 0)]
+                assert len(mine) == 1, (match_id, _seen(replayed, 0), [(b.ended, b.seqs) for b in bots])
+                assert len(mine[0].seqs) == len(set(mine[0].seqs))  # each event once, over both connections
     finally:
         second.stop()
     assert {f.match_id for f in clients[0].stats.finished} == ids
@@ -355,3 +356,56 @@ def test_president_bot_refuses_a_bad_account_token_in_one_line(server: Server) -
     assert done.stderr.strip().splitlines() == [
         f"president-bot: bad account token: {server.address} refuses it: this token is not an account's"
         " (or it was rotated)"]
+
+
+def test_a_bot_hears_of_the_end_once_when_match_over_comes_in_a_later_update() -> None:
+    """A scripted server sends the MatchEnded event in one update and MatchOver in the next (as after a restart
+    that fell between them): the bot's on_event and on_match_end run once each, with the event's own seq."""
+    from president_engine import Rules
+
+    result = MatchEnded(winner=1, totals=(1, 3, 2, 0), last_places=(3,))
+    welcome = pb.PlayResponse(welcome=pb.Welcome(match_id="m1", player=0, names=list(NAMES),
+                                                 rules=convert.rules_to_proto(Rules())))
+    ended = pb.PlayResponse(event=pb.Event(seq=7, match_ended=convert.match_result_to_proto(result)))
+    over = pb.PlayResponse(match_over=pb.MatchOver(result=convert.match_result_to_proto(result)))
+
+    class Scripted(pb_grpc.PresidentServiceServicer):
+        async def Session(self, requests, context):  # type: ignore[no-untyped-def]  # noqa: N802
+            await anext(aiter(requests))
+            yield pb.SessionResponse(welcome=pb.SessionWelcome(account="a", live_matches=["m1"]))
+            yield pb.SessionResponse(match=pb.MatchUpdate(match_id="m1", messages=[welcome, ended]))
+            yield pb.SessionResponse(match=pb.MatchUpdate(match_id="m1", messages=[over]))
+            await asyncio.Event().wait()
+
+    class Counting(Recorder):
+        ends = 0
+
+        def on_match_end(self, result: MatchEnded) -> None:
+            self.ends += 1
+            super().on_match_end(result)
+
+    bots: list[Counting] = []
+
+    def make(_seed: int | None) -> Bot:
+        bots.append(Counting())
+        return bots[-1]
+
+    async def main() -> None:
+        server = grpc.aio.server()
+        pb_grpc.add_PresidentServiceServicer_to_server(Scripted(), server)
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        try:
+            client = SessionClient(make, "token", server=f"127.0.0.1:{port}")
+            task = asyncio.create_task(client.run())
+            for _ in range(500):
+                if client.stats.finished:
+                    break
+                await asyncio.sleep(0.01)
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        finally:
+            await server.stop(None)
+
+    asyncio.run(main())
+    assert [(b.seqs, b.ends, b.ended) for b in bots] == [([7], 1, result)]

@@ -171,6 +171,8 @@ class _Match:
     names: tuple[str, ...] = ()
     last_seq: int = 0
     result: MatchEnded | None = None
+    end_seen: bool = False
+    """Whether the match's MatchEnded event arrived: the bot hears of the end once, over any connections."""
     answered: dict[int, tuple[Action, pb.BotFault.ValueType]] = field(default_factory=dict)
     """The acts sent for the last turns: a prompt repeated after a resume gets the same answer."""
     prompts: dict[int, Observation] = field(default_factory=dict)
@@ -404,6 +406,7 @@ class SessionClient:
         if message.seq <= match.last_seq:
             return  # seen before a reconnection
         match.last_seq = message.seq
+        match.end_seen = match.end_seen or message.HasField("match_ended")
         if match.listens:
             event = convert.event_from_proto(message)
             if event is not None:
@@ -499,7 +502,7 @@ class SessionClient:
         bot = match.bot
         if bot is None:
             return
-        if match.listens and not any(isinstance(e, MatchEnded) for _, e in match.events):
+        if match.listens and not match.end_seen:  # it ended while this client was away
             match.events.append((pb.Event(), result))
         if match.events:
             await self._call_bot(bot, match, None)
