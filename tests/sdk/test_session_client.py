@@ -366,6 +366,7 @@ def test_a_bot_hears_of_the_end_once_when_match_over_comes_in_a_later_update() -
     result = MatchEnded(winner=1, totals=(1, 3, 2, 0), last_places=(3,))
     welcome = pb.PlayResponse(welcome=pb.Welcome(match_id="m1", player=0, names=list(NAMES),
                                                  rules=convert.rules_to_proto(Rules())))
+    caught_up = pb.PlayResponse(snapshot=pb.Snapshot(last_seq=6))
     ended = pb.PlayResponse(event=pb.Event(seq=7, match_ended=convert.match_result_to_proto(result)))
     over = pb.PlayResponse(match_over=pb.MatchOver(result=convert.match_result_to_proto(result)))
 
@@ -373,7 +374,7 @@ def test_a_bot_hears_of_the_end_once_when_match_over_comes_in_a_later_update() -
         async def Session(self, requests, context):  # type: ignore[no-untyped-def]  # noqa: N802
             await anext(aiter(requests))
             yield pb.SessionResponse(welcome=pb.SessionWelcome(account="a", live_matches=["m1"]))
-            yield pb.SessionResponse(match=pb.MatchUpdate(match_id="m1", messages=[welcome, ended]))
+            yield pb.SessionResponse(match=pb.MatchUpdate(match_id="m1", messages=[welcome, caught_up, ended]))
             yield pb.SessionResponse(match=pb.MatchUpdate(match_id="m1", messages=[over]))
             await asyncio.Event().wait()
 

@@ -20,8 +20,9 @@ from collections.abc import Callable, Mapping
 import grpc
 from president_sdk.bot import Bot
 from president_sdk.bots import builtin_bot
-from president_sdk.remote import RunnerError
-from president_sdk.session_client import RECONNECT_OPTIONS, Appetite, BotFactory, FinishedMatch, SessionClient
+from president_sdk.connection import RECONNECT_OPTIONS
+from president_sdk.runner_errors import RunnerError
+from president_sdk.session_client import Appetite, BotFactory, FinishedMatch, SessionClient
 
 
 class BuiltinSessions:

@@ -35,7 +35,8 @@ from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk.bot import Bot
 from president_sdk.bots import builtin_bot
-from president_sdk.remote import RunnerError, run
+from president_sdk.remote import run
+from president_sdk.runner_errors import RunnerError
 from president_service.clock import ClockSettings
 from president_service.grpc_server import ServerConfig, StartError, start
 from president_service.serve_cli import port_number

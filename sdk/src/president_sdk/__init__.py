@@ -40,7 +40,8 @@ from president_sdk.legal import (
     whole_group_plays,
 )
 from president_sdk.local import BotError, LocalResult, play_local
-from president_sdk.remote import MatchAlreadyOverError, RunnerError, run
+from president_sdk.remote import run
+from president_sdk.runner_errors import MatchAlreadyOverError, RunnerError
 
 __all__ = [
     "BUILTIN_BOTS",

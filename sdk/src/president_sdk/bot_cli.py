@@ -183,7 +183,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.local:
         return _local(bot, args)
-    from president_sdk.remote import MatchAlreadyOverError, RunnerError, check_name, run  # grpc is only needed here
+    from president_sdk.remote import check_name, run  # grpc is only needed here
+    from president_sdk.runner_errors import MatchAlreadyOverError, RunnerError
 
     account = args.account_token or ("" if args.token else os.environ.get(ACCOUNT_TOKEN_ENV, ""))
     if account:
@@ -226,7 +227,7 @@ def _session(factory: Callable[[int | None], Bot], token: str, args: argparse.Na
     """Play the account's matches until Ctrl-C (or SIGTERM): a line per finished match, then a summary."""
     from president_protocol.v1 import president_pb2 as pb
 
-    from president_sdk.remote import RunnerError
+    from president_sdk.runner_errors import RunnerError
     from president_sdk.session_client import Appetite, FinishedMatch, SessionClient
 
     try:

@@ -8,14 +8,21 @@ plays for a seat that runs out of time.
 
 from __future__ import annotations
 
-import threading
+import time
 import traceback
+from collections.abc import Sequence
+from concurrent.futures import Future, wait
 from dataclasses import dataclass
+from typing import Any
 
-from president_engine import Action, Fault, GiveBack, Observation, Pass, Play, Request, fallback_action
+from president_engine import Action, Event, Fault, GiveBack, Observation, Pass, Play, Request, fallback_action
 
 from president_sdk.bot import Bot
+from president_sdk.bot_threads import BotThreads
 from president_sdk.legal import resolve
+
+THREADS = BotThreads()
+"""Where bots think under a deadline: threads reused from one decision to the next, in every runner."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -29,34 +36,58 @@ class Decision:
 
 
 def decide(bot: Bot, obs: Observation, *, timeout: float | None = None) -> Decision:
-    """The bot's legal answer, or a safe fallback with the fault logged to the bot's log."""
+    """The bot's legal answer, or a safe fallback with the fault logged to the bot's log.
+
+    With a `timeout` the bot thinks in one of the reused `BotThreads`, and one still thinking then is left to it."""
     if timeout is None:
         try:
             answer: object = bot.decide(obs)
         except Exception as exc:
             return replace_answer(bot, obs, Fault.ERROR, f"raised {type(exc).__name__}: {exc}",
                                   traceback.format_exc())
-    else:
-        box: dict[str, object] = {}
+        return judge(bot, obs, answer)
+    started = time.monotonic()
+    thinking = think(bot, obs)
+    if isinstance(thinking, Decision):
+        return thinking
+    wait([thinking], timeout=timeout)
+    return outcome(bot, obs, thinking, time.monotonic() - started)
 
-        def work() -> None:
-            try:
-                box["answer"] = bot.decide(obs)
-            except Exception as exc:  # reported below, in the caller's thread
-                box["error"] = exc
-                box["trace"] = traceback.format_exc()
 
-        worker = threading.Thread(target=work, name=f"bot-{bot.name}", daemon=True)
-        worker.start()
-        worker.join(timeout)
-        if worker.is_alive():
-            return replace_answer(bot, obs, Fault.TIMEOUT, f"did not answer within {timeout:g} s")
-        if "error" in box:
-            error = box["error"]
-            return replace_answer(bot, obs, Fault.ERROR, f"raised {type(error).__name__}: {error}",
-                                  str(box["trace"]))
-        answer = box.get("answer")
-    return judge(bot, obs, answer)
+def think(bot: Bot, obs: Observation, events: Sequence[tuple[Any, Event]] = ()) -> Future[object] | Decision:
+    """Hand the bot `events` (as `notify_all`), then start its decision in a `BotThreads` thread; the fallback at once
+    when no thread can be had (a bot that used up the process's threads)."""
+    def work() -> object:
+        notify_all(bot, events)
+        return bot.decide(obs)
+
+    try:
+        return THREADS.submit(work)
+    except RuntimeError as exc:
+        return replace_answer(bot, obs, Fault.ERROR, f"left no thread to think in ({exc})")
+
+
+def outcome(bot: Bot, obs: Observation, thinking: Future[object], waited: float) -> Decision:
+    """The decision once the wait for `thinking` is over: its legal answer, else the fallback for the fault."""
+    if not thinking.done():
+        thinking.cancel()
+        return replace_answer(bot, obs, Fault.TIMEOUT, f"did not answer within {waited:.3g} s")
+    error = thinking.exception()
+    if error is not None:
+        trace = "".join(traceback.format_exception(error))
+        return replace_answer(bot, obs, Fault.ERROR, f"raised {type(error).__name__}: {error}", trace)
+    return judge(bot, obs, thinking.result())
+
+
+def notify_all(bot: Bot, events: Sequence[tuple[Any, Event]]) -> None:
+    """Events (with the message each came in, for ``bot.raw``) go to the bot's hooks; a hook that raises is
+    logged, never fatal."""
+    for raw, event in events:
+        bot.raw = raw
+        try:
+            bot.notify(event)
+        except Exception:
+            bot.log.exception("%s raised in an event hook (ignored)", bot.name)
 
 
 def judge(bot: Bot, obs: Observation, answer: object) -> Decision:

@@ -26,13 +26,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, cast
 
 import grpc
-from president_engine import Action, Event, Fault, Observation, Rules, fallback_action
+from president_engine import Observation
 from president_engine.events import MatchEnded
 from president_engine.narrate import counted
 from president_protocol import convert
@@ -40,26 +39,19 @@ from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
 from president_sdk.bot import Bot, listens
-from president_sdk.bot_threads import BotThreads
 from president_sdk.challenge import Challenge
+from president_sdk.connection import DEFAULT_SERVER, RECONNECT_OPTIONS, RETRY_DELAYS_S, Reconnection, rpc_error
 from president_sdk.faults import Faults, describe_faults
-from president_sdk.guard import Decision, decide, judge, replace_answer
-from president_sdk.remote import DEFAULT_SERVER, RETRY_DELAYS_S, SAFETY_MARGIN_S, RunnerError, rpc_error
+from president_sdk.guard import THREADS, Decision, decide, notify_all, outcome, think
+from president_sdk.runner_errors import RunnerError
+from president_sdk.seat import Seat, seat_bot
 
 log = logging.getLogger("president.session")
 
 BotFactory = Callable[[int | None], Bot]
 """A new bot for one match, given the seed its creator chose for the bot's draws (None: none)."""
-_TURNS_KEPT = 8
-"""Answers kept per match, by turn: a resumed prompt or a late refusal finds what was sent."""
 _CHALLENGE_ANSWER_S = 10.0
 """How long `Bot.accept_challenge` may think."""
-RECONNECT_OPTIONS = (("grpc.initial_reconnect_backoff_ms", 200), ("grpc.min_reconnect_backoff_ms", 200),
-                     ("grpc.max_reconnect_backoff_ms", 2000))
-"""Channel options for a client that outlives a server restart: gRPC tries the address again within 2 s (its
-defaults back off to 2 minutes, and calls fail at once meanwhile)."""
-_RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, grpc.StatusCode.DEADLINE_EXCEEDED,
-              grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -161,27 +153,12 @@ class SessionStats:
 
 @dataclass(eq=False, kw_only=True)
 class _Match:
-    """One match of the session, kept across connections."""
+    """One match of the session, kept across connections: its seat and bot, and the task that serves it."""
 
-    match_id: str
+    seat: Seat
     bot: Bot | None = None
-    listens: bool = False
-    player: int = -1
-    rules: Rules | None = None
-    names: tuple[str, ...] = ()
-    last_seq: int = 0
-    result: MatchEnded | None = None
-    end_seen: bool = False
-    """Whether the match's MatchEnded event arrived: the bot hears of the end once, over any connections."""
-    answered: dict[int, tuple[Action, pb.BotFault.ValueType]] = field(default_factory=dict)
-    """The acts sent for the last turns: a prompt repeated after a resume gets the same answer."""
-    prompts: dict[int, Observation] = field(default_factory=dict)
-    deadline: float | None = None
-    """When the open turn's answer is due (wall clock), from its Prompt or a later TurnDeadline."""
     clock_started: asyncio.Event | None = None
     """Set when a TurnDeadline arrives: a decision already under way gets the deadline."""
-    events: list[tuple[pb.Event, Event]] = field(default_factory=list)
-    """Events for the bot's hooks, handed over with its next call."""
     inbox: asyncio.Queue[Sequence[pb.PlayResponse]] | None = None
     task: asyncio.Task[None] | None = None
 
@@ -217,20 +194,16 @@ class SessionClient:
         self._acts: list[pb.MatchAct] = []
         """Acts waiting to be written, together."""
         self._flushing: asyncio.Task[None] | None = None
-        self._threads = BotThreads() if threaded else None
+        self._threaded = threaded
         self._move_timeout = move_timeout
         self._accept = accept_challenges
-        self._retry_delays = tuple(retry_delays)
         self._on_finished = on_finished
         self._on_notice = on_notice or _log_notice
         self._matches: dict[str, _Match] = {}
         self._call: grpc.aio.StreamStreamCall[pb.SessionRequest, pb.SessionResponse] | None = None
         self._stub: pb_grpc.PresidentServiceAsyncStub | None = None
-        self._sent_here: set[tuple[str, int]] = set()
-        """(match, turn) answered on this connection: the server may prompt again (its clock started)."""
         self._writing = asyncio.Lock()
-        self._welcomed = False
-        self._ever_welcomed = False
+        self._reconnection = Reconnection(server, "account", retry_delays)
         self._lobby: Bot | None = None
 
     # ------------------------------------------------------------------ the connection
@@ -243,7 +216,6 @@ class SessionClient:
                                                options=RECONNECT_OPTIONS) if self._tls
                        else grpc.aio.insecure_channel(self.server, options=RECONNECT_OPTIONS))
         self._stub = pb_grpc.PresidentServiceStub(channel)
-        delays = iter(self._retry_delays)
         try:
             while True:
                 try:
@@ -252,17 +224,7 @@ class SessionClient:
                 except grpc.aio.AioRpcError as exc:
                     reason, message = rpc_error(exc)
                     code = exc.code()
-                if code not in _RETRYABLE or reason in ("BAD_TOKEN", "MISSING_TOKEN"):
-                    raise RunnerError(_explain(reason, message, self.server), reason=reason) from None
-                if not self._ever_welcomed and code is grpc.StatusCode.UNAVAILABLE and not reason:
-                    raise RunnerError(f"cannot reach {self.server}: is the server running, and is the address"
-                                      " right?", reason="UNREACHABLE") from None
-                if self._welcomed:
-                    self._welcomed = False
-                    delays = iter(self._retry_delays)
-                delay = next(delays, None)
-                if delay is None:
-                    raise RunnerError(f"server gone: cannot reach {self.server} ({message})", reason=reason)
+                delay = self._reconnection.after(code, reason, message)
                 log.warning("the session with %s was lost (%s); reconnecting in %g s to resume %s",
                             self.server, message, delay, counted(len(self._matches), "match"))
                 await asyncio.sleep(delay)
@@ -279,8 +241,10 @@ class SessionClient:
         """One connection: hello, then every message until the call ends (returns) or fails (raises)."""
         assert self._stub is not None
         call = self._stub.Session(None, metadata=self._metadata)  # no request iterator: written with .write
-        self._call, self._sent_here, self._acts, self._batches = call, set(), [], False
-        resume = [pb.MatchCursor(match_id=m.match_id, last_seq=m.last_seq) for m in self._matches.values()]
+        self._call, self._acts, self._batches = call, [], False
+        for match in self._matches.values():
+            match.seat.connected()
+        resume = [pb.MatchCursor(match_id=m.seat.match_id, last_seq=m.seat.last_seq) for m in self._matches.values()]
         try:
             await call.write(pb.SessionRequest(hello=pb.SessionHello(
                 accepts=self._appetite.to_proto(), resume=resume, defer_events=self._defer,
@@ -312,11 +276,11 @@ class SessionClient:
 
     def _welcome(self, welcome: pb.SessionWelcome) -> None:
         self.account = welcome.account
-        self._welcomed = self._ever_welcomed = True
+        self._reconnection.welcomed()
         self._batches = self._batch and welcome.batches
         live = set(welcome.live_matches)
         for match in list(self._matches.values()):
-            if match.match_id not in live:  # it ended while this client was away
+            if match.seat.match_id not in live:  # it ended while this client was away
                 asyncio.get_running_loop().create_task(self._ended_away(match))
         log.info("account %s: %s%s", welcome.account, counted(len(live), "live match"),
                  "; a check match against the house bots comes first" if welcome.check_pending else "")
@@ -352,15 +316,15 @@ class SessionClient:
     async def _update(self, update: pb.MatchUpdate) -> None:
         match = self._matches.get(update.match_id)
         if match is None:
-            match = self._matches[update.match_id] = _Match(match_id=update.match_id)
+            match = self._matches[update.match_id] = _Match(seat=Seat(match_id=update.match_id))
             self.stats.live = len(self._matches)
-            if self._threads is not None:
+            if self._threaded:
                 match.inbox = asyncio.Queue()
                 match.task = asyncio.get_running_loop().create_task(self._serve(match))
         if match.inbox is not None:
             for message in update.messages:
                 if message.HasField("turn_deadline"):  # seen here, not behind the decision it is for
-                    match.deadline = message.turn_deadline.deadline.ToNanoseconds() / 1e9
+                    match.seat.turn_deadline(message.turn_deadline)
                     if match.clock_started is not None:
                         match.clock_started.set()
             match.inbox.put_nowait(update.messages)
@@ -370,144 +334,112 @@ class SessionClient:
     async def _serve(self, match: _Match) -> None:
         """A match's messages in order, in its own task: its bot's thinking holds up no other match."""
         assert match.inbox is not None
-        while match.result is None:
+        while match.seat.result is None:
             await self._handle(match, await match.inbox.get())
 
     async def _handle(self, match: _Match, messages: Sequence[pb.PlayResponse]) -> None:
-        for message in messages:
-            kind = message.WhichOneof("kind")
-            if kind == "event":
-                self._event(match, message.event)
-            elif kind == "prompt":
-                await self._prompt(match, message.prompt)
-            elif kind == "welcome":
-                self._seat(match, message.welcome)
-            elif kind == "snapshot":
-                match.last_seq = max(match.last_seq, message.snapshot.last_seq)
-            elif kind == "action_rejected":
-                await self._rejected(match, message.action_rejected)
-            elif kind == "match_over":
-                await self._finish(match, convert.match_result_from_proto(message.match_over.result))
-                return
-        if match.events and match.bot is not None:
-            await self._call_bot(match.bot, match, None)
+        seat = match.seat
+        try:
+            for message in messages:
+                kind = message.WhichOneof("kind")
+                if kind == "event":
+                    seat.event(message.event)
+                elif kind == "prompt":
+                    await self._prompt(match, message.prompt)
+                elif kind == "welcome":
+                    self._seat(match, message.welcome)
+                elif kind == "snapshot":
+                    seat.snapshot(message.snapshot)
+                elif kind == "turn_deadline" and match.inbox is None:
+                    seat.turn_deadline(message.turn_deadline)
+                elif kind == "action_rejected" and match.bot is not None:
+                    act = seat.rejected(message.action_rejected, match.bot)
+                    if act is not None:
+                        await self._act(pb.MatchAct(match_id=seat.match_id, act=act))
+                elif kind == "match_over":
+                    await self._finish(match, convert.match_result_from_proto(message.match_over.result),
+                                       message.match_over)
+                    return
+        except RunnerError as exc:  # this match only: the server plays it out for the seat
+            log.error("%s; leaving match %s to the server's fallback", exc, seat.match_id)
+            self._drop(match)
+            return
+        if match.bot is not None:
+            await self._hand_events(match.bot, match)
 
     def _seat(self, match: _Match, welcome: pb.Welcome) -> None:
-        match.rules = convert.rules_from_proto(welcome.rules)
-        match.player = welcome.player
-        match.names = tuple(welcome.names)
+        seat = match.seat
+        seat.welcome(welcome)
         if match.bot is None:
             match.bot = self._factory(welcome.bot_seed if welcome.HasField("bot_seed") else None)
-            match.listens = listens(match.bot)
+            seat.listens = listens(match.bot)
         match.bot.raw = welcome
-        match.bot.seat(match.player, match.rules)
-
-    def _event(self, match: _Match, message: pb.Event) -> None:
-        if message.seq <= match.last_seq:
-            return  # seen before a reconnection
-        match.last_seq = message.seq
-        match.end_seen = match.end_seen or message.HasField("match_ended")
-        if match.listens:
-            event = convert.event_from_proto(message)
-            if event is not None:
-                match.events.append((message, event))
+        seat_bot(match.bot, seat)
 
     async def _prompt(self, match: _Match, prompt: pb.Prompt) -> None:
-        turn = prompt.turn_id
-        if (match.match_id, turn) in self._sent_here or match.bot is None or match.rules is None:
+        seat, bot = match.seat, match.bot
+        if bot is None:
             return
-        self._sent_here.add((match.match_id, turn))
-        sent = match.answered.get(turn)
-        if sent is None:
-            obs = convert.prompt_from_proto(prompt, match.rules)
-            match.deadline = prompt.deadline.ToNanoseconds() / 1e9 if prompt.HasField("deadline") else None
-            match.bot.raw = prompt
-            decision = await self._call_bot(match.bot, match, obs)
-            assert decision is not None
-            sent = decision.action, convert.fault_to_proto(decision.fault)
-            for old in [t for t in match.answered if t < turn - _TURNS_KEPT]:
-                del match.answered[old], match.prompts[old]
-            match.answered[turn], match.prompts[turn] = sent, obs
-        action, fault = sent
-        await self._act(pb.MatchAct(match_id=match.match_id, act=pb.Act(
-            turn_id=turn, action=convert.action_to_proto(action), fault=fault)))
+        asked = seat.prompt(prompt)
+        if isinstance(asked, Observation):
+            bot.raw = prompt
+            asked = seat.answer(prompt, asked, await self._decide(bot, match, asked))
+        if asked is not None:
+            await self._act(pb.MatchAct(match_id=seat.match_id, act=asked))
 
-    async def _call_bot(self, bot: Bot, match: _Match, obs: Observation | None) -> Decision | None:
-        """Hand the bot its pending events, then (with `obs`) ask it for a move before the turn's deadline."""
-        events, match.events = match.events, []
-        if self._threads is None:
-            _notify(bot, events)
-            return None if obs is None else decide(bot, obs)
+    async def _hand_events(self, bot: Bot, match: _Match) -> None:
+        events = match.seat.take_events()
+        if not events:
+            return
+        if not self._threaded:
+            notify_all(bot, events)
+            return
+        await asyncio.wrap_future(THREADS.submit(lambda: notify_all(bot, events)))
 
-        def work() -> object:
-            _notify(bot, events)
-            return None if obs is None else bot.decide(obs)
-
-        future = asyncio.wrap_future(self._threads.submit(work))
-        if obs is None:
-            await future
-            return None
+    async def _decide(self, bot: Bot, match: _Match, obs: Observation) -> Decision:
+        """Hand the bot its pending events, then ask it for a move before the turn's deadline, which a
+        TurnDeadline arriving meanwhile may set."""
+        seat = match.seat
+        if not self._threaded:
+            notify_all(bot, seat.take_events())
+            return decide(bot, obs)
         started = time.monotonic()
+        thinking = think(bot, obs, seat.take_events())
+        if isinstance(thinking, Decision):
+            return thinking
+        future = asyncio.wrap_future(thinking)
         match.clock_started = clock = asyncio.Event()
         try:
             while not future.done():
-                if match.deadline is not None:
-                    timeout = max(0.05, match.deadline - time.time() - SAFETY_MARGIN_S)
-                elif self._move_timeout is not None:
-                    timeout = max(0.0, started + self._move_timeout - time.monotonic())
-                else:
-                    timeout = None
+                timeout = seat.timeout(time.time(), None if self._move_timeout is None
+                                       else max(0.0, started + self._move_timeout - time.monotonic()))
                 clock.clear()
                 waiting = asyncio.ensure_future(clock.wait())
                 await asyncio.wait((future, waiting), timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
                 waiting.cancel()
                 if not future.done() and not clock.is_set():
-                    future.cancel()
-                    return replace_answer(bot, obs, Fault.TIMEOUT,
-                                          f"did not answer within {time.monotonic() - started:.3g} s")
+                    break
         finally:
             match.clock_started = None
-        error = future.exception()
-        if error is not None:
-            trace = "".join(traceback.format_exception(error))
-            return replace_answer(bot, obs, Fault.ERROR, f"raised {type(error).__name__}: {error}", trace)
-        return judge(bot, obs, future.result())
+        return outcome(bot, obs, thinking, time.monotonic() - started)
 
-    async def _rejected(self, match: _Match, msg: pb.ActionRejected) -> None:
-        """The server refused an answer: log it in the bot's output; send the fallback action once."""
-        bot, obs = match.bot, match.prompts.get(msg.turn_id)
-        answered = match.answered.get(msg.turn_id)
-        sent = None if answered is None else answered[0]
-        if bot is None:
-            return
-        bot.log.error("%s: match %s: the server refused %s for turn %d: %s %s %s", bot.name, match.match_id, sent,
-                      msg.turn_id, msg.reason, msg.illegal_reason, msg.message)
-        if obs is None or msg.error_reason != pb.ERROR_REASON_ILLEGAL_ACTION:
-            return
-        fallback = fallback_action(obs.legal_actions)
-        if fallback == sent:
-            return
-        match.answered[msg.turn_id] = fallback, pb.BOT_FAULT_UNSPECIFIED  # the server counted its refusal itself
-        bot.log.error("%s: playing %s instead", bot.name, fallback)
-        bot.faults[Fault.INVALID] += 1
-        await self._act(pb.MatchAct(match_id=match.match_id, act=pb.Act(
-            turn_id=msg.turn_id, action=convert.action_to_proto(fallback))))
-
-    async def _finish(self, match: _Match, result: MatchEnded) -> None:
-        if match.result is not None:
-            return
-        match.result = result
-        self._matches.pop(match.match_id, None)
+    def _drop(self, match: _Match) -> None:
+        self._matches.pop(match.seat.match_id, None)
         self.stats.live = len(self._matches)
-        bot = match.bot
+        if match.task is not None and match.task is not asyncio.current_task():
+            match.task.cancel()
+
+    async def _finish(self, match: _Match, result: MatchEnded, raw: Any) -> None:
+        seat, bot = match.seat, match.bot
+        if not seat.finish(result, raw):
+            return
+        self._matches.pop(seat.match_id, None)
+        self.stats.live = len(self._matches)
         if bot is None:
             return
-        if match.listens and not match.end_seen:  # it ended while this client was away
-            match.events.append((pb.Event(), result))
-        if match.events:
-            await self._call_bot(bot, match, None)
-        finished = FinishedMatch(match_id=match.match_id, player=match.player, bot=bot.name, result=result,
-                                 faults=Faults(bot.faults), names=match.names)
+        await self._hand_events(bot, match)
+        finished = FinishedMatch(match_id=seat.match_id, player=seat.player, bot=bot.name, result=result,
+                                 faults=Faults(bot.faults), names=seat.names)
         self.stats.finished.append(finished)
         if self._on_finished is not None:
             self._on_finished(finished)
@@ -516,13 +448,13 @@ class SessionClient:
         """A match that ended while this client was not connected: its result from GetMatch."""
         assert self._stub is not None
         try:
-            summary = (await self._stub.GetMatch(pb.GetMatchRequest(match_id=match.match_id), timeout=30)).match
+            summary = (await self._stub.GetMatch(pb.GetMatchRequest(match_id=match.seat.match_id), timeout=30)).match
         except grpc.aio.AioRpcError as exc:
-            log.warning("match %s ended while away; its result could not be read: %s", match.match_id,
+            log.warning("match %s ended while away; its result could not be read: %s", match.seat.match_id,
                         rpc_error(exc)[1])
             return
         if summary.HasField("result"):
-            await self._finish(match, convert.match_result_from_proto(summary.result))
+            await self._finish(match, convert.match_result_from_proto(summary.result), summary)
         if match.task is not None:
             match.task.cancel()
 
@@ -565,24 +497,14 @@ class SessionClient:
             self._lobby = self._factory(None)
         lobby = self._lobby
         try:
-            if self._threads is None:
+            if not self._threaded:
                 return bool(lobby.accept_challenge(challenge))
-            work = asyncio.wrap_future(self._threads.submit(lambda: bool(lobby.accept_challenge(challenge))))
+            work = asyncio.wrap_future(THREADS.submit(lambda: bool(lobby.accept_challenge(challenge))))
             return await asyncio.wait_for(work, _CHALLENGE_ANSWER_S)
         except Exception:
             lobby.log.exception("%s: accept_challenge failed or took over %g s; declined", lobby.name,
                                 _CHALLENGE_ANSWER_S)
             return False
-
-
-def _notify(bot: Bot, events: Sequence[tuple[pb.Event, Event]]) -> None:
-    """Events go to the bot's hooks; a hook that raises is logged, never fatal."""
-    for raw, event in events:
-        bot.raw = raw
-        try:
-            bot.notify(event)
-        except Exception:
-            bot.log.exception("%s raised in an event hook (ignored)", bot.name)
 
 
 def _log_notice(notice: pb.Notice) -> None:
@@ -592,13 +514,3 @@ def _log_notice(notice: pb.Notice) -> None:
     where = f" (match {notice.match_id})" if notice.match_id and notice.match_id not in notice.message else ""
     level = logging.INFO if notice.reason == "CHECK_PASSED" else logging.WARNING
     log.log(level, "%s%s", notice.message, where)
-
-
-def _explain(reason: str, message: str, server: str) -> str:
-    if reason == "BAD_TOKEN":
-        return f"bad account token: {server} refuses it: {message}"
-    if reason == "MISSING_TOKEN":
-        return f"no account token was sent ({message})"
-    if reason == "TOO_MANY_STREAMS":
-        return f"this account is connected from elsewhere, or the server is full ({message})"
-    return f"the server refused the session: {reason or 'error'}: {message}"

@@ -37,7 +37,8 @@ from president_engine.events import DealEnded
 from president_protocol.convert import cards_to_proto, replay_from_proto, rules_to_proto
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_sdk.session_client import RECONNECT_OPTIONS, FinishedMatch
+from president_sdk.connection import RECONNECT_OPTIONS
+from president_sdk.session_client import FinishedMatch
 
 from president_harness.builtin_sessions import BuiltinSessions
 from president_harness.ladder.backends import LadderStopError
