@@ -3,9 +3,12 @@
 - Queues: one per (preset, players) the server offers (`ArenaSettings.queues`).
   An account is in a queue while its Session is open, it accepts that preset
   and player count with ``arena`` set, and it has room for another match.
-- Pairing: the account that has waited longest (never a house bot) gets a
-  table filled with the accounts it has met least, so opponents spread; with
-  `duplicate` the table plays every rotation of one deal at once.  Matching
+- Pairing: the account that has waited longest (never a house bot), whatever
+  its queue, gets a table in the first of its queues that can seat it,
+  filled with the accounts it has met least, so opponents spread; with
+  `duplicate` the table plays every rotation of one deal at once.  (Taken
+  queue by queue, the first queue took every account it shares with the
+  others and starved an account only a later queue fits.)  Matching
   runs whenever something changes (a session opens, a match ends), so a match
   forms as soon as enough willing bots are there.
 - A new account first plays a check match against the house bots; a fault
@@ -158,7 +161,8 @@ class Arena:
             not appetite.players or board[1] in appetite.players)
 
     def match_up(self) -> None:
-        """Form every match the connected, willing accounts allow now."""
+        """Form every match the connected, willing accounts allow now, one at a time, each for the account that
+        has waited longest whatever its queue (see Pairing above)."""
         now = time.monotonic()
         for name in self._sessions.by_account:
             self._waiting_since.setdefault(name, now)
@@ -166,45 +170,60 @@ class Arena:
             if self._sessions.by_account.get(name) is not held.session:  # a new Session: the bot may be fixed
                 held.poke.cancel()
                 del self._held[name]
-        for board in self.settings.queues:
-            need = board[1] if self.settings.duplicate else 1
-            while True:
-                pool = sorted((s for s in self._sessions.by_account.values()
-                               if not s.ending and self._accepts(s, board) and self._room(s) >= need),
-                              key=lambda s: self._waiting_since.get(s.account.name, now))
-                table = self._table(pool, board[1])
-                if table is None:
-                    break
-                kind = MatchKind.CHECK if not self._accounts.get(table[0].account.name).checked else MatchKind.ARENA
-                if not self._start(board, [s.account.name for s in table], kind):
-                    break
+        left_out: set[str] = set()
+        """Accounts a match could not be started for (its limits): the others go on without them."""
+        while (found := self._next_table(left_out, now)) is not None:
+            board, table = found
+            kind = MatchKind.CHECK if not self._accounts.get(table[0].account.name).checked else MatchKind.ARENA
+            try:
+                self._start(board, [s.account.name for s in table], kind)
+            except ServiceError as exc:
+                log.warning("the arena could not start a %s match of %s: %s", board[0],
+                            ", ".join(s.account.name for s in table), exc)
+                named = exc.metadata.get("account", "")
+                if named not in {s.account.name for s in table}:
+                    return  # not one account's limit (the server's): wait for a change
+                left_out.add(named)
 
-    def _table(self, pool: Sequence[Session], players: int) -> list[Session] | None:
-        """The longest-waiting account that is not a house bot, with the accounts it has met least."""
-        checked = {s.account.name for s in pool if self._accounts.get(s.account.name).checked}
-        houses = [s for s in pool if s.account.house]
-        now = asyncio.get_running_loop().time()
-        for first in pool:
+    def _next_table(self, left_out: set[str], now: float) -> tuple[Board, list[Session]] | None:
+        """The table of the longest-waiting account that can have one now, in the first of its queues that
+        seats it."""
+        waiting = sorted((s for s in self._sessions.by_account.values()
+                          if not s.ending and s.account.name not in left_out),
+                         key=lambda s: self._waiting_since.get(s.account.name, now))
+        pools = {board: [s for s in waiting if self._accepts(s, board)
+                         and self._room(s) >= (board[1] if self.settings.duplicate else 1)]
+                 for board in self.settings.queues}
+        checked = {s.account.name for s in waiting if self._accounts.get(s.account.name).checked}
+        for first in waiting:
             if first.account.house:
                 continue
-            if first.account.name not in checked:
-                held = self._held.get(first.account.name)
-                if (len(houses) >= players - 1 and first.account.name not in self._checking
-                        and (held is None or held.until <= now)):
-                    return [first, *houses[:players - 1]]
-                continue
-            table = [first]
-            others = [s for s in pool if s is not first and s.account.name in checked]
-            while len(table) < players and others:
-                best = min(others, key=lambda s: sum(self._met[frozenset((s.account.name, t.account.name))]
-                                                     for t in table))
-                table.append(best)
-                others.remove(best)
-            if len(table) == players:
-                return table
+            for board, pool in pools.items():
+                if first in pool and (table := self._table(first, pool, board[1], checked)) is not None:
+                    return board, table
         return None
 
-    def _start(self, board: Board, accounts: list[str], kind: MatchKind) -> bool:
+    def _table(self, first: Session, pool: Sequence[Session], players: int, checked: set[str]) -> list[Session] | None:
+        """`first`'s table from `pool`: the house bots for its check match, else the accounts it has met least."""
+        name = first.account.name
+        if name not in checked:
+            houses = [s for s in pool if s.account.house]
+            held = self._held.get(name)
+            if (len(houses) >= players - 1 and name not in self._checking
+                    and (held is None or held.until <= asyncio.get_running_loop().time())):
+                return [first, *houses[:players - 1]]
+            return None
+        table = [first]
+        others = [s for s in pool if s is not first and s.account.name in checked]
+        while len(table) < players and others:
+            best = min(others, key=lambda s: sum(self._met[frozenset((s.account.name, t.account.name))]
+                                                 for t in table))
+            table.append(best)
+            others.remove(best)
+        return table if len(table) == players else None
+
+    def _start(self, board: Board, accounts: list[str], kind: MatchKind) -> None:
+        """Start the table's match (a board of them with `duplicate`); ServiceError if the registry refuses."""
         preset, players = board
         rules = Rules.preset(preset, players=players, deals=self.settings.deals)
         self._rng.shuffle(accounts)
@@ -214,14 +233,10 @@ class Arena:
         if self.settings.duplicate and kind is MatchKind.ARENA:
             seatings = [accounts[-r:] + accounts[:-r] for r in range(players)]
             hands = tuple(tuple(shuffled_deal(rules, seed, deal, 0)) for deal in range(1, self.settings.deals + 1))
-        try:
-            for seating in seatings:
-                self._registry.create(MatchRequest(
-                    preset=preset, rules=rules, seed=seed, hands=hands, clock=self.settings.clock,
-                    names=(), open_seats=False, accounts=tuple(seating), kind=kind))
-        except ServiceError as exc:
-            log.warning("the arena could not start a %s match of %s: %s", preset, ", ".join(accounts), exc)
-            return False
+        for seating in seatings:
+            self._registry.create(MatchRequest(
+                preset=preset, rules=rules, seed=seed, hands=hands, clock=self.settings.clock,
+                names=(), open_seats=False, accounts=tuple(seating), kind=kind))
         if kind is MatchKind.CHECK:
             self._checking.update(a for a in accounts if not self._accounts.get(a).house)
         now = time.monotonic()
@@ -230,7 +245,6 @@ class Arena:
             for b in accounts:
                 if a < b:
                     self._met[frozenset((a, b))] += 1
-        return True
 
     # ------------------------------------------------------------------ results
 
@@ -239,7 +253,7 @@ class Arena:
         if runner.kind is not MatchKind.ARENA:
             return ()
         orders = [[runner.accounts[p] for p in e.places] for e in runner.match.events if isinstance(e, DealEnded)]
-        return self.ratings.update(_board(runner), orders)
+        return self.ratings.rate(runner.match_id, _board(runner), orders)
 
     def _over(self, runner: MatchRunner) -> None:
         if runner.kind is MatchKind.ARENA:

@@ -4,10 +4,20 @@ Every deal of a rated match is one game ranked by its finishing order (as the
 ladder rates).  A match's update is computed as statements that the match
 store commits in the same transaction as the match's result
 (`MatchStore.finish`), so a crash keeps both or neither: a result is never
-counted twice and an update never lost.  Memory follows the database: after
-the commit the rows are read back.  Beside the rating, each account keeps its
-rated matches, deals and the running sums of its mean place per match, for
-the leaderboard's 95% interval.
+counted twice and an update never lost.  The same transaction logs the match
+in `rated`: its sequence number (the order matches were rated in), its board
+and each deal's finishing order by account, so every rating can be
+recomputed from the database alone, and a match is rated at most once (its
+id is unique there).  Memory follows the database: after the commit the rows
+are read back (also for a match a restart finds over without its result).
+Beside the rating, each account keeps its rated matches, deals and the
+running sums of its mean place per match, for the leaderboard's 95%
+interval.
+
+`rated` is a table added later: an older database gets it, empty, when it is
+first opened; its `ratings` rows stay as they were, and only the matches
+rated from then on are in the log (the order older ones were rated in was
+not kept).
 
 Every leaderboard (this one, and the ladder's table) shows one rating, the
 ordinal mu - 3 sigma, and is ordered by it (`rank_key`): a sure estimate
@@ -17,6 +27,7 @@ interval is the second statistic, the one a close call is read from.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -31,6 +42,8 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS ratings (preset TEXT NOT NULL, players INTEGER NOT NULL, account TEXT NOT NULL,"
     " mu REAL NOT NULL, sigma REAL NOT NULL, matches INTEGER NOT NULL, deals INTEGER NOT NULL,"
     " place_sum REAL NOT NULL, place_squares REAL NOT NULL, PRIMARY KEY (preset, players, account))",
+    "CREATE TABLE IF NOT EXISTS rated (seq INTEGER PRIMARY KEY, match_id TEXT NOT NULL UNIQUE,"
+    " preset TEXT NOT NULL, players INTEGER NOT NULL, orders TEXT NOT NULL)",
 )
 Board = tuple[str, int]
 """A leaderboard: (preset, players)."""
@@ -93,6 +106,12 @@ class Ratings:
             fresh = self._model.rating()
             return AccountRecord(account=account, mu=fresh.mu, sigma=fresh.sigma)
         return found
+
+    def rate(self, match_id: str, board: Board, orders: Sequence[Sequence[str]]) -> list[Statement]:
+        """The statements that rate the match `match_id` and log it in `rated` (see `update`)."""
+        return [("INSERT INTO rated (match_id, preset, players, orders) VALUES (?,?,?,?)",
+                 (match_id, board[0], board[1], json.dumps([list(order) for order in orders]))),
+                *self.update(board, orders)]
 
     def update(self, board: Board, orders: Sequence[Sequence[str]]) -> list[Statement]:
         """The statements that rate one match (`orders`: each deal's finishing order, by account); memory is

@@ -342,8 +342,7 @@ class MatchRunner:
             self._timer = None
         self._record(row, action)
         if self.match.is_over:
-            self.save_result()
-            self._on_over(self)
+            self.end()
         self._notify()
         self._next()
 
@@ -367,8 +366,13 @@ class MatchRunner:
         self.log.append(event)
         self.times.append(self._loop.time())
 
-    def save_result(self) -> None:
-        """Store the result and record of the ended match (again after a crash between the two writes)."""
+    def end(self) -> None:
+        """The match is over: store its result and record (with the arena's rating), then tell `on_over`.
+
+        The one way a match ends: at its last move, and at a restart that finds a match whose last move was
+        stored but not its result (a crash between the two commits), so that one is rated, and its ratings
+        and waits followed in memory, as if the crash had not happened.
+        """
         match = self.match
         try:
             self._store.finish(self.match_id, MatchResult.of(match), MatchRecord.from_match(match).dumps(indent=None),
@@ -376,6 +380,7 @@ class MatchRunner:
         except (sqlite3.Error, OSError):
             log.exception("match %s: the final record was not saved (it is rebuilt at the next start)",
                           self.match_id)
+        self._on_over(self)
 
     # ------------------------------------------------------------------ the clock
 

@@ -63,15 +63,17 @@ class Registry:
         self._finished: OrderedDict[str, MatchRunner] = OrderedDict()
 
     def restore(self) -> int:
-        """Rebuild every unfinished match from the store; returns how many are live again."""
+        """Rebuild every unfinished match from the store; returns how many are live again.
+
+        The `on_over` listeners and `finishing` must be in place: a match found over is ended here."""
         for stored in self.store.unfinished():
             try:
                 runner = self._runner(stored)
             except (ValueError, IndexError):
                 log.exception("match %s cannot be rebuilt from its log; left as it is", stored.match_id)
                 continue
-            if runner.is_over:
-                runner.save_result()
+            if runner.is_over:  # its last move was stored, its result not: end it as at the move
+                runner.end()
             else:
                 self._go_live(runner)
         return len(self.live)
