@@ -95,14 +95,17 @@ def _with_shown(servicer: PresidentServicer, summary: pb.MatchSummary) -> dict[s
     return {"match": proto_json(summary), "shown": servicer.shown(summary.match_id)}
 
 
-def _count(request: web.Request, name: str, default: int) -> int:
-    """A whole-number query parameter; MALFORMED for anything else."""
-    text = request.query.get(name, "")
-    if not text:
-        return default
+def _whole_number(name: str, text: str) -> int:
+    """A whole number a request gives as text (a query parameter, a header); MALFORMED for anything else."""
     if not (text.isascii() and text.isdigit()) or len(text) > 9:  # "²" passes isdigit() alone, and int() refuses it
         raise ServiceError(Reason.MALFORMED, f"{name}: a whole number, not {shorten(text)}")
     return int(text)
+
+
+def _count(request: web.Request, name: str, default: int) -> int:
+    """A whole-number query parameter, `default` when the query has none."""
+    text = request.query.get(name, "")
+    return _whole_number(name, text) if text else default
 
 
 async def _list(request: web.Request) -> web.Response:
@@ -135,14 +138,19 @@ async def _summary(request: web.Request) -> web.Response:
 def _resume_from(request: web.Request) -> int:
     """The seq to resume from after a reconnection (the browser sends the last event id it saw); 0: from a
     snapshot."""
-    last = request.headers.get(EventSourceResponse.DEFAULT_LAST_EVENT_HEADER, "")
-    return int(last) + 1 if last.isdigit() else 0
+    name = EventSourceResponse.DEFAULT_LAST_EVENT_HEADER
+    last = request.headers.get(name, "")
+    return _whole_number(name, last) + 1 if last else 0
 
 
 async def _live(request: web.Request) -> web.StreamResponse:
     """The Spectate stream as server-sent events: each message as its JSON, with its seq as the event id."""
     servicer = request.app[_SERVICER]
-    messages = servicer.spectate(request.match_info["match_id"], from_seq=_resume_from(request))
+    try:
+        from_seq = _resume_from(request)
+    except ServiceError as exc:
+        return _refusal(exc)
+    messages = servicer.spectate(request.match_info["match_id"], from_seq=from_seq)
     async with aclosing(messages):
         try:
             first = await anext(messages)
