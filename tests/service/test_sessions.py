@@ -27,8 +27,9 @@ def test_accounts_are_created_listed_rotated_and_revoked(tmp_path: Path) -> None
     async def main() -> None:
         async with running(tmp_path / "a.db") as server, client(server.port) as stub:
             await new_account(stub, "alpha")
-            await refused(stub.CreateAccount(pb.CreateAccountRequest(name="alpha"), metadata=auth(ADMIN)),
-                          grpc.StatusCode.ALREADY_EXISTS, "ACCOUNT_EXISTS")
+            for taken in ("alpha", "Alpha"):
+                await refused(stub.CreateAccount(pb.CreateAccountRequest(name=taken), metadata=auth(ADMIN)),
+                              grpc.StatusCode.ALREADY_EXISTS, "ACCOUNT_EXISTS")
             await refused(stub.CreateAccount(pb.CreateAccountRequest(name="bad name!"), metadata=auth(ADMIN)),
                           grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED")
             await refused(stub.CreateAccount(pb.CreateAccountRequest(name="beta")),

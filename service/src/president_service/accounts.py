@@ -39,15 +39,26 @@ class Account:
 
 
 class Accounts:
+    """Every account, by its exact name.
+
+    A new name may not differ from an existing one only in case (`Bob` beside `bob` reads as one bot on a
+    leaderboard), but lookups stay exact: a database may already hold two such accounts, made before this
+    rule, and an exact name keeps each of them reachable and unambiguous (seats, ratings and records name an
+    account exactly as it was created).
+    """
+
     def __init__(self, store: MatchStore) -> None:
         self._store = store
         store.write([(sql, ()) for sql in _SCHEMA])
         self._by_name: dict[str, Account] = {}
+        self._by_folded: dict[str, str] = {}
+        """Case-folded name -> an account of that name, to refuse a new name differing from it only in case."""
         self._by_token: dict[bytes, str] = {}
         for name, owner, digest, created_at, revoked, house, checked in store.query(
                 "SELECT name, owner, token_hash, created_at, revoked, house, checked FROM accounts"):
             self._by_name[name] = Account(name=name, owner=owner, created_at=created_at, revoked=bool(revoked),
                                           house=bool(house), checked=bool(checked))
+            self._by_folded.setdefault(name.casefold(), name)
             self._by_token[bytes(digest)] = name
 
     def create(self, name: str, owner: str, *, house: bool = False) -> tuple[Account, str]:
@@ -57,14 +68,17 @@ class Accounts:
                                                  " starting with a letter or digit")
         if len(owner) > MAX_OWNER_CHARS or not owner.isprintable():
             raise ServiceError(Reason.MALFORMED, f"owner: at most {MAX_OWNER_CHARS} printable characters")
-        if name in self._by_name:
-            raise ServiceError(Reason.ACCOUNT_EXISTS, f"an account named {name} exists already")
+        existing = self._by_folded.get(name.casefold())
+        if existing is not None:
+            twin = "" if existing == name else " (names that differ only in case are one name)"
+            raise ServiceError(Reason.ACCOUNT_EXISTS, f"an account named {existing} exists already{twin}")
         token = new_token()
         account = Account(name=name, owner=owner, created_at=time.time(), house=house, checked=house)
         digest = token_hash(token)
         self._store.write([("INSERT INTO accounts VALUES (?,?,?,?,?,?,?)", (
             name, owner, digest, account.created_at, 0, int(house), int(account.checked)))])
         self._by_name[name] = account
+        self._by_folded[name.casefold()] = name
         self._by_token[digest] = name
         return account, token
 

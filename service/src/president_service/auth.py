@@ -39,7 +39,7 @@ def bearer_token(metadata: Iterable[tuple[str, str | bytes]] | None) -> str:
 
 
 class AdminKey:
-    """The admin token given at start; required to create matches."""
+    """The admin token given at start; required to create matches and to manage accounts."""
 
     def __init__(self, token: str) -> None:
         if not token:
@@ -48,7 +48,8 @@ class AdminKey:
 
     def check(self, metadata: Iterable[tuple[str, str | bytes]] | None) -> None:
         if not hmac.compare_digest(token_hash(bearer_token(metadata)), self._hash):
-            raise ServiceError(Reason.NOT_ADMIN, "creating matches needs the admin token")
+            raise ServiceError(Reason.NOT_ADMIN, "only the admin token may create matches and manage accounts:"
+                                                 " the token sent is not it")
 
     def given(self, metadata: Iterable[tuple[str, str | bytes]] | None) -> bool:
         """True when `metadata` carries the admin token (no error either way)."""

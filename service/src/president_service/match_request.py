@@ -52,8 +52,15 @@ class MatchRequest:
 
 
 def rules_from_request(preset: str, overrides: pb.Rules) -> Rules:
-    """The preset with the request's set fields changed; RulesError names a bad option."""
-    return Rules.preset(preset, **convert.overrides_from_proto(overrides))
+    """The preset with the request's set fields changed, within this server's bounds; RulesError names a bad
+    option.  Every way a client makes a match (CreateMatch, a challenge) reads its rules here, so none skips
+    a bound."""
+    rules = Rules.preset(preset, **convert.overrides_from_proto(overrides))
+    for option, value, most in (("deals", rules.deals or 0, MAX_DEALS), ("target_score", rules.target_score or 0,
+                                MAX_POINTS), ("points", max(rules.points), MAX_POINTS)):
+        if value > most:
+            raise RulesError(option, f"at most {most} on this server")
+    return rules
 
 
 def clock_from_proto(msg: pb.ClockSettings) -> ClockSettings:
@@ -75,10 +82,6 @@ def read_match_request(request: pb.CreateMatchRequest, default_clock: ClockSetti
         clock = clock_from_proto(request.clock) if request.HasField("clock") else default_clock
     except (RulesError, ClockError) as exc:
         raise ServiceError(Reason.BAD_OPTION, str(exc), {"option": exc.option}) from None
-    for option, value, most in (("deals", rules.deals or 0, MAX_DEALS), ("target_score", rules.target_score or 0,
-                                MAX_POINTS), ("points", max(rules.points), MAX_POINTS)):
-        if value > most:
-            raise ServiceError(Reason.BAD_OPTION, f"{option}: at most {most} on this server", {"option": option})
     try:
         hands = tuple(tuple(convert.cards_from_proto(hand.cards, f"deals[{d}].hands[{i}]")
                             for i, hand in enumerate(deal.hands)) for d, deal in enumerate(request.deals))

@@ -7,7 +7,14 @@ make due travel in one message).  A match the account is seated in later
 (by an organiser, the arena or a challenge) joins the running session.  The
 reader applies `MatchAct`s and hands each answer to its match's feed, which
 sends it first in its next batch, ahead of the events the act caused (as the
-Play stream orders them), and so with them in one message.  With
+Play stream orders them), and so with them in one message.  A feed holds at
+most `ANSWERS_HELD` answers: past that the reader sends them itself and waits
+until they are written, reading nothing more meanwhile, so a client that
+sends acts and never reads is held back by flow control instead of growing
+the server.  A resume cursor for a match of the account that ended while it
+was away gets that match's remaining events and MatchOver, as a Play stream
+of the seat would; an act for such a match is answered by a Notice with the
+reason its turn is refused (DUPLICATE_ACTION for one already applied).  With
 `SessionHello.defer_events` a feed holds its batch until something in it asks
 for the client (a prompt, a deadline, a refusal, the end): about one message
 per own turn instead of one per move.  Messages wait their turn to be written
@@ -30,7 +37,7 @@ import grpc
 from president_protocol.v1 import president_pb2 as pb
 
 from president_service.accounts import Account
-from president_service.acts import answer
+from president_service.acts import answer, apply_act
 from president_service.errors import Reason, ServiceError, abort
 from president_service.feeds import SeatFeed, shared_events
 from president_service.match_runner import MatchRunner, Wake
@@ -42,6 +49,9 @@ log = logging.getLogger(__name__)
 SessionContext = grpc.aio.ServicerContext[pb.SessionRequest, pb.SessionResponse]
 _EOF: object = grpc.aio.EOF
 HELLO_TIMEOUT_S = 5.0
+ANSWERS_HELD = 32
+"""Answers to acts one match's feed may hold for its next batch; more are written by the reader, which waits
+(the contract's Session documents the number)."""
 
 
 class SessionGoneError(Exception):
@@ -56,7 +66,8 @@ def notice(exc: ServiceError, match_id: str = "") -> pb.SessionResponse:
 
 @dataclass(eq=False)
 class MatchFeed:
-    """The task feeding one match of a session, and the answers to acts it is to send first."""
+    """The task feeding one match of a session, and the answers to acts it is to send first (fewer than
+    `ANSWERS_HELD`)."""
 
     task: asyncio.Task[None] | None = None
     answers: list[pb.PlayResponse] = field(default_factory=list)
@@ -245,6 +256,7 @@ class Sessions:
         session = Session(account=account, context=context, appetite=first.hello.accepts,
                           cursors={c.match_id: c.last_seq for c in first.hello.resume},
                           defer=first.hello.defer_events, batch=first.hello.batch_matches)
+        resumed, unread = await self._resumed_seats(account.name, list(session.cursors))
         previous = self.by_account.get(account.name)
         if previous is not None:
             previous.close(ServiceError(Reason.TOO_MANY_STREAMS, "replaced by a newer session of this account"))
@@ -252,10 +264,16 @@ class Sessions:
         reader: asyncio.Task[None] | None = None
         try:
             seats = self._registry.seats_of(account.name)
+            live = {runner.match_id for runner, _ in seats}
+            seats += [(runner, player) for runner, player in resumed if runner.is_over and runner.match_id not in live]
             await session.send(pb.SessionResponse(welcome=pb.SessionWelcome(
                 account=account.name, live_matches=[runner.match_id for runner, _ in seats],
                 max_matches=self._registry.limits.account_matches,
                 check_pending=not account.checked, batches=True)))
+            if unread:
+                await session.send(notice(ServiceError(
+                    Reason.ACCOUNT_LIMIT, f"{unread} resume cursors of matches not live were not looked up: at most"
+                                          f" {self._registry.limits.account_matches} are (GetMatch tells a result)")))
             for runner, player in seats:
                 self._start_feed(session, runner, player)
             reader = asyncio.get_running_loop().create_task(self._read(session))
@@ -276,6 +294,37 @@ class Sessions:
             if reader is not None:
                 reader.cancel()
             self._changed()
+
+    async def _resumed_seats(self, account: str, match_ids: list[str]) -> tuple[list[tuple[MatchRunner, int]], int]:
+        """The account's seats in the matches its resume cursors name, live or over (one may have ended while
+        it was away), and how many cursors were left unread.
+
+        A match not live for the account is looked up in the store, for at most `account_matches` cursors (as
+        many as it may play at once): a long list of them costs no more than that many GetMatch calls."""
+        seats: list[tuple[MatchRunner, int]] = []
+        lookups = self._registry.limits.account_matches
+        unread = 0
+        for match_id in match_ids:
+            seat = self._registry.seat_of_account(account, match_id)
+            if seat is None:
+                if lookups == 0:
+                    unread += 1
+                    continue
+                lookups -= 1
+                seat = await self._ended_seat(account, match_id)
+            if seat is not None:
+                seats.append(seat)
+        return seats, unread
+
+    async def _ended_seat(self, account: str, match_id: str) -> tuple[MatchRunner, int] | None:
+        """The account's seat in match `match_id` if that match is over (None for another's or an unknown one)."""
+        try:
+            runner = await self._registry.get(match_id)
+        except ServiceError:
+            return None
+        if not runner.is_over or account not in runner.accounts:
+            return None
+        return runner, runner.accounts.index(account)
 
     def _start_feed(self, session: Session, runner: MatchRunner, player: int) -> None:
         if runner.match_id in session.feeds:
@@ -356,17 +405,38 @@ class Sessions:
         match_id = act.match_id
         found = self._registry.seat_of_account(session.account.name, match_id)
         if found is None:
-            await session.send(notice(ServiceError(Reason.UNKNOWN_MATCH, "this account has no seat in that match"
-                                                   " (or it is over)"), match_id[:64]))
+            await session.send(notice(await self._refusal_without_seat(session.account.name, act), match_id[:64]))
             return
         runner, player = found
         reply = answer(runner, player, act.act)
         feeding = session.feeds.get(match_id)
-        if feeding is not None and feeding.wake is not None:
-            feeding.answers.append(reply)  # first in the feed's next batch, with the events the act caused
+        if feeding is None or feeding.wake is None:
+            await session.send_update(match_id, [reply])
+            return
+        feeding.answers.append(reply)  # first in the feed's next batch, with the events the act caused
+        if len(feeding.answers) < ANSWERS_HELD:
             feeding.wake.set()
             return
-        await session.send_update(match_id, [reply])
+        # The feed is still writing (the client reads slower than it acts): send its answers from here, in
+        # order, and read no more until they are written.
+        held, feeding.answers = feeding.answers, []
+        await session.send_update(match_id, held)
+
+    async def _refusal_without_seat(self, account: str, act: pb.MatchAct) -> ServiceError:
+        """Why an act for a match the account has no live seat in is refused.
+
+        For a match of the account that is over: DUPLICATE_ACTION for a turn its seat played (a client whose
+        acknowledgement was lost with its connection learns the act was applied), else STALE_TURN or
+        MATCH_OVER, checked as on the Play stream.  UNKNOWN_MATCH for any other match."""
+        ended = await self._ended_seat(account, act.match_id)
+        if ended is None:
+            return ServiceError(Reason.UNKNOWN_MATCH, "this account has no seat in that match")
+        runner, player = ended
+        try:
+            apply_act(runner, player, act.act.turn_id, act.act.action, act.act.fault)
+        except ServiceError as exc:
+            return exc
+        raise AssertionError(f"match {runner.match_id} is over, yet took an action")
 
 
 def _log_failure(task: asyncio.Task[None]) -> None:

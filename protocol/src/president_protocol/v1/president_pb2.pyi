@@ -462,7 +462,9 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     ERROR_REASON_TOO_MANY_MATCHES: _ErrorReason.ValueType  # 11
     """The server holds as many matches as it may (RESOURCE_EXHAUSTED)."""
     ERROR_REASON_TOO_MANY_STREAMS: _ErrorReason.ValueType  # 12
-    """The seat or match has as many open streams as it may (RESOURCE_EXHAUSTED)."""
+    """The seat, match or server has as many open streams as it may, or a newer
+    Session of the same account replaced this one (RESOURCE_EXHAUSTED).
+    """
     ERROR_REASON_MATCH_OVER: _ErrorReason.ValueType  # 13
     """The match is over: no more actions or seats (FAILED_PRECONDITION)."""
     ERROR_REASON_MATCH_NOT_OVER: _ErrorReason.ValueType  # 14
@@ -499,7 +501,9 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     (NOT_FOUND). A revoked account's token is BAD_TOKEN.
     """
     ERROR_REASON_ACCOUNT_EXISTS: _ErrorReason.ValueType  # 24
-    """An account of this name exists already (ALREADY_EXISTS)."""
+    """An account of this name exists already, or one whose name differs from it
+    only in case (ALREADY_EXISTS).
+    """
     ERROR_REASON_SEATED_TWICE: _ErrorReason.ValueType  # 25
     """One account may not hold two seats of a match (FAILED_PRECONDITION)."""
     ERROR_REASON_ACCOUNT_LIMIT: _ErrorReason.ValueType  # 26
@@ -552,7 +556,9 @@ ERROR_REASON_BAD_HANDS: ErrorReason.ValueType  # 10
 ERROR_REASON_TOO_MANY_MATCHES: ErrorReason.ValueType  # 11
 """The server holds as many matches as it may (RESOURCE_EXHAUSTED)."""
 ERROR_REASON_TOO_MANY_STREAMS: ErrorReason.ValueType  # 12
-"""The seat or match has as many open streams as it may (RESOURCE_EXHAUSTED)."""
+"""The seat, match or server has as many open streams as it may, or a newer
+Session of the same account replaced this one (RESOURCE_EXHAUSTED).
+"""
 ERROR_REASON_MATCH_OVER: ErrorReason.ValueType  # 13
 """The match is over: no more actions or seats (FAILED_PRECONDITION)."""
 ERROR_REASON_MATCH_NOT_OVER: ErrorReason.ValueType  # 14
@@ -589,7 +595,9 @@ ERROR_REASON_UNKNOWN_ACCOUNT: ErrorReason.ValueType  # 23
 (NOT_FOUND). A revoked account's token is BAD_TOKEN.
 """
 ERROR_REASON_ACCOUNT_EXISTS: ErrorReason.ValueType  # 24
-"""An account of this name exists already (ALREADY_EXISTS)."""
+"""An account of this name exists already, or one whose name differs from it
+only in case (ALREADY_EXISTS).
+"""
 ERROR_REASON_SEATED_TWICE: ErrorReason.ValueType  # 25
 """One account may not hold two seats of a match (FAILED_PRECONDITION)."""
 ERROR_REASON_ACCOUNT_LIMIT: ErrorReason.ValueType  # 26
@@ -3280,7 +3288,11 @@ class CreateAccountRequest(_message.Message):
     OWNER_FIELD_NUMBER: _builtins.int
     HOUSE_FIELD_NUMBER: _builtins.int
     name: _builtins.str
-    """The new account's name."""
+    """The new account's name: 1 to 32 letters, digits, '-', '_' or '.',
+    starting with a letter or digit. It may not differ from an existing
+    account's name only in case (ACCOUNT_EXISTS); every call names the
+    account exactly as it was created.
+    """
     owner: _builtins.str
     """Who runs the bot."""
     house: _builtins.bool
@@ -3559,7 +3571,11 @@ class SessionHello(_message.Message):
     @_builtins.property
     def resume(self) -> _containers.RepeatedCompositeFieldContainer[Global___MatchCursor]:
         """After a dropped connection: where to resume each match. Live matches of
-        the account not named here start from their first event.
+        the account not named here start from their first event. A named match
+        of the account that ended meanwhile sends what a Play stream of its seat
+        would: Welcome, the events after the cursor, Snapshot and MatchOver. At
+        most SessionWelcome.max_matches cursors of matches that are not live are
+        looked up; a Notice ACCOUNT_LIMIT says how many more were not.
         """
 
     def __init__(
@@ -3625,7 +3641,9 @@ class ChallengeRequest(_message.Message):
 
     @_builtins.property
     def rules(self) -> Global___Rules:
-        """Overrides of the preset (only set fields change anything)."""
+        """Overrides of the preset (only set fields change anything), within the
+        bounds CreateMatch holds to: a Notice BAD_OPTION otherwise.
+        """
 
     def __init__(
         self,
@@ -3775,7 +3793,10 @@ class SessionWelcome(_message.Message):
     """
     @_builtins.property
     def live_matches(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Its live matches, each of which follows as MatchUpdates."""
+        """Its live matches, each of which follows as MatchUpdates; with them the
+        matches named in SessionHello.resume that ended while it was away, which
+        follow up to their MatchOver.
+        """
 
     def __init__(
         self,

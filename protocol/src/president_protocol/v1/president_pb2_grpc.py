@@ -247,8 +247,17 @@ class PresidentServiceServicer:
         seat sends (Welcome, events, Snapshot, Prompts, answers, MatchOver), and
         challenges from other accounts. Acts carry the match id and turn id. A
         refusal that concerns one request (a challenge over the limit, an act for
-        an unknown match) comes as `Notice`; the stream ends with a gRPC status
-        only for the account itself (bad or revoked token, SHUTTING_DOWN).
+        an unknown match) comes as `Notice`; an act for a match of the account
+        that is over gets a Notice DUPLICATE_ACTION when its turn was applied
+        (an acknowledgement lost with a connection), else STALE_TURN or
+        MATCH_OVER. A client that sends acts faster than it reads is held back:
+        while 32 answers of one match wait to be written, the server reads no
+        more of its messages (HTTP/2 flow control then stops its writes). The
+        stream ends with a gRPC status only for the account itself. Errors:
+        BAD_TOKEN (bad, rotated or revoked token), MISSING_TOKEN, MALFORMED (no
+        SessionHello first, within 5 s), TOO_MANY_STREAMS (the server's stream
+        limit, with a retry hint; or a newer Session of the same account replaced
+        this one), SHUTTING_DOWN.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

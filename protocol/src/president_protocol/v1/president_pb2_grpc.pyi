@@ -128,8 +128,17 @@ class PresidentServiceStub:
     seat sends (Welcome, events, Snapshot, Prompts, answers, MatchOver), and
     challenges from other accounts. Acts carry the match id and turn id. A
     refusal that concerns one request (a challenge over the limit, an act for
-    an unknown match) comes as `Notice`; the stream ends with a gRPC status
-    only for the account itself (bad or revoked token, SHUTTING_DOWN).
+    an unknown match) comes as `Notice`; an act for a match of the account
+    that is over gets a Notice DUPLICATE_ACTION when its turn was applied
+    (an acknowledgement lost with a connection), else STALE_TURN or
+    MATCH_OVER. A client that sends acts faster than it reads is held back:
+    while 32 answers of one match wait to be written, the server reads no
+    more of its messages (HTTP/2 flow control then stops its writes). The
+    stream ends with a gRPC status only for the account itself. Errors:
+    BAD_TOKEN (bad, rotated or revoked token), MISSING_TOKEN, MALFORMED (no
+    SessionHello first, within 5 s), TOO_MANY_STREAMS (the server's stream
+    limit, with a retry hint; or a newer Session of the same account replaced
+    this one), SHUTTING_DOWN.
     """
     GetLeaderboard: _grpc.UnaryUnaryMultiCallable[_president_pb2.GetLeaderboardRequest, _president_pb2.GetLeaderboardResponse]
     """The arena's ratings for one preset and player count, best first. Public."""
@@ -216,8 +225,17 @@ class PresidentServiceAsyncStub(PresidentServiceStub):
     seat sends (Welcome, events, Snapshot, Prompts, answers, MatchOver), and
     challenges from other accounts. Acts carry the match id and turn id. A
     refusal that concerns one request (a challenge over the limit, an act for
-    an unknown match) comes as `Notice`; the stream ends with a gRPC status
-    only for the account itself (bad or revoked token, SHUTTING_DOWN).
+    an unknown match) comes as `Notice`; an act for a match of the account
+    that is over gets a Notice DUPLICATE_ACTION when its turn was applied
+    (an acknowledgement lost with a connection), else STALE_TURN or
+    MATCH_OVER. A client that sends acts faster than it reads is held back:
+    while 32 answers of one match wait to be written, the server reads no
+    more of its messages (HTTP/2 flow control then stops its writes). The
+    stream ends with a gRPC status only for the account itself. Errors:
+    BAD_TOKEN (bad, rotated or revoked token), MISSING_TOKEN, MALFORMED (no
+    SessionHello first, within 5 s), TOO_MANY_STREAMS (the server's stream
+    limit, with a retry hint; or a newer Session of the same account replaced
+    this one), SHUTTING_DOWN.
     """
     GetLeaderboard: _aio.UnaryUnaryMultiCallable[_president_pb2.GetLeaderboardRequest, _president_pb2.GetLeaderboardResponse]  # type: ignore[assignment]
     """The arena's ratings for one preset and player count, best first. Public."""
@@ -385,8 +403,17 @@ class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
         seat sends (Welcome, events, Snapshot, Prompts, answers, MatchOver), and
         challenges from other accounts. Acts carry the match id and turn id. A
         refusal that concerns one request (a challenge over the limit, an act for
-        an unknown match) comes as `Notice`; the stream ends with a gRPC status
-        only for the account itself (bad or revoked token, SHUTTING_DOWN).
+        an unknown match) comes as `Notice`; an act for a match of the account
+        that is over gets a Notice DUPLICATE_ACTION when its turn was applied
+        (an acknowledgement lost with a connection), else STALE_TURN or
+        MATCH_OVER. A client that sends acts faster than it reads is held back:
+        while 32 answers of one match wait to be written, the server reads no
+        more of its messages (HTTP/2 flow control then stops its writes). The
+        stream ends with a gRPC status only for the account itself. Errors:
+        BAD_TOKEN (bad, rotated or revoked token), MISSING_TOKEN, MALFORMED (no
+        SessionHello first, within 5 s), TOO_MANY_STREAMS (the server's stream
+        limit, with a retry hint; or a newer Session of the same account replaced
+        this one), SHUTTING_DOWN.
         """
 
     @_abc_1.abstractmethod
