@@ -13,13 +13,15 @@ It also caps the server's health `Watch` streams, which have no other bound.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
+from president_protocol.v1 import president_pb2 as pb
 
 from president_service.errors import Reason, ServiceError
 from president_service.limits import RETRY_FULL_S
@@ -27,6 +29,9 @@ from president_service.limits import RETRY_FULL_S
 log = logging.getLogger(__name__)
 
 HEALTH_WATCH = "/grpc.health.v1.Health/Watch"
+HELLO_TIMEOUT_S = 5.0
+"""How long a new Play stream or Session has to send its hello."""
+_Request = TypeVar("_Request", pb.PlayRequest, pb.SessionRequest)
 LOG_EVERY_S = 10.0
 """At most one log line per this many seconds about malformed requests (with a count of the rest)."""
 
@@ -47,6 +52,27 @@ def is_malformed(request: object) -> bool:
 
 def malformed_error() -> ServiceError:
     return ServiceError(Reason.MALFORMED, "the request could not be parsed as its president.v1 message")
+
+
+async def next_request(context: grpc.aio.ServicerContext[_Request, Any]) -> _Request | None:
+    """A stream's next message; None once the client has finished sending; MALFORMED for bytes that are not one."""
+    request = await context.read()
+    if is_malformed(request):
+        raise malformed_error()
+    return None if request is grpc.aio.EOF else request
+
+
+async def opening_request(context: grpc.aio.ServicerContext[_Request, Any], kind: str, stream: str) -> _Request:
+    """A stream's first message, which must be `kind` (its hello) and come within `HELLO_TIMEOUT_S` of the
+    opening: MALFORMED otherwise, so a client that opens a stream and says nothing holds nothing for long."""
+    try:
+        first = await asyncio.wait_for(next_request(context), HELLO_TIMEOUT_S)
+    except TimeoutError:
+        first = None
+    if first is None or first.WhichOneof("kind") != kind:
+        raise ServiceError(Reason.MALFORMED, f"the {stream} must open with its {kind}, sent within"
+                                             f" {HELLO_TIMEOUT_S:g} s")
+    return first
 
 
 class _Reporter:

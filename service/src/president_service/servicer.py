@@ -35,21 +35,19 @@ from president_service.match_request import check_name, read_match_request
 from president_service.match_runner import MatchRunner, Wake
 from president_service.messages import account_message, finished_summary, match_summary, result
 from president_service.registry import Registry
-from president_service.request_guard import is_malformed, malformed_error
+from president_service.request_guard import next_request, opening_request
 from president_service.session import SessionContext, Sessions
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 _LIST_LIMIT = 200
 """Finished matches ListMatches shows at most on a page (newest first), and without a page size."""
-HELLO_TIMEOUT_S = 5.0
 """A Play stream that has not sent Hello by then is closed (it counts against its seat meanwhile)."""
 REFUSAL_READ_S = 1.0
 """How long a stream refused as it opens is read for its first message before its status is sent."""
 
 Context = grpc.aio.ServicerContext[object, object]
 PlayContext = grpc.aio.ServicerContext[pb.PlayRequest, pb.PlayResponse]
-_EOF: object = grpc.aio.EOF  # what read() returns once the client is done
 
 
 def shutting_down() -> ServiceError:
@@ -74,14 +72,6 @@ async def _guard(context: Context, work: Awaitable[_T]) -> _T:
         return await work
     except ServiceError as exc:
         await abort(context, exc)
-
-
-async def _next_request(context: PlayContext) -> pb.PlayRequest | None:
-    """The next message on a Play stream; None once the client has finished sending; MALFORMED for bad bytes."""
-    request = await context.read()
-    if is_malformed(request):
-        raise malformed_error()
-    return None if request is _EOF else request
 
 
 def _log_reader_failure(reader: asyncio.Task[None]) -> None:
@@ -186,13 +176,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
 
     async def _play(self, context: PlayContext, runner: MatchRunner, player: int, wake: Wake) -> None:
         try:
-            try:
-                first = await asyncio.wait_for(_next_request(context), HELLO_TIMEOUT_S)
-            except TimeoutError:
-                raise ServiceError(Reason.MALFORMED,
-                                   f"send Hello within {HELLO_TIMEOUT_S:g} s of opening the Play stream") from None
-            if first is None or first.WhichOneof("kind") != "hello":
-                raise ServiceError(Reason.MALFORMED, "the first message on the Play stream must be Hello")
+            first = await opening_request(context, "hello", "Play stream")
             cursor = first.hello.last_seq
             if cursor > runner.last_seq:
                 raise ServiceError(Reason.BAD_SEQ, f"last_seq {cursor} is beyond the last event {runner.last_seq}")
@@ -237,7 +221,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         try:
             while True:
                 try:
-                    request = await _next_request(context)
+                    request = await next_request(context)
                 except ServiceError as exc:
                     runner.refused(player)
                     await send(rejected(0, exc))

@@ -42,13 +42,11 @@ from president_service.errors import Reason, ServiceError, abort
 from president_service.feeds import SeatFeed, shared_events
 from president_service.match_runner import MatchRunner, Wake
 from president_service.registry import Registry
-from president_service.request_guard import is_malformed, malformed_error
+from president_service.request_guard import next_request, opening_request
 
 log = logging.getLogger(__name__)
 
 SessionContext = grpc.aio.ServicerContext[pb.SessionRequest, pb.SessionResponse]
-_EOF: object = grpc.aio.EOF
-HELLO_TIMEOUT_S = 5.0
 ANSWERS_HELD = 32
 """Answers to acts one match's feed may hold for its next batch; more are written by the reader, which waits
 (the contract's Session documents the number)."""
@@ -244,15 +242,9 @@ class Sessions:
     async def serve(self, account: Account, context: SessionContext) -> None:
         """Run one Session until the client ends it or the server closes it."""
         try:
-            first = await asyncio.wait_for(_next(context), HELLO_TIMEOUT_S)
-        except TimeoutError:
-            first = None
+            first = await opening_request(context, "hello", "Session")
         except ServiceError as exc:
             await abort(context, exc)
-        if first is None or first.WhichOneof("kind") != "hello":
-            await abort(context, ServiceError(
-                Reason.MALFORMED, f"send SessionHello first, within {HELLO_TIMEOUT_S:g} s of opening the Session"))
-            return
         session = Session(account=account, context=context, appetite=first.hello.accepts,
                           cursors={c.match_id: c.last_seq for c in first.hello.resume},
                           defer=first.hello.defer_events, batch=first.hello.batch_matches)
@@ -377,7 +369,7 @@ class Sessions:
         try:
             while True:
                 try:
-                    request = await _next(session.context)
+                    request = await next_request(session.context)
                 except ServiceError as exc:
                     await session.send(notice(exc))
                     continue
@@ -443,10 +435,3 @@ def _log_failure(task: asyncio.Task[None]) -> None:
     """A feed that failed rather than being cancelled: say so (and retrieve the exception)."""
     if not task.cancelled() and (exc := task.exception()) is not None:
         log.warning("a Session's match feed failed", exc_info=exc)
-
-
-async def _next(context: SessionContext) -> pb.SessionRequest | None:
-    request = await context.read()
-    if is_malformed(request):
-        raise malformed_error()
-    return None if request is _EOF else request
