@@ -221,3 +221,28 @@ def test_a_bot_past_the_prompts_deadline_is_replaced_in_time(transport: Transpor
     finally:
         release.set()
     assert result == RESULT and scripted.acts[0].fault == pb.BOT_FAULT_TIMEOUT
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_turn_deadline_after_the_prompt_bounds_the_decision_under_way(transport: Transport) -> None:
+    """The server's clock started after its prompt (a seat was missing): the TurnDeadline that follows sets the
+    deadline of the decision already under way."""
+    from google.protobuf.timestamp_pb2 import Timestamp
+
+    release = threading.Event()
+
+    class Hangs(Recorder):
+        def play(self, obs: Observation):  # type: ignore[no-untyped-def]
+            release.wait(30)
+            return super().play(obs)
+
+    deadline = Timestamp()
+    deadline.GetCurrentTime()
+    deadline.FromNanoseconds(deadline.ToNanoseconds() + 2_000_000_000)
+    clock = pb.PlayResponse(turn_deadline=pb.TurnDeadline(turn_id=5, deadline=deadline))
+    bot = Hangs()
+    try:
+        scripted, result = play(transport, [[WELCOME, SNAPSHOT, PROMPT, clock, ACT, ENDED, OVER]], bot)
+    finally:
+        release.set()
+    assert result == RESULT and scripted.acts[0].fault == pb.BOT_FAULT_TIMEOUT

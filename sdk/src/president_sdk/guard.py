@@ -8,7 +8,6 @@ plays for a seat that runs out of time.
 
 from __future__ import annotations
 
-import time
 import traceback
 from collections.abc import Sequence
 from concurrent.futures import Future, wait
@@ -46,12 +45,11 @@ def decide(bot: Bot, obs: Observation, *, timeout: float | None = None) -> Decis
             return replace_answer(bot, obs, Fault.ERROR, f"raised {type(exc).__name__}: {exc}",
                                   traceback.format_exc())
         return judge(bot, obs, answer)
-    started = time.monotonic()
     thinking = think(bot, obs)
     if isinstance(thinking, Decision):
         return thinking
     wait([thinking], timeout=timeout)
-    return outcome(bot, obs, thinking, time.monotonic() - started)
+    return outcome(bot, obs, thinking, timeout)
 
 
 def think(bot: Bot, obs: Observation, events: Sequence[tuple[Any, Event]] = ()) -> Future[object] | Decision:
@@ -68,7 +66,8 @@ def think(bot: Bot, obs: Observation, events: Sequence[tuple[Any, Event]] = ()) 
 
 
 def outcome(bot: Bot, obs: Observation, thinking: Future[object], waited: float) -> Decision:
-    """The decision once the wait for `thinking` is over: its legal answer, else the fallback for the fault."""
+    """The decision once the wait for `thinking` (`waited` seconds) is over: its legal answer, else the fallback
+    for the fault."""
     if not thinking.done():
         thinking.cancel()
         return replace_answer(bot, obs, Fault.TIMEOUT, f"did not answer within {waited:.3g} s")

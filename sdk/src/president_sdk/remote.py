@@ -32,7 +32,7 @@ from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
 from president_sdk.bot import Bot, listens
 from president_sdk.connection import DEFAULT_SERVER, RETRY_DELAYS_S, Reconnection, rpc_error
-from president_sdk.guard import decide, notify_all
+from president_sdk.guard import Decision, notify_all, outcome, think
 from president_sdk.runner_errors import RunnerError
 from president_sdk.seat import Seat, seat_bot
 
@@ -93,9 +93,14 @@ def check_name(name: str) -> None:
 
 def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, name: str, seat: Seat,
             reconnection: Reconnection, move_timeout: float | None, cancel: threading.Event | None) -> None:
-    """One connection: Hello, then the seat's messages until the match is over or the call fails; the bot's
-    hooks run here, between messages, and its decisions under the turn's deadline."""
+    """One connection: Hello, then the seat's messages until the match is over or the call fails.
+
+    A reader thread takes the messages off the call, so that a TurnDeadline arriving while the bot thinks
+    sets the deadline of that decision (as on a Session); the bot's hooks run here, between messages."""
     outbox: queue.Queue[pb.PlayRequest | None] = queue.Queue()
+    inbox: queue.Queue[pb.PlayResponse | grpc.RpcError | None] = queue.Queue()
+    wake = threading.Event()
+    """Set when the open decision is done or its deadline moved."""
 
     def requests() -> Iterator[pb.PlayRequest]:
         while (item := outbox.get()) is not None:
@@ -104,6 +109,19 @@ def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, name: str,
     seat.connected()
     outbox.put(pb.PlayRequest(hello=pb.Hello(last_seq=seat.last_seq, name=name)))
     responses = stub.Play(requests(), metadata=(("authorization", f"Bearer {token}"),))
+
+    def read() -> None:
+        try:
+            for msg in responses:
+                if msg.HasField("turn_deadline"):  # seen here, not behind the decision it is for
+                    seat.turn_deadline(msg.turn_deadline)
+                    wake.set()
+                inbox.put(msg)
+            inbox.put(None)
+        except grpc.RpcError as exc:
+            inbox.put(exc)
+
+    threading.Thread(target=read, name="president-play-reader", daemon=True).start()
     if cancel is not None:
         def watch() -> None:
             cancel.wait()
@@ -111,7 +129,9 @@ def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, name: str,
 
         threading.Thread(target=watch, name="president-cancel", daemon=True).start()
     try:
-        for msg in responses:
+        while (msg := inbox.get()) is not None:
+            if isinstance(msg, grpc.RpcError):
+                raise msg
             kind = msg.WhichOneof("kind")
             if kind == "welcome":
                 reconnection.welcomed()
@@ -126,15 +146,11 @@ def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, name: str,
                              seat.match_id)
             elif kind == "event":
                 seat.event(msg.event)
-            elif kind == "turn_deadline":
-                seat.turn_deadline(msg.turn_deadline)
             elif kind == "prompt":
                 asked = seat.prompt(msg.prompt)
                 if isinstance(asked, Observation):
-                    notify_all(bot, seat.take_events())
                     bot.raw = msg.prompt
-                    asked = seat.answer(msg.prompt, asked,
-                                        decide(bot, asked, timeout=seat.timeout(time.time(), move_timeout)))
+                    asked = seat.answer(msg.prompt, asked, _decide(bot, seat, asked, move_timeout, wake))
                 if asked is not None:
                     outbox.put(pb.PlayRequest(act=asked))
             elif kind == "action_rejected":
@@ -150,6 +166,23 @@ def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, name: str,
     finally:
         outbox.put(None)
         responses.cancel()
+
+
+def _decide(bot: Bot, seat: Seat, obs: Observation, move_timeout: float | None, wake: threading.Event) -> Decision:
+    """The bot's pending events, then its decision, before the turn's deadline (which `wake` says has moved)."""
+    started = time.monotonic()
+    thinking = think(bot, obs, seat.take_events())
+    if isinstance(thinking, Decision):
+        return thinking
+    wake.clear()
+    thinking.add_done_callback(lambda _done: wake.set())
+    while not thinking.done():
+        timeout = seat.timeout(time.time(), None if move_timeout is None
+                               else max(0.0, started + move_timeout - time.monotonic()))
+        if not wake.wait(timeout):
+            break
+        wake.clear()
+    return outcome(bot, obs, thinking, time.monotonic() - started)
 
 
 def _shown_as(seat: Seat) -> str:
