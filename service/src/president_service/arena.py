@@ -14,11 +14,11 @@
 - A new account first plays a check match against the house bots; a fault
   there (an error, a time-out, an illegal answer, a strike) is told to it
   (`Notice` CHECK_FAILED, with the counts) and it stays unrated; passing it
-  (CHECK_PASSED) lets it into rated play.  After a failed one the account's
-  next check match waits, twice as long after each further failure on the
-  same Session (`check_retry_s` up to `check_retry_max_s`), so a broken bot
-  is not handed check match after check match; a pass or a new Session (the
-  bot fixed and reconnected) ends the wait.
+  (CHECK_PASSED) lets it into rated play (`CheckVerdict`).  After a failed
+  one the account's next check match waits, twice as long after each further
+  failure on the same Session (`check_retry_s` up to `check_retry_max_s`), so
+  a broken bot is not handed check match after check match; a pass or a new
+  Session (the bot fixed and reconnected) ends the wait.
 - Arena matches are rated (`Ratings`) in the same transaction as their
   result.  Challenges: an account proposes a match to named accounts over
   its Session; each answers; when all accept the match starts.
@@ -34,6 +34,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from president_engine import PRESETS, CardSet, Fault, Rules, RulesError, shuffled_deal
 from president_engine.events import DealEnded
@@ -54,6 +55,12 @@ from president_service.session import Session, Sessions, notice
 
 log = logging.getLogger(__name__)
 
+
+class CheckVerdict(StrEnum):
+    """A check match's outcome for the new account, sent as `Notice.reason` (the strings are the wire's)."""
+
+    PASSED = "CHECK_PASSED"
+    FAILED = "CHECK_FAILED"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -280,17 +287,17 @@ class Arena:
                 wait = self._hold_back(name, session)
                 message = (f"check match {runner.match_id} failed: {wrong}; not rated yet: the next check match"
                            f" starts in {duration(wait)}, or fix the bot and reconnect")
-                reason = "CHECK_FAILED"
+                verdict = CheckVerdict.FAILED
             else:
                 self._accounts.mark_checked(name)
                 held = self._held.pop(name, None)
                 if held is not None:
                     held.poke.cancel()
-                message, reason = f"check match {runner.match_id} passed: the arena rates this account now", \
-                    "CHECK_PASSED"
+                message = f"check match {runner.match_id} passed: the arena rates this account now"
+                verdict = CheckVerdict.PASSED
             if session is not None:
                 asyncio.get_running_loop().create_task(session.tell(pb.SessionResponse(notice=pb.Notice(
-                    reason=reason, message=message, match_id=runner.match_id))))
+                    reason=verdict, message=message, match_id=runner.match_id))))
 
     def _hold_back(self, name: str, session: Session | None) -> float:
         """Delay the account's next check match after a failed one; returns the wait in seconds."""

@@ -22,7 +22,8 @@ not kept).
 Every leaderboard (this one, and the ladder's table) shows one rating, the
 ordinal mu - 3 sigma, and is ordered by it (`rank_key`): a sure estimate
 ranks above a lucky streak of a few matches.  The mean place with its
-interval is the second statistic, the one a close call is read from.
+interval is the second statistic, the one a close call is read from.  The
+ladder rates with the same model (`rating_model`), so the two scales agree.
 """
 
 from __future__ import annotations
@@ -47,6 +48,16 @@ _SCHEMA = (
 )
 Board = tuple[str, int]
 """A leaderboard: (preset, players)."""
+
+
+def rating_model(*, skill_drifts: bool) -> PlackettLuce:
+    """The one OpenSkill model of the arena and the ladder (docs/ladder.md, "Rating model").
+
+    `skill_drifts`: a player's skill may change between games (an arena account's bot is improved and reconnected),
+    so each game first adds a little uncertainty (tau) to follow it; a ladder's bots are fixed programs, and that
+    would only keep their ratings chasing the latest deals instead of settling.
+    """
+    return PlackettLuce(mu=25.0, sigma=25 / 3, beta=25 / 6, tau=25 / 300 if skill_drifts else 0.0)
 
 
 def ordinal(mu: float, sigma: float) -> float:
@@ -87,7 +98,7 @@ class AccountRecord:
 class Ratings:
     def __init__(self, store: MatchStore) -> None:
         self._store = store
-        self._model = PlackettLuce()
+        self._model = rating_model(skill_drifts=True)
         store.write([(sql, ()) for sql in _SCHEMA])
         self._boards: dict[Board, dict[str, AccountRecord]] = {}
         for row in store.query("SELECT preset, players, account, mu, sigma, matches, deals, place_sum, place_squares"

@@ -5,12 +5,9 @@ applied in schedule order (match index, then deal), never in the order
 matches happened to finish, so a ladder run in parallel, on Ray or resumed
 gives the same ratings as one run in sequence.  The ordinal mu - 3 sigma is
 the rating the table shows and is ordered by, as every leaderboard
-(`president_service.arena_ratings.rank_key`).
-
-The model's dynamics factor tau is 0: it adds uncertainty before every game
-to follow players whose skill drifts, but a ladder's bots are fixed programs,
-so it would only keep the ratings chasing the latest deals instead of
-settling (benchmarks/ladder_formats.py measures the ordering).
+(`president_service.arena_ratings.rank_key`).  The model is the arena's
+(`rating_model`), without drift: a ladder's bots are fixed programs
+(benchmarks/ladder_formats.py measures the ordering).
 """
 
 from __future__ import annotations
@@ -18,8 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from openskill.models import PlackettLuce
-from president_service.arena_ratings import ordinal
+from president_service.arena_ratings import ordinal, rating_model
 
 from president_harness.ladder.outcome import Outcome
 
@@ -41,7 +37,7 @@ class Rating:
 
 def rate(names: Sequence[str], outcomes: Iterable[Outcome]) -> list[Rating]:
     """Ratings of `names` from `outcomes`, best ordinal first."""
-    model = PlackettLuce(tau=0.0)
+    model = rating_model(skill_drifts=False)
     current = {name: model.rating(name=name) for name in names}
     deals = dict.fromkeys(names, 0)
     for outcome in sorted(outcomes, key=lambda o: o.index):
