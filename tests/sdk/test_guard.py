@@ -78,3 +78,64 @@ def test_equivalent_play_is_kept_as_chosen() -> None:
     decision = decide(OtherSuits(), match.observation(0))
     assert decision.fault is None
     assert decision.action == Play(CardSet("3D 3H"), rank=Rank.THREE)
+
+
+def _opening():
+    match = Match(Rules.preset("cardverse"), seed=1)
+    return match, match.observation(match.to_act or 0)
+
+
+class _Hostile(Play):
+    """A Play whose cards cannot be read."""
+
+    @property
+    def cards(self) -> CardSet:
+        raise RuntimeError("no cards for you")
+
+
+class _Huge(Bot):
+    class Answer:
+        def __repr__(self) -> str:
+            return "x" * 5_000_000
+
+    def play(self, obs):
+        return self.Answer()
+
+
+class _SlowText(Bot):
+    """An illegal play whose text takes longer than the deadline to write."""
+
+    class Answer(Play):
+        def __str__(self) -> str:
+            time.sleep(3)
+            return "slow"
+
+    def play(self, obs):
+        return self.Answer(CardSet("JK"))
+
+
+@pytest.mark.parametrize("timeout", [None, 1.0])
+def test_a_play_whose_fields_raise_is_an_invalid_answer_not_a_crash(timeout: float | None) -> None:
+    class Bad(Bot):
+        def play(self, obs):
+            return object.__new__(_Hostile)
+
+    _, obs = _opening()
+    decision = decide(Bad(), obs, timeout=timeout)
+    assert decision.fault is Fault.INVALID and "whose fields raise RuntimeError" in decision.message
+
+
+def test_a_huge_answer_is_cut_short_in_the_log(caplog: pytest.LogCaptureFixture) -> None:
+    _, obs = _opening()
+    with caplog.at_level(logging.ERROR):
+        decision = decide(_Huge(), obs, timeout=5)
+    assert decision.fault is Fault.INVALID
+    assert len(caplog.text) < 2_000 and "4,999,800 more characters" in caplog.text
+
+
+def test_an_answers_slow_text_runs_on_the_bots_time_not_past_the_deadline() -> None:
+    _, obs = _opening()
+    started = time.perf_counter()
+    decision = decide(_SlowText(), obs, timeout=0.5)
+    assert decision.fault is Fault.TIMEOUT
+    assert time.perf_counter() - started < 2.5  # the 3 s __str__ did not hold up the fallback

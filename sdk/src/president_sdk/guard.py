@@ -9,7 +9,7 @@ plays for a seat that runs out of time.
 from __future__ import annotations
 
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, wait
 from dataclasses import dataclass
 from typing import Any
@@ -39,12 +39,7 @@ def decide(bot: Bot, obs: Observation, *, timeout: float | None = None) -> Decis
 
     With a `timeout` the bot thinks in one of the reused `BotThreads`, and one still thinking then is left to it."""
     if timeout is None:
-        try:
-            answer: object = bot.decide(obs)
-        except Exception as exc:
-            return replace_answer(bot, obs, Fault.ERROR, f"raised {type(exc).__name__}: {exc}",
-                                  traceback.format_exc())
-        return judge(bot, obs, answer)
+        return _decision(bot, obs, _weigh(bot, obs))
     thinking = think(bot, obs)
     if isinstance(thinking, Decision):
         return thinking
@@ -52,12 +47,12 @@ def decide(bot: Bot, obs: Observation, *, timeout: float | None = None) -> Decis
     return outcome(bot, obs, thinking, timeout)
 
 
-def think(bot: Bot, obs: Observation, events: Sequence[tuple[Any, Event]] = ()) -> Future[object] | Decision:
+def think(bot: Bot, obs: Observation, events: Sequence[tuple[Any, Event]] = ()) -> Future[Verdict] | Decision:
     """Hand the bot `events` (as `notify_all`), then start its decision in a `BotThreads` thread; the fallback at once
     when no thread can be had (a bot that used up the process's threads)."""
-    def work() -> object:
+    def work() -> Verdict:
         notify_all(bot, events)
-        return bot.decide(obs)
+        return _weigh(bot, obs)
 
     try:
         return THREADS.submit(work)
@@ -65,17 +60,16 @@ def think(bot: Bot, obs: Observation, events: Sequence[tuple[Any, Event]] = ()) 
         return replace_answer(bot, obs, Fault.ERROR, f"left no thread to think in ({exc})")
 
 
-def outcome(bot: Bot, obs: Observation, thinking: Future[object], waited: float) -> Decision:
+def outcome(bot: Bot, obs: Observation, thinking: Future[Verdict], waited: float) -> Decision:
     """The decision once the wait for `thinking` (`waited` seconds) is over: its legal answer, else the fallback
     for the fault."""
     if not thinking.done():
         thinking.cancel()
         return replace_answer(bot, obs, Fault.TIMEOUT, f"did not answer within {waited:.3g} s")
     error = thinking.exception()
-    if error is not None:
-        trace = "".join(traceback.format_exception(error))
-        return replace_answer(bot, obs, Fault.ERROR, f"raised {type(error).__name__}: {error}", trace)
-    return judge(bot, obs, thinking.result())
+    if error is not None:  # not an Exception (those are weighed in the bot's thread): SystemExit and the like
+        return replace_answer(bot, obs, Fault.ERROR, f"raised {type(error).__name__}")
+    return _decision(bot, obs, thinking.result())
 
 
 def notify_all(bot: Bot, events: Sequence[tuple[Any, Event]]) -> None:
@@ -89,18 +83,63 @@ def notify_all(bot: Bot, events: Sequence[tuple[Any, Event]]) -> None:
             bot.log.exception("%s raised in an event hook (ignored)", bot.name)
 
 
-def judge(bot: Bot, obs: Observation, answer: object) -> Decision:
-    """The bot's answer if it is a legal action now; otherwise the fallback, with the fault logged."""
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What the bot answered, weighed where it answered: its legal action, or the fault and what it did."""
+
+    action: Action | None
+    fault: Fault | None = None
+    what: str = ""
+    trace: str | None = None
+
+
+def _weigh(bot: Bot, obs: Observation) -> Verdict:
+    """Ask the bot and weigh its answer, in the thread it thinks in: an answer's own code (a `Play` subclass whose
+    fields raise, a slow or huge ``__str__``) runs on the bot's time, not the runner's, and its text is cut short."""
+    try:
+        answer: object = bot.decide(obs)
+    except Exception as exc:
+        return Verdict(action=None, fault=Fault.ERROR, what=f"raised {type(exc).__name__}: {_text(exc)}",
+                       trace=_cut(traceback.format_exc(), TRACE_CHARS))
     if not isinstance(answer, (Play, Pass, GiveBack, Request)):
-        what = f"a {type(answer).__name__} ({answer!r})"
-        return replace_answer(bot, obs, Fault.INVALID,
-                              f"returned {what}, not an action: return a Play or PASS, or one of obs.legal_actions"
-                              f" (legal now: {_shown(obs)})")
-    action = resolve(obs, answer)
+        return Verdict(action=None, fault=Fault.INVALID,
+                       what=f"returned a {type(answer).__name__} ({_text(answer, repr)}), not an action: return a"
+                            f" Play or PASS, or one of obs.legal_actions (legal now: {_shown(obs)})")
+    try:
+        action = resolve(obs, answer)
+    except Exception as exc:
+        return Verdict(action=None, fault=Fault.INVALID,
+                       what=f"returned a {type(answer).__name__} whose fields raise {type(exc).__name__}")
     if action is None:
-        return replace_answer(bot, obs, Fault.INVALID,
-                              f"returned an illegal action {answer!s} (legal now: {_shown(obs)})")
-    return Decision(action=action)
+        return Verdict(action=None, fault=Fault.INVALID,
+                       what=f"returned an illegal action {_text(answer)} (legal now: {_shown(obs)})")
+    return Verdict(action=action)
+
+
+def _decision(bot: Bot, obs: Observation, verdict: Verdict) -> Decision:
+    if verdict.action is not None:
+        return Decision(action=verdict.action)
+    assert verdict.fault is not None
+    return replace_answer(bot, obs, verdict.fault, verdict.what, verdict.trace)
+
+
+ANSWER_CHARS = 200
+"""How much of a faulty answer's text the log shows."""
+TRACE_CHARS = 20_000
+"""How much of a traceback the log shows."""
+
+
+def _text(thing: object, shown: Callable[[object], str] = str) -> str:
+    """`thing` as text for the log, cut to `ANSWER_CHARS`; a text that cannot be had is named, not raised."""
+    try:
+        text = shown(thing)
+    except Exception as exc:
+        return f"<its text raised {type(exc).__name__}>"
+    return _cut(text, ANSWER_CHARS)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text) - limit:,} more characters)"
 
 
 def _shown(obs: Observation) -> str:
