@@ -55,6 +55,9 @@ def config_bots() -> list[dict[str, str]]:
     ({"colour": "red"}, "colour"),
     ({"seatings": "some"}, "seatings"),
     ({"seatings": 4}, "seatings"),
+    ({"clock": {"strikes": -1}}, "clock.strikes"),
+    ({"clock": {"move_ms": 10**12}}, "clock.move_ms"),
+    ({"clock": {"tempo": 1}}, "clock.tempo"),
 ])
 def test_mistakes_name_their_key(data: dict[str, object], key: str) -> None:
     base: dict[str, object] = {"players": 3, "matches": 3, "bots": config_bots()}

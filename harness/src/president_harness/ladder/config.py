@@ -23,6 +23,7 @@ from typing import Any
 
 from president_engine import Rules, RulesError
 from president_sdk.bots import BUILTIN_BOTS
+from president_service.clock import ClockError, ClockSettings
 
 PLACEHOLDERS = ("server", "token", "match", "player", "name", "seed", "account_token")
 """What a bot command may contain in braces, e.g. ``--server {server} --token {token}``.
@@ -155,15 +156,6 @@ def _sdk_version() -> str:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ClockSpec:
-    """The time control of every match; 0 means no limit (see ClockSettings in the contract)."""
-
-    move_ms: int = 10_000
-    bank_ms: int = 60_000
-    strikes: int = 3
-
-
-@dataclass(frozen=True, kw_only=True)
 class LadderConfig:
     """A whole ladder, as read from TOML (`load`)."""
 
@@ -185,7 +177,8 @@ class LadderConfig:
     retries: int = 2
     """Further attempts of a match that failed (a bot crashed, the server went away)."""
     match_timeout_s: float = 300.0
-    clock: ClockSpec = field(default_factory=ClockSpec)
+    clock: ClockSettings = field(default_factory=ClockSettings)
+    """The time control of every match (the ladder file's ``[clock]`` move_ms, bank_ms, strikes)."""
 
     @property
     def rules(self) -> Rules:
@@ -220,7 +213,7 @@ class LadderConfig:
         data = {
             "format": self.format.value, "players": self.players, "seatings": self.seatings.value,
             "matches": self.matches, "seed": self.seed,
-            "rules": self.rules.to_dict(), "clock": [self.clock.move_ms, self.clock.bank_ms, self.clock.strikes],
+            "rules": self.rules.to_dict(), "clock": [self.clock.move_ms, self.clock.bank_ms, self.clock.max_strikes],
             "bots": [b.name for b in self.bots],
         }
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
@@ -275,8 +268,14 @@ def parse(data: Mapping[str, Any], *, base: Path, default_name: str = "ladder") 
         raise ConfigError("rules.players", "set the number of players with the top-level key 'players'")
     clock_table = _get(data, "clock", dict, {})
     _no_unknown("clock", clock_table, {"move_ms", "bank_ms", "strikes"})
-    clock = ClockSpec(**{k: _get(clock_table, k, int, getattr(ClockSpec(), k), prefix="clock.")
-                         for k in ("move_ms", "bank_ms", "strikes")})
+    default = ClockSettings()
+    try:
+        clock = ClockSettings(move_ms=_get(clock_table, "move_ms", int, default.move_ms, prefix="clock."),
+                              bank_ms=_get(clock_table, "bank_ms", int, default.bank_ms, prefix="clock."),
+                              max_strikes=_get(clock_table, "strikes", int, default.max_strikes, prefix="clock."))
+    except ClockError as exc:
+        option = "strikes" if exc.option == "max_strikes" else exc.option
+        raise ConfigError(f"clock.{option}", str(exc).split(": ", 1)[1]) from None
     config = LadderConfig(
         name=_get(data, "name", str, default_name),
         format=fmt,

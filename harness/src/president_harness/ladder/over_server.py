@@ -39,11 +39,13 @@ from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk.connection import RECONNECT_OPTIONS
 from president_sdk.session_client import FinishedMatch
+from president_service.clock import ClockSettings
+from president_service.messages import clock_message
 
 from president_harness.builtin_sessions import BuiltinSessions
 from president_harness.ladder.backends import LadderStopError
 from president_harness.ladder.bot_process import BotProcess
-from president_harness.ladder.config import BotSpec, ClockSpec
+from president_harness.ladder.config import BotSpec
 from president_harness.ladder.ladder_accounts import AccountError, account_name, ladder_account
 from president_harness.ladder.match_watch import MatchWatch
 from president_harness.ladder.outcome import Outcome
@@ -74,7 +76,7 @@ class OverServer:
     admin_token: str
     preset: str
     rules: Rules
-    clock: ClockSpec
+    clock: ClockSettings
     bots: Mapping[str, BotSpec]
     timeout_s: float
     base: Path
@@ -226,15 +228,13 @@ class ServerTable:
 
     def _request(self, spec: MatchSpec, accounts: list[str]) -> pb.CreateMatchRequest:
         recipe = self._recipe
-        clock = recipe.clock
         return pb.CreateMatchRequest(
             preset=recipe.preset,
             rules=rules_to_proto(recipe.rules),
             seed=spec.seed,
             deals=[pb.DealHands(hands=[pb.Hand(cards=cards_to_proto(CardSet(hand))) for hand in deal])
                    for deal in spec.hands],
-            clock=pb.ClockSettings(move_time_limit_ms=clock.move_ms, time_bank_ms=clock.bank_ms,
-                                   strikes_before_takeover=clock.strikes),
+            clock=clock_message(recipe.clock),
             seat_names=list(spec.bots),
             seat_accounts=accounts if any(accounts) else [],
             bot_seeds=[spec.seed if recipe.bots[name].builtin is not None else spec.command_seed
