@@ -37,6 +37,28 @@ log = logging.getLogger(__name__)
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["PresidentService"].full_name
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ConnectionLimits:
+    """Bounds on the gRPC port's connections, so that connections that never make a call cannot take the
+    descriptors the process needs (gRPC's defaults give a handshake 120 s and keep a made connection for ever).
+    gRPC has no bound per client address: the cap is on the whole port."""
+
+    handshake_s: float = 10.0
+    """A new connection must finish its handshake (TLS when served, the HTTP/2 preface and settings) within this,
+    or it is closed."""
+    idle_s: float = 60.0
+    """A connection with no call open for this long is closed (a GOAWAY: a client's next call reconnects)."""
+    max_connections: int = 512
+    """Connections open at once; the next ones are closed as they come. With the web port's 288, well under
+    the usual limit of 1,024 descriptors."""
+
+    def options(self) -> list[tuple[str, int]]:
+        """As gRPC core's channel arguments."""
+        return [("grpc.server_handshake_timeout_ms", round(self.handshake_s * 1000)),
+                ("grpc.max_connection_idle_ms", round(self.idle_s * 1000)),
+                ("grpc.max_allowed_incoming_connections", self.max_connections)]
+
+
 @dataclass(frozen=True, kw_only=True)
 class ServerConfig:
     db: str
@@ -47,6 +69,7 @@ class ServerConfig:
     tls_cert: Path | None = None
     tls_key: Path | None = None
     limits: Limits = field(default_factory=Limits)
+    connections: ConnectionLimits = field(default_factory=ConnectionLimits)
     clock: ClockSettings = field(default_factory=ClockSettings)
     """The clock of matches created without one."""
     start_grace_s: float = 30.0
@@ -123,6 +146,7 @@ async def _serve(config: ServerConfig, admin: AdminKey, store: MatchStore,
         ("grpc.so_reuseport", 0),
         ("grpc.server.max_pending_requests", limits.max_pending_requests),
         ("grpc.server.max_pending_requests_hard_limit", 2 * limits.max_pending_requests),
+        *config.connections.options(),
     ])
     checker = HealthServicer()
     guarded: Any = GuardedServer(server, max_health_watches=limits.max_health_watches)  # stands in for the server

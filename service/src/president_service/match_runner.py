@@ -23,12 +23,13 @@ import sqlite3
 import time
 from array import array
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from president_engine import (
     Action,
+    CardSet,
     Fault,
     IllegalActionError,
     Match,
@@ -54,6 +55,27 @@ log = logging.getLogger(__name__)
 
 _RETRY_S = 1.0
 """Wait before the server retries an action of its own that the store refused."""
+
+
+@dataclass(frozen=True, slots=True)
+class Shuffle:
+    """The seeded shuffle of one deck for one table: every deal it deals follows from these, and a replay shows
+    the seed."""
+
+    seed: int
+    players: int
+    decks: int
+    jokers: int
+
+
+DealKey = tuple[int, ...] | Shuffle
+"""Something a match deals that watching another match must not tell: one deal's hands, or the shuffle its
+shuffled deals come from (see Registry.deal_in_play)."""
+
+
+def hands_key(hands: Iterable[CardSet]) -> tuple[int, ...]:
+    """One deal's hands, the same whatever seat each is dealt to and whatever the seed or number of deals."""
+    return tuple(sorted(hand.bits for hand in hands))
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,11 +123,13 @@ class Wake:
 class MatchRunner:
     def __init__(self, stored: StoredMatch, store: MatchStore, limits: Limits, start_grace_s: float,
                  absence_s: float, on_over: Callable[[MatchRunner], None],
+                 on_dealt: Callable[[MatchRunner, DealKey], None],
                  finishing: Callable[[MatchRunner], Sequence[Statement]] = lambda runner: ()) -> None:
         """Rebuild the match from what the store holds (a new match holds no actions yet).
 
         `absence_s`: how long the match waits on a seat that has no client (no stream, no unary call) before
-        the server acts for it as for a timeout, so that a match whose bots left is played to its end."""
+        the server acts for it as for a timeout, so that a match whose bots left is played to its end.
+        `on_dealt` is told the hands of each deal dealt while the match is live (see `deal_keys`)."""
         self.match_id = stored.match_id
         self.created_at = stored.created_at
         self.preset = stored.preset
@@ -113,8 +137,6 @@ class MatchRunner:
         self.named = list(stored.named)
         """By player: whether the seat has its name; one without takes the first its bot gives (Hello.name)."""
         self.open_seats = stored.open_seats
-        self.deal_key = stored.deal_key
-        """Shared by the matches that deal the same cards (see Registry.deal_in_play)."""
         self.accounts = stored.accounts
         """The account holding each player's seat ("" for none); empty when none is an account's."""
         self.kind = stored.kind
@@ -136,11 +158,19 @@ class MatchRunner:
         started, the actions refused as illegal or malformed (Fault.INVALID)."""
         for row in stored.actions:
             self._record(row, parse_action(row.action))
+        rules, given = stored.rules, stored.hands or ()
+        self.shuffle = Shuffle(stored.seed, rules.players, rules.decks, rules.jokers)
+        self.deal_keys: set[DealKey] = {hands_key(hands) for hands in (*given, *self.match.deal_hands)}
+        """What the match deals, now or later: the hands given for its first deals, those of each deal dealt so
+        far, and its shuffle when it shuffles a deal."""
+        if rules.deals is None or rules.deals > len(given):
+            self.deal_keys.add(self.shuffle)
         self._store = store
         self._limits = limits
         self._grace_s = start_grace_s
         self._absence_s = absence_s
         self._on_over = on_over
+        self._on_dealt = on_dealt
         self.shared_events: SharedEvents | None = None
         """Its log entries encoded once for every stream (feeds.shared_events)."""
         self._watchers: set[Wake] = set()
@@ -170,6 +200,12 @@ class MatchRunner:
     def turn_id(self) -> int:
         """The number of actions applied so far + 1."""
         return len(self._turns) + 1
+
+    @property
+    def shown_keys(self) -> set[DealKey]:
+        """What watching the match or its replay may tell: its deals' hands, and its shuffle (the replay shows the
+        seed, whose shuffle gives every deal another match shuffles from it)."""
+        return self.deal_keys | {self.shuffle}
 
     @property
     def last_seq(self) -> int:
@@ -340,7 +376,12 @@ class MatchRunner:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        deal = self.match.deal
         self._record(row, action)
+        if self.match.deal != deal:
+            dealt = hands_key(self.match.deal_hands[-1])
+            self.deal_keys.add(dealt)
+            self._on_dealt(self, dealt)
         if self.match.is_over:
             self.end()
         self._notify()

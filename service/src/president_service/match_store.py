@@ -15,7 +15,6 @@ own connection: reads (WAL readers see committed data only) and checkpoints
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import sqlite3
@@ -143,13 +142,6 @@ class StoredMatch:
     kind: MatchKind = MatchKind.ORGANISED
     bot_seeds: tuple[int | None, ...] = ()
     """The seed the creator chose for each player's bot (None: none); empty when none was chosen."""
-
-    @property
-    def deal_key(self) -> str:
-        """The same for matches that deal the same cards (a duplicate board's seatings): rules, seed and hands."""
-        hands = None if self.hands is None else [[str(h) for h in deal] for deal in self.hands]
-        text = json.dumps([self.rules.to_dict(), self.seed, hands], sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

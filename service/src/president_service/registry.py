@@ -21,7 +21,7 @@ from president_service.auth import bearer_token, new_token, token_hash
 from president_service.errors import Reason, ServiceError
 from president_service.limits import RETRY_FULL_S, Limits
 from president_service.match_request import MAX_SEED, MatchRequest, check_name, shorten
-from president_service.match_runner import MatchRunner
+from president_service.match_runner import DealKey, MatchRunner
 from president_service.match_store import FinishedSummary, MatchStore, Statement, StoredMatch
 
 log = logging.getLogger(__name__)
@@ -57,8 +57,8 @@ class Registry:
         self._started: dict[str, deque[float]] = {}
         """Account -> when its matches of the last 24 hours were created (loaded on first use)."""
         self.live: dict[str, MatchRunner] = {}
-        self._live_deals: dict[str, set[str]] = {}
-        """Deal key -> the live matches that deal those cards."""
+        self._live_deals: dict[DealKey, set[str]] = {}
+        """What live matches deal (MatchRunner.deal_keys) -> the live matches that deal it."""
         self._by_token: dict[bytes, tuple[MatchRunner, int]] = {}
         self._finished: OrderedDict[str, MatchRunner] = OrderedDict()
 
@@ -80,7 +80,7 @@ class Registry:
 
     def _runner(self, stored: StoredMatch) -> MatchRunner:
         return MatchRunner(stored, self.store, self.limits, self._grace_s, self._absence_s, self._over,
-                           self._finishing)
+                           self._dealt, self._finishing)
 
     def _finishing(self, runner: MatchRunner) -> Sequence[Statement]:
         return () if self.finishing is None else self.finishing(runner)
@@ -90,19 +90,24 @@ class Registry:
         for player, account in enumerate(runner.accounts):
             if account:
                 self._by_account.setdefault(account, {})[runner.match_id] = (runner, player)
-        self._live_deals.setdefault(runner.deal_key, set()).add(runner.match_id)
+        for key in runner.deal_keys:
+            self._dealt(runner, key)
         for player, digest in enumerate(runner.token_hashes):
             self._by_token[digest] = (runner, player)
+
+    def _dealt(self, runner: MatchRunner, key: DealKey) -> None:
+        self._live_deals.setdefault(key, set()).add(runner.match_id)
 
     def _over(self, runner: MatchRunner) -> None:
         self.live.pop(runner.match_id, None)
         for account in runner.accounts:
             if account:
                 self._by_account.get(account, {}).pop(runner.match_id, None)
-        twins = self._live_deals.get(runner.deal_key, set())
-        twins.discard(runner.match_id)
-        if not twins:
-            self._live_deals.pop(runner.deal_key, None)
+        for key in runner.deal_keys:
+            twins = self._live_deals.get(key, set())
+            twins.discard(runner.match_id)
+            if not twins:
+                self._live_deals.pop(key, None)
         for digest in runner.token_hashes:
             self._by_token.pop(digest, None)
         self._cache(runner)
@@ -275,9 +280,10 @@ class Registry:
             runner.all_claimed()
 
     def deal_in_play(self, runner: MatchRunner) -> bool:
-        """Another live match deals the same cards: what this one shows would tell its seats their opponents'
-        hands (a duplicate board played in seatings at once)."""
-        return bool(self._live_deals.get(runner.deal_key, set()) - {runner.match_id})
+        """Another live match deals hands this one shows, in any seating, or shuffles from the seed its replay
+        shows: watching this one would tell that one's seats their opponents' hands (a duplicate board played in
+        seatings at once, however each was created)."""
+        return any(self._live_deals.get(key, set()) - {runner.match_id} for key in runner.shown_keys)
 
     async def finished(self, limit: int, offset: int, player: str) -> tuple[list[FinishedSummary], int]:
         """A page of the finished matches, newest first, and how many there are (`player`: only theirs)."""
