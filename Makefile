@@ -9,7 +9,7 @@ PYPROJECTS := engine/pyproject.toml protocol/pyproject.toml sdk/pyproject.toml s
   learn/pyproject.toml
 
 .PHONY: all venv test lint typecheck pytest pytest-compiled engine-compiled bench bench-engine bench-bots bench-expert bench-service bench-arena \
-  bench-ladder bench-ladder-speed bench-install run clean
+  bench-ladder bench-ladder-speed bench-seat bench-install run clean
 
 all: test
 
@@ -162,7 +162,7 @@ examples/node/node_modules/.package-lock.json: examples/node/package-lock.json
 	cd examples/node && npm ci --no-audit --no-fund
 
 ## bench: throughput figures (medians of 5 runs); not a test.
-bench: bench-engine bench-bots bench-service bench-arena bench-ladder bench-ladder-speed
+bench: bench-engine bench-bots bench-service bench-arena bench-ladder bench-ladder-speed bench-seat
 
 bench-engine: $(STAMP) $(ENGINE_COMPILED)/.built
 	$(PY) benchmarks/engine_bench.py
@@ -192,6 +192,11 @@ bench-ladder: $(STAMP)
 bench-ladder-speed: $(STAMP)
 	$(PY) benchmarks/session_messages.py
 	$(PY) benchmarks/ladder_speed.py
+
+## bench-seat: the seat protocol by transport (Play, Session; SDK and bare): a move's round trip, server memory per
+## live match and CPU per move, each beside a raw gRPC floor measured in the same run (docs/scaling.md).
+bench-seat: $(STAMP)
+	$(PY) benchmarks/seat_bench.py
 
 ## run: the main job: a server on localhost, a live match of built-in bots, then a seat for your bot.
 run: $(RUN_STAMP)

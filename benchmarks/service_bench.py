@@ -101,19 +101,19 @@ async def _echo_server(port: int) -> None:
     await server.wait_for_termination()
 
 
-async def _ping_pong(port: int, rounds: int = 2000) -> float:
-    """Median round trip of one small message on a bidirectional stream, in ms."""
+async def _ping_pong(port: int, rounds: int = 2000, size: int = 64) -> float:
+    """Median round trip of one `size`-byte message on a bidirectional stream, in ms."""
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         call = channel.stream_stream("/bench.Echo/Echo")()
         times = []
-        payload = b"x" * 64
+        payload = b"x" * size
         for _ in range(rounds):
             start = time.perf_counter()
             await call.write(payload)
             await call.read()
             times.append(time.perf_counter() - start)
         await call.done_writing()
-        return statistics.median(times[100:]) * 1000
+        return statistics.median(times[rounds // 20:]) * 1000
 
 
 async def _raw_streams_kb(port: int, pid: int, streams: int) -> float:
