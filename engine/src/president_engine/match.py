@@ -29,7 +29,7 @@ from president_engine.events import (
 from president_engine.exchange import ExchangePair
 from president_engine.legality import check_give_back, check_play, check_request
 from president_engine.movegen import general_plays, give_backs, requests, simple_plays
-from president_engine.observation import Observation, PublicObservation, read_deal
+from president_engine.observation import DealReading, Observation, PublicObservation
 from president_engine.phase import Phase
 from president_engine.roles import Role
 from president_engine.rules import Rules
@@ -68,6 +68,8 @@ class Match:
         """The last deal this match plays before it ends (None: as the rules say); see `from_view`."""
         self.events: list[Event] = []
         """Everything that happened, in order (hidden cards included: see events.visible_to)."""
+        self._reading = DealReading()
+        """Where the deal in progress stands in `events`, for the views."""
         self.deal_hands: list[tuple[CardSet, ...]] = []
         """The hands dealt in each deal, by seat of that deal, before any exchange."""
         self.deal_seats: list[tuple[int, ...]] = []
@@ -205,7 +207,7 @@ class Match:
                           legal_actions=self.legal_actions() if self.to_act == player else ())
 
     def _view(self, kind: type[_View], viewer: int | None, **private: Any) -> _View:
-        trick, played, exchange = read_deal(self.events, viewer)
+        trick, played, exchange = self._reading.view(self.events, viewer)
         return kind(rules=self.rules, deal=self.deal, phase=self.phase, to_act=self.to_act,
                     hand_sizes=self.hand_sizes(), seats=self.seats, roles=tuple(self.roles),
                     scores=tuple(self.scores), places=self.places, rank_order=self.rank_order,
@@ -324,6 +326,7 @@ class Match:
         new.explicit_deals = self.explicit_deals
         new._horizon = self._horizon
         new.events = list(self.events)
+        new._reading = self._reading.copy()
         new.deal_hands = list(self.deal_hands)
         new.deal_seats = list(self.deal_seats)
         new.scores = list(self.scores)

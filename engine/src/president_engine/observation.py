@@ -101,30 +101,58 @@ class Observation(PublicObservation):
 copied_by_fields(PublicObservation, Observation)
 
 
-def read_deal(events: Sequence[Event], viewer: int | None) -> tuple[tuple[TrickEntry, ...], CardSet,
-                                                                    tuple[CardsGiven, ...]]:
-    """The current trick, the cards played and the exchange of the deal in progress, as `viewer` sees them.
+class DealReading:
+    """Where the deal in progress stands in a match's events, read forward once: each view then reads only its
+    trick and its exchange, instead of walking back through the deal for every observation.
 
-    `viewer` is a player, or None for a spectator.  Every event goes through
-    `visible_to`, so nothing hidden can leak into a view.
-    """
-    trick: list[TrickEntry] = []
-    played = 0
-    exchange: list[CardsGiven] = []
-    in_trick = True
-    for event in reversed(events):
-        if isinstance(event, DealStarted):
-            break
-        shown = visible_to(event, viewer)
-        if isinstance(shown, (PlayStarted, TrickWon)):
-            in_trick = False
-        elif isinstance(shown, Played):
-            played += shown.play.bits
-            if in_trick:
+    It keeps positions and the played cards (public), never a view: each view still takes every event it shows
+    through `visible_to`, so nothing hidden can leak into one."""
+
+    __slots__ = ("_deal_from", "_exchange_at", "_played", "_read", "_trick_from")
+
+    def __init__(self) -> None:
+        self._read = 0
+        """Events read so far."""
+        self._deal_from = 0
+        self._trick_from = 0
+        """The first event of the trick in progress."""
+        self._played = 0
+        """Every card played in this deal, as `CardSet` bits (which add: a deck may hold a card twice)."""
+        self._exchange_at: list[int] = []
+        """Where this deal's CardsGiven events are."""
+
+    def copy(self) -> DealReading:
+        new = DealReading()
+        new._read, new._deal_from, new._trick_from, new._played = (self._read, self._deal_from, self._trick_from,
+                                                                   self._played)
+        new._exchange_at = list(self._exchange_at)
+        return new
+
+    def view(self, events: Sequence[Event], viewer: int | None) -> tuple[tuple[TrickEntry, ...], CardSet,
+                                                                          tuple[CardsGiven, ...]]:
+        """The current trick, the cards played and the exchange of the deal in progress, as `viewer` (a player,
+        or None for a spectator) may see them."""
+        for at in range(self._read, len(events)):
+            event = events[at]
+            if isinstance(event, DealStarted):
+                self._deal_from = self._trick_from = at + 1
+                self._played = 0
+                self._exchange_at = []
+            elif isinstance(event, (PlayStarted, TrickWon)):
+                self._trick_from = at + 1
+            elif isinstance(event, Played):
+                self._played += event.play.bits
+            elif isinstance(event, CardsGiven):
+                self._exchange_at.append(at)
+        self._read = len(events)
+        trick: list[TrickEntry] = []
+        for at in range(self._trick_from, len(events)):
+            shown = visible_to(events[at], viewer)
+            if isinstance(shown, (Played, Passed)):
                 trick.append(shown)
-        elif isinstance(shown, Passed):
-            if in_trick:
-                trick.append(shown)
-        elif isinstance(shown, CardsGiven):
-            exchange.append(shown)
-    return tuple(reversed(trick)), CardSet.from_bits(played), tuple(reversed(exchange))
+        exchange: list[CardsGiven] = []
+        for at in self._exchange_at:
+            given = visible_to(events[at], viewer)
+            if isinstance(given, CardsGiven):
+                exchange.append(given)
+        return tuple(trick), CardSet.from_bits(self._played), tuple(exchange)
