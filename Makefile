@@ -158,6 +158,11 @@ buf-breaking: $(STAMP)
 
 node-deps: examples/node/node_modules/.package-lock.json
 
+## go-kit: build the Go kit's bot, examples/go/bot, from protos/ (Debian's Go packages: examples/go/README.md).
+.PHONY: go-kit
+go-kit:
+	$(MAKE) -C examples/go
+
 examples/node/node_modules/.package-lock.json: examples/node/package-lock.json
 	cd examples/node && npm ci --no-audit --no-fund
 

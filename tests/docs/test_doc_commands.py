@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = ("README.md", "sdk/README.md", "examples/node/README.md", *sorted(
+DOCS = ("README.md", "sdk/README.md", "examples/node/README.md", "examples/go/README.md", *sorted(
     str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")))
 
 COVERED = {
@@ -52,6 +52,24 @@ COVERED = {
         "tests/harness/test_replay_cli.py runs it on a finished match",
     ".venv/bin/president-bot president_learn.policy_bot:TrainedBot --server localhost:50051 --token SEAT_TOKEN":
         "the same runner as the first bot's --token command, run here",
+    "sudo apt-get install golang-go golang-google-grpc-dev protoc-gen-go-grpc golang-goprotobuf-dev protobuf-compiler":
+        ".ci/run installs the same packages on a fresh machine",
+    "make -C examples/go": "tests/go/test_go_kit.py builds a clean copy of the kit with it",
+    "examples/go/bot --server localhost:50051 --token TOKEN": "tests/go/test_go_kit.py runs the built bot so"
+                                                              " against the conformance suite's server",
+    "examples/go/bot --server localhost:50051 --account-token TOKEN --arena": "tests/go/test_go_kit.py runs the"
+                                                                              " built bot on a Session so",
+    ".venv/bin/president conformance -- examples/go/bot --server {server} --token {token}": "tests/go/test_go_kit.py",
+    ".venv/bin/president conformance -- examples/go/bot --server {server} --account-token {account_token}":
+        "tests/go/test_go_kit.py",
+    "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president serve --db run/president.db --arena --unix run/president.sock":
+        "tests/harness/test_host_cli.py serves on a Unix socket the same way (on a free TCP port beside it)",
+    '.venv/bin/president account create theirbot --owner "Ada" --server unix:run/president.sock'
+    " --admin-token SECRET": "the scenario runs `president account create` over TCP; a unix: target is read by grpc"
+                               " (tests/harness/test_host_cli.py's server listens on one)",
+    "PRESIDENT_ACCOUNT_TOKEN=TOKEN .venv/bin/president host --server unix:run/president.sock --bot theirbot/"
+    ' --run "president-bot bot.py --arena" --slot 1': "tests/harness/test_host_cli.py hosts a bot folder so and"
+                                                    " plays its match",
 }
 
 

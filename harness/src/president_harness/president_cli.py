@@ -7,6 +7,9 @@
     president replay MATCH_ID --html replay.html                a finished match as a file that plays it back
     president account create mybot --owner me                  a bot account (and its token) on a running server
     president arena                                             a server with the arena on and house bots playing
+    president conformance -- ./bot --server {server} --token {token}
+                                                                a bot in any language put through the contract's cases
+    president host --server unix:PATH --bot mybot/              a bot folder's bot in a sandbox, restarted if it dies
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ from president_service.serve_cli import add_serve_parser
 
 from president_harness.account_cli import add_account_parser
 from president_harness.arena_cli import add_arena_parser
+from president_harness.conformance import add_conformance_parser
 from president_harness.demo import add_demo_parser
+from president_harness.host_cli import add_host_parser
 from president_harness.ladder.ladder_cli import add_ladder_parser
 from president_harness.match_cli import add_match_parser
 from president_harness.replay_cli import add_replay_parser
@@ -37,6 +42,8 @@ def _parser() -> argparse.ArgumentParser:
     add_replay_parser(commands)
     add_account_parser(commands)
     add_arena_parser(commands)
+    add_conformance_parser(commands)
+    add_host_parser(commands)
     return parser
 
 

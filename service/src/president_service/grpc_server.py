@@ -68,6 +68,9 @@ class ServerConfig:
     """0 picks a free port (see RunningServer.port)."""
     tls_cert: Path | None = None
     tls_key: Path | None = None
+    unix_socket: Path | None = None
+    """Also listen on this Unix socket, without TLS: it is local, and its file's mode says who may connect. A host
+    of sandboxed bots relays each jail's only way out to it."""
     limits: Limits = field(default_factory=Limits)
     connections: ConnectionLimits = field(default_factory=ConnectionLimits)
     clock: ClockSettings = field(default_factory=ClockSettings)
@@ -162,6 +165,12 @@ async def _serve(config: ServerConfig, admin: AdminKey, store: MatchStore,
         registry.close()
         raise StartError(f"cannot listen on {address}: the port is in use or the address is not this machine's"
                          " (try another --port, or --port 0 for a free one)") from None
+    if config.unix_socket is not None:
+        try:
+            server.add_insecure_port(f"unix:{config.unix_socket}")
+        except RuntimeError:
+            registry.close()
+            raise StartError(f"cannot listen on unix:{config.unix_socket}: is its folder there and writable?") from None
     await server.start()
     web = None
     if config.http_port is not None:
@@ -175,7 +184,8 @@ async def _serve(config: ServerConfig, admin: AdminKey, store: MatchStore,
     servicer.arena.start()
     await checker.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     await checker.set("", health_pb2.HealthCheckResponse.SERVING)
-    log.info("listening on %s:%d (%d %s restored)%s", config.host, port, restored,
+    log.info("listening on %s:%d%s (%d %s restored)%s", config.host, port,
+             "" if config.unix_socket is None else f" and unix:{config.unix_socket}", restored,
              "match" if restored == 1 else "matches",
              "" if web is None else f"; web pages on http://{config.host}:{web.port}/")
     return RunningServer(server=server, port=port, registry=registry, servicer=servicer, health=checker, web=web)

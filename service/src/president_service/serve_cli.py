@@ -65,6 +65,9 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     serve = commands.add_parser("serve", help="run the game server")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=port_number, default=50051, help="port; 0 picks a free one (default 50051)")
+    serve.add_argument("--unix", type=Path, default=None, metavar="PATH",
+                       help="also listen on this Unix socket (no TLS; its file mode says who may connect), e.g. for"
+                            " `president host`, whose sandboxed bots reach the server only through it")
     serve.add_argument("--db", required=True, help="SQLite database file (created if missing)")
     serve.add_argument("--admin-token", default=None, help=f"admin token (or set {ADMIN_TOKEN_ENV})")
     serve.add_argument("--http-port", type=port_number, default=None,
@@ -107,7 +110,7 @@ async def _serve(args: argparse.Namespace, admin_token: str) -> None:
     _tune_gc()
     running = await start(ServerConfig(
         db=args.db, admin_token=admin_token, host=args.host, port=args.port,
-        tls_cert=args.tls_cert, tls_key=args.tls_key,
+        tls_cert=args.tls_cert, tls_key=args.tls_key, unix_socket=args.unix,
         limits=Limits(max_matches=args.max_matches, max_streams_per_seat=args.max_streams_per_seat,
                       max_spectators=args.max_spectators, max_receive_bytes=args.max_message_bytes,
                       account_matches=args.account_matches, account_matches_per_day=args.account_matches_per_day),
@@ -117,7 +120,8 @@ async def _serve(args: argparse.Namespace, admin_token: str) -> None:
         arena=ArenaSettings(enabled=args.arena, queues=tuple(args.arena_queue or _ARENA.queues),
                             deals=args.arena_deals, duplicate=args.arena_duplicate),
     ))
-    print(f"president: serving on {args.host}:{running.port}", flush=True)
+    print(f"president: serving on {args.host}:{running.port}" + (f" and unix:{args.unix}" if args.unix else ""),
+          flush=True)
     if running.http_port is not None:
         print(f"president: web pages on http://{args.host}:{running.http_port}/", flush=True)
     stopping = asyncio.Event()

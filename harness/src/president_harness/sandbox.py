@@ -1,0 +1,415 @@
+"""The jail a hosted bot runs in: bubblewrap, resource limits, and one Unix socket to the server as its only way out.
+
+Submitted code is hostile until proven otherwise. It runs only in the sandbox, with equal resources for every bot.
+
+A `Sandbox` runs one command in two nested bubblewrap jails:
+
+* the outer one builds what the bot can see: a fresh root holding read-only binds of the Python runtime (the
+  interpreter, its standard library, the virtualenv and the SDK's source), the bot's own folder at /bot, the
+  socket at /run/president.sock, and nothing else (no /etc, /var, /home, no neighbour's folder, no database
+  or token file); it has its own pid namespace and /proc, so the bot sees only its own jail's processes;
+* run by root, the outer jail then drops to the sandbox's own user id (100000 + slot, see `Sandbox.uid`)
+  before starting the inner one: the kernel never applies the process limit to root, and a user namespace made
+  by root maps its user to root outside, so one made inside the jail would not help;
+* the inner one, run by that uid, adds a user namespace in which further user namespaces are disabled (no
+  mount or chroot powers for the bot), no network but its own loopback, private IPC and hostname, private
+  tmpfs home and /tmp with a size, the rest of the tree read-only, and a new session (no typing into the
+  host's terminal);
+* the bot's command then runs under ``prlimit`` (util-linux) with the limits of address space, CPU seconds,
+  processes, open files, file size and no core files.  ``prlimit`` sets them inside the inner jail, after the
+  namespaces are made: set on bwrap from outside, the process limit would count every process of a non-root
+  host's user and stop bwrap itself, and Python's ``preexec_fn`` is unsafe in a threaded host.
+
+Output and the wall clock are not the jail's to limit: `Jailed` reads the output (keeping the first
+`Sandbox.output_bytes` in the log, counting the rest) and kills the jail at the wall clock.  The command's
+environment is exactly what `Sandbox.environment` gives: it is passed as the jails' own environment, not with
+bwrap's --setenv, so the account token never shows in a command line (which every local user can read).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.util
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+FIRST_UID = 100_000
+"""The user id of slot 0; slot N runs as FIRST_UID + N, inside the jail and (when the host is root) outside."""
+BOT_DIR = "/bot"
+HOME = "/home/bot"
+SOCKET = "/run/president.sock"
+SERVER = f"unix:{SOCKET}"
+"""The gRPC target of the server inside the jail."""
+SDK_PACKAGES = ("president_sdk", "president_engine", "president_protocol")
+"""What ``president-bot`` imports from this repository; their folders are bound where the host has them."""
+TAIL_BYTES = 4096
+"""The end of a run's output kept to tell why it ended (a MemoryError's traceback)."""
+MB = 1 << 20
+CONNECT_S = 10.0
+"""How long the relay waits for the server to take a connection."""
+
+
+def python_runtime() -> tuple[Path, ...]:
+    """The folders the jail needs to run this Python with the SDK: the interpreter and its standard library,
+    the virtualenv (its site-packages: grpcio, protobuf), and the SDK's own packages (editable installs or a
+    compiled engine live outside both)."""
+    found = [Path(sys.base_prefix), Path(sys.prefix)]
+    for name in SDK_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.submodule_search_locations:
+            raise RuntimeError(f"{name} is not installed")
+        found.append(Path(next(iter(spec.submodule_search_locations))).parent)
+    return tuple(found)
+
+
+def _outermost(paths: Sequence[Path]) -> list[Path]:
+    """`paths` resolved, without those inside another (one bind covers them), in order."""
+    resolved = list(dict.fromkeys(p.resolve() for p in paths))
+    return [p for p in resolved if not any(p != q and p.is_relative_to(q) for q in resolved)]
+
+
+def _tool(name: str) -> Path:
+    found = shutil.which(name)
+    if found is None:
+        raise SandboxError(f"{name} is not installed" + (" (apt-get install bubblewrap)" if name == "bwrap"
+                                                         else " (Debian's util-linux package has it)"))
+    return Path(found).resolve()
+
+
+class SandboxError(RuntimeError):
+    """The sandbox cannot start on this machine (the message says why, in one line)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Sandbox:
+    """The limits of one bot's jail, and the folder it runs in (bound read-only at /bot)."""
+
+    folder: Path
+    slot: int = 0
+    """Which of the machine's sandboxes this is: its user id is FIRST_UID + slot. Give each one its own."""
+    memory_bytes: int = 1024 * MB
+    """Address space of each process (RLIMIT_AS): an allocation past it fails (Python's MemoryError)."""
+    cpu_s: int = 3600
+    """CPU seconds of each process: SIGXCPU at this, SIGKILL a second later."""
+    processes: int = 64
+    """Processes and threads of the jail's user at once (a hosted president-bot ran 9 threads in a match)."""
+    open_files: int = 256
+    file_bytes: int = 16 * MB
+    """Largest file the bot may write (in its tmpfs home or /tmp)."""
+    tmpfs_bytes: int = 64 * MB
+    """Size of each of its tmpfs folders, home and /tmp (their pages are memory outside the address space)."""
+    output_bytes: int = 1 * MB
+    """Output (stdout and stderr together) kept in the log per run; the rest is counted and dropped."""
+    wall_s: float | None = None
+    """The jail is killed after this long; None: it runs until stopped."""
+
+    @property
+    def uid(self) -> int:
+        return FIRST_UID + self.slot
+
+    def environment(self, extra: Mapping[str, str] = {}) -> dict[str, str]:
+        """The command's whole environment: what running Python needs, the server's address, and `extra` (the
+        bot's own token)."""
+        roots = python_runtime()
+        return {"PATH": f"{sys.prefix}/bin:{sys.base_prefix}/bin:/usr/bin:/bin", "HOME": HOME, "TMPDIR": "/tmp",
+                "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1",
+                "PYTHONPATH": os.pathsep.join(str(p) for p in roots[2:]), "PRESIDENT_SERVER": SERVER, **extra}
+
+    def command(self, argv: Sequence[str], *, socket: Path | None = None) -> list[str]:
+        """The command line that runs `argv` in the jail (at /bot), with `socket` (a Unix socket that leads to
+        the server) at /run/president.sock."""
+        bwrap, prlimit = _tool("bwrap"), _tool("prlimit")
+        root = os.geteuid() == 0
+        setpriv = _tool("setpriv") if root else None
+        view = self._view([bwrap, prlimit, *([setpriv] if setpriv else [])], socket)
+        jail = ["--unshare-user", "--disable-userns", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+                "--unshare-cgroup-try", "--uid", str(self.uid), "--gid", str(self.uid),
+                "--die-with-parent", "--new-session",
+                "--ro-bind", "/", "/", "--dev", "/dev", "--remount-ro", "/dev",
+                "--size", str(self.tmpfs_bytes), "--tmpfs", "/tmp",
+                "--size", str(self.tmpfs_bytes), "--tmpfs", HOME, "--chdir", BOT_DIR]
+        limits = [f"--as={self.memory_bytes}", f"--cpu={self.cpu_s}:{self.cpu_s + 1}",
+                  f"--nproc={self.processes}", f"--nofile={self.open_files}", f"--fsize={self.file_bytes}",
+                  "--core=0"]
+        inner = [str(bwrap), *jail, "--", str(prlimit), *limits, "--", *argv]
+        if setpriv is not None:
+            return [str(bwrap), *view, "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--",
+                    str(setpriv), f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups", "--", *inner]
+        return [str(bwrap), "--unshare-user", *view, "--", *inner]
+
+    def _view(self, tools: Sequence[Path], socket: Path | None) -> list[str]:
+        """The outer jail's options: a root with only the runtime, the tools, the bot's folder and the socket."""
+        made: set[Path] = set()
+        options: list[str] = []
+
+        def directory(path: Path, mode: str = "0755") -> None:
+            for parent in [*reversed(path.parents[:-1]), path] if path.parent != path else []:
+                if parent not in made:
+                    made.add(parent)
+                    options.extend(["--perms", mode if parent == path else "0755", "--dir", str(parent)])
+
+        def bind(source: Path, dest: Path) -> None:
+            directory(dest.parent)
+            options.extend(["--ro-bind", str(source), str(dest)])
+
+        system = [Path(p) for p in ("/usr/lib", "/usr/lib64") if Path(p).is_dir()]
+        for path in _outermost([*python_runtime(), *system, *tools]):
+            bind(path, path)
+        for link in (Path("/lib"), Path("/lib64")):  # the dynamic loader's paths, merged into /usr or not
+            if link.is_symlink():
+                options.extend(["--symlink", os.readlink(link), str(link)])
+            elif link.is_dir():
+                bind(link, link)
+        directory(Path(BOT_DIR))
+        options.extend(["--ro-bind", str(self.folder.resolve()), BOT_DIR])
+        directory(Path("/tmp"), "01777")  # mount points of the inner jail's tmpfs folders
+        directory(Path(HOME))
+        if socket is not None:
+            bind(socket, Path(SOCKET))
+        options.extend(["--unshare-pid", "--proc", "/proc", "--dev", "/dev", "--die-with-parent"])
+        return options
+
+    def start(self, argv: Sequence[str], *, log: Path, socket: Path | None = None, env: Mapping[str, str] = {},
+              jailed: bool = True) -> Jailed:
+        """`argv` running in the jail, its output going to `log` (capped). With ``jailed=False`` it runs as a
+        plain child in the bot's folder instead, with the same output cap and wall clock (``--no-sandbox``)."""
+        if jailed:
+            command, cwd, environment = self.command(argv, socket=socket), None, self.environment(env)
+        else:
+            command, cwd = list(argv), self.folder
+            environment = {"PATH": f"{sys.prefix}/bin:{os.environ.get('PATH', '')}", **env}
+        return Jailed(self, command, cwd=cwd, env=environment, log=log)
+
+    def run(self, argv: Sequence[str], *, log: Path, socket: Path | None = None,
+            env: Mapping[str, str] = {}) -> Exit:
+        """`start`, then wait for the end."""
+        return self.start(argv, log=log, socket=socket, env=env).wait()
+
+    def check(self) -> str | None:
+        """Why a jail cannot start here, in one line (no bubblewrap, no user namespaces, a runtime the jail's user
+        cannot read), or None when it can: it runs the SDK's import in a real jail."""
+        with tempfile.TemporaryDirectory(prefix="president-sandbox-check-") as scratch:
+            log, folder = Path(scratch) / "check.log", Path(scratch) / "bot"
+            folder.mkdir(mode=0o755)
+            trial = Sandbox(folder=folder, slot=self.slot, wall_s=60)
+            try:
+                ended = trial.run([sys.executable, "-c", "import president_sdk.bot_cli"], log=log)
+            except (SandboxError, RuntimeError, OSError) as exc:
+                return f"the sandbox cannot start: {exc}"
+            if ended.status == 0:
+                return None
+            said = [line.strip() for line in log.read_text(errors="replace").splitlines() if line.strip()]
+            return f"the sandbox cannot start: {said[-1] if said else ended.reason}"
+
+
+@dataclass(frozen=True)
+class Exit:
+    """How a jail's run ended."""
+
+    status: int
+    """The command's exit status; above 128, it was killed by signal status-128; negative: the host killed it."""
+    reason: str
+    """For the organiser, in one line: e.g. "killed at the wall clock (5 s)", "exited with status 1"."""
+    output_bytes: int
+    """Bytes of output, all of them (the log holds at most the sandbox's output_bytes)."""
+
+
+class Jailed:
+    """A command running in a sandbox: its output goes to a log, capped, and it is killed at the wall clock."""
+
+    def __init__(self, sandbox: Sandbox, command: Sequence[str], *, cwd: Path | None, env: Mapping[str, str],
+                 log: Path) -> None:
+        self.sandbox = sandbox
+        self.log = log
+        self._stopped = threading.Event()
+        self._timed_out = False
+        self._tail = b""
+        self._output = 0
+        self.process = subprocess.Popen(command, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        self._pidfd: int | None = os.pidfd_open(self.process.pid)
+        """Signals go through it, so never to a process given the pid after this one's end; None once reaped."""
+        self._signalling = threading.Lock()
+        self._reader = threading.Thread(target=self._read, name=f"sandbox-{sandbox.slot}-output", daemon=True)
+        self._reader.start()
+        self._timer = None
+        if sandbox.wall_s is not None:
+            self._timer = threading.Timer(sandbox.wall_s, self._wall_clock)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _read(self) -> None:
+        """Copy the output to the log until `output_bytes`, then count and drop the rest (the bot never blocks on
+        a full pipe, and its flood costs it its own CPU seconds)."""
+        assert self.process.stdout is not None
+        cap = self.sandbox.output_bytes
+        with self.log.open("wb") as out:
+            while chunk := os.read(self.process.stdout.fileno(), 65536):
+                if self._output < cap:
+                    out.write(chunk[:cap - self._output])
+                    out.flush()
+                self._output += len(chunk)
+                self._tail = (self._tail + chunk)[-TAIL_BYTES:]
+            if self._output > cap:
+                out.write(f"\n[president host: output cut at {cap // 1024} KB; {self._output - cap} more bytes"
+                          f" dropped]\n".encode())
+        self.process.stdout.close()
+
+    def _wall_clock(self) -> None:
+        self._timed_out = True
+        self.stop()
+
+    def stop(self) -> None:
+        """Kill the jail: its outer bwrap, whose end ends its pid namespace and so every process in it (and,
+        unsandboxed, the command's process group)."""
+        self._stopped.set()
+        with self._signalling, contextlib.suppress(ProcessLookupError):
+            if self._pidfd is not None:
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+                os.killpg(self.process.pid, signal.SIGKILL)
+
+    def wait(self) -> Exit:
+        """Wait for the end and say why it came."""
+        self.process.wait()
+        if self._timer is not None:
+            self._timer.cancel()
+        with self._signalling:
+            if self._pidfd is not None:
+                os.close(self._pidfd)
+                self._pidfd = None
+        self._reader.join(10)
+        return Exit(self.process.returncode, self._reason(self.process.returncode), self._output)
+
+    def _reason(self, status: int) -> str:
+        sandbox = self.sandbox
+        if self._timed_out:
+            return f"killed at the wall clock ({sandbox.wall_s:g} s)"
+        if self._stopped.is_set():
+            return "stopped by the host"
+        if b"MemoryError" in self._tail or b"Cannot allocate memory" in self._tail:
+            return f"out of memory (the limit is {sandbox.memory_bytes // MB} MB a process), status {status}"
+        signum = -status if status < 0 else status - 128  # the jail gives a signal's death as 128 + its number
+        if signum == signal.SIGXCPU:
+            return f"killed by the CPU limit ({sandbox.cpu_s} s a process)"
+        if signum == signal.SIGKILL:
+            return ("killed by SIGKILL, not from the host: by the bot itself, the CPU limit's hard stop (a bot that"
+                    " ignores SIGXCPU) or the kernel, out of memory")
+        if signum == signal.SIGXFSZ:
+            return f"killed by the file size limit ({sandbox.file_bytes // MB} MB)"
+        if signum in signal.valid_signals():
+            return f"killed by {signal.Signals(signum).name}"
+        return f"exited with status {status}"
+
+
+def stage(folder: Path, into: Path) -> Path:
+    """A snapshot of a bot's folder under `into`, which the jail's user can read: what runs is what was given,
+    whatever the organiser's file modes or later edits. Symbolic links are copied as links (resolved inside the
+    jail, they lead nowhere outside it), never followed here, where they could copy the host's files in."""
+    copy = into / "bot"
+    shutil.copytree(folder, copy, symlinks=True)
+    for path in [copy, *copy.rglob("*")]:
+        if not path.is_symlink():
+            executable = path.is_dir() or path.stat().st_mode & 0o111
+            path.chmod(0o755 if executable else 0o644)
+    return copy
+
+
+class SocketRelay:
+    """A jail's only way out: a Unix socket (given to the jail's user alone) whose connections are relayed to
+    the server's gRPC `target` (``unix:PATH`` or ``HOST:PORT``), at most `max_connections` at once."""
+
+    def __init__(self, target: str, path: Path, uid: int, max_connections: int = 16) -> None:
+        self.path = path
+        self.uid = uid
+        self.max_connections = max_connections
+        self._connect = _connector(target)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name=f"relay-{uid}", daemon=True)
+        self._connections: set[asyncio.Task[None]] = set()
+        self._pumps: set[asyncio.Task[None]] = set()
+        self._server: asyncio.Server | None = None
+
+    def __enter__(self) -> SocketRelay:
+        self._server = self._loop.run_until_complete(asyncio.start_unix_server(self._relay, path=str(self.path)))
+        os.chmod(self.path, 0o600)
+        if os.geteuid() == 0:
+            os.chown(self.path, self.uid, self.uid)
+        self._thread.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        asyncio.run_coroutine_threadsafe(self._close(), self._loop).result(30)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+        self._loop.close()
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+
+    async def _close(self) -> None:
+        """Stop listening and end every relayed connection (each connection's task then ends by itself)."""
+        assert self._server is not None
+        self._server.close()
+        for pump in self._pumps:
+            pump.cancel()
+        await asyncio.gather(*self._connections, return_exceptions=True)
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if len(self._connections) >= self.max_connections:
+            writer.close()
+            return
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
+        try:
+            far_reader, far_writer = await asyncio.wait_for(self._connect(), CONNECT_S)
+        except (OSError, TimeoutError):
+            writer.close()
+            self._connections.discard(task)
+            return
+        pumps = {asyncio.create_task(_pump(reader, far_writer)), asyncio.create_task(_pump(far_reader, writer))}
+        self._pumps |= pumps
+        await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
+        for pump in pumps:
+            pump.cancel()
+        await asyncio.gather(*pumps, return_exceptions=True)
+        self._pumps -= pumps
+        far_writer.close()
+        writer.close()
+        self._connections.discard(task)
+
+
+def _connector(target: str) -> Callable[[], Awaitable[tuple[asyncio.StreamReader, asyncio.StreamWriter]]]:
+    if target.startswith("unix:"):
+        path = target.removeprefix("unix:")
+        path = "/" + path.lstrip("/") if path.startswith("//") else path
+        return lambda: asyncio.open_unix_connection(path)
+    host, _, port = target.rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError(f"{target!r}: give the server as unix:PATH or HOST:PORT")
+    return lambda: asyncio.open_connection(host.strip("[]"), int(port))
+
+
+async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    with contextlib.suppress(ConnectionError, OSError):
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+
+
+@contextlib.contextmanager
+def relay_to(target: str, uid: int) -> Iterator[Path]:
+    """A relay's socket in a private folder for one jail, removed at the end."""
+    with tempfile.TemporaryDirectory(prefix="president-relay-") as folder, \
+            SocketRelay(target, Path(folder) / "president.sock", uid) as relay:
+        yield relay.path

@@ -1,0 +1,108 @@
+"""``president host``: a bot folder's bot in a sandbox plays its account's matches on a real server (a Unix socket),
+is started again when it dies with a line saying why, and the host refuses to run without a sandbox unless told."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from process_support import stop_with_ctrl_c
+from test_sandbox_redteam import FIRST_BOT, Host, require_sandbox
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Host]:
+    require_sandbox()
+    running = Host(tmp_path_factory.mktemp("host"))
+    yield running
+    running.close()
+
+
+def _start(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], Path]:
+    out = tmp_path / f"host.{time.monotonic_ns()}.out"
+    with out.open("w") as sink:
+        process = subprocess.Popen([sys.executable, "-m", "president_harness", "host", *args], text=True,
+                                   stdout=sink, stderr=subprocess.STDOUT, env=env)
+    return process, out
+
+
+def _wait_for(out: Path, process: subprocess.Popen[str], done: Callable[[str], bool], timeout: float = 60) -> str:
+    deadline = time.monotonic() + timeout
+    while not done(text := out.read_text()):
+        assert process.poll() is None and time.monotonic() < deadline, text
+        time.sleep(0.05)
+    return text
+
+
+def _folder(parent: Path, name: str, files: dict[str, str]) -> Path:
+    folder = parent / name
+    folder.mkdir()
+    for file, code in files.items():
+        (folder / file).write_text(code)
+    return folder
+
+
+def test_the_host_plays_its_accounts_match_in_a_sandbox_and_stops_on_ctrl_c(host: Host, tmp_path: Path) -> None:
+    (_, token), *others = host.accounts(4)
+    folder = _folder(tmp_path, "firstbot", {"bot.py": FIRST_BOT.read_text()})
+    process, out = _start(tmp_path, "--server", host.target, "--bot", str(folder), "--log-dir", str(tmp_path / "logs"),
+                          "--slot", "20", env=dict(os.environ, PRESIDENT_ACCOUNT_TOKEN=token))
+    try:
+        _wait_for(out, process, lambda text: "run 1 started" in text)
+        host.match_with(token, others, lambda: None if process.poll() is None else out.read_text())
+    finally:
+        stop_with_ctrl_c(process)
+    lines = out.read_text().splitlines()
+    assert lines[0] == ("president host: firstbot: run 1 started in its sandbox (uid 100020; 1024 MB and 3600 CPU s"
+                        " a process, 64 processes)"), lines
+    assert lines[-1] == "president host: firstbot: stopped" and process.returncode == 0, lines
+    assert "FirstBot (player 0)" in (tmp_path / "logs" / "firstbot.log").read_text()
+
+
+def test_a_bot_that_dies_is_started_again_after_a_line_saying_why(host: Host, tmp_path: Path) -> None:
+    folder = _folder(tmp_path, "sleeper", {"sleep.py": "import time\nprint('boom', flush=True)\ntime.sleep(30)\n"})
+    logs = tmp_path / "logs"
+    (_, token), = host.accounts(1)
+    process, out = _start(tmp_path, "--server", host.target, "--account-token", token, "--bot", str(folder),
+                          "--log-dir", str(logs), "--slot", "21", "--wall-clock", "2", "--run", "python sleep.py")
+    try:
+        text = _wait_for(out, process, lambda text: "run 3 started" in text)
+    finally:
+        stop_with_ctrl_c(process)
+    lines = text.splitlines()
+    log = re.escape(str(logs / "sleeper.log"))
+    for run, (ended, delay) in enumerate(((lines[1], 1), (lines[3], 2)), 1):
+        assert re.fullmatch(rf"president host: sleeper: run {run} killed at the wall clock \(2 s\) after [\d.]+ s"
+                            rf" \(log {log}\); starting again in {delay} s", ended), lines
+    assert (logs / "sleeper.previous.log").read_text() == "boom\n"
+
+
+def test_the_host_refuses_to_start_where_no_sandbox_can(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, "mybot", {"bot.py": FIRST_BOT.read_text()})
+    process, out = _start(tmp_path, "--server", "unix:/nowhere.sock", "--account-token", "t", "--bot", str(folder),
+                          env=dict(os.environ, PATH=str(tmp_path)))  # no bwrap on this PATH
+    assert process.wait(30) == 1
+    assert out.read_text() == ("president host: the sandbox cannot start: bwrap is not installed (apt-get install"
+                               f" bubblewrap); not running {folder} (--no-sandbox would run it with this user's"
+                               " rights)\n")
+
+
+def test_without_a_sandbox_every_start_says_so(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, "trusted", {"quick.py": "print('ran')\n"})
+    process, out = _start(tmp_path, "--server", "unix:/nowhere.sock", "--account-token", "t", "--bot", str(folder),
+                          "--log-dir", str(tmp_path / "logs"), "--run", f"{sys.executable} quick.py", "--no-sandbox",
+                          env=dict(os.environ, PATH=str(tmp_path)))
+    try:
+        text = _wait_for(out, process, lambda text: "run 2 started" in text)
+    finally:
+        stop_with_ctrl_c(process)
+    starts = [line for line in text.splitlines() if " started " in line]
+    assert starts == [f"president host: trusted: run {run} started WITHOUT A SANDBOX (--no-sandbox): it can read,"
+                      " write and reach whatever this user can" for run in (1, 2)], text
+    assert "run 1 exited with status 0" in text

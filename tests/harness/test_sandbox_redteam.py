@@ -1,0 +1,422 @@
+"""The sandbox against hostile bots: each attack runs in a real jail (bubblewrap) beside a real server on a Unix
+socket, and while it runs a normal bot in another jail plays a match to its end.
+
+Each hostile program is written by its test into its own folder; it prints what each attempt gave, and the test
+reads that from the jail's log.  Without bubblewrap (or user namespaces) the suite is skipped here with one line,
+and fails in CI, which installs bubblewrap (.ci/run).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+import pytest
+from president_harness.sandbox import MB, Exit, Jailed, Sandbox, relay_to, stage
+from president_protocol.v1 import president_pb2 as pb
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
+from president_sdk import builtin_bot
+from president_sdk.session_client import SessionClient
+
+ADMIN = "redteam-admin-9f3e1c"
+META = (("authorization", f"Bearer {ADMIN}"),)
+FIRST_BOT = Path(__file__).resolve().parents[2] / "examples" / "python" / "first_bot.py"
+WALL_S = 6.0
+"""Each hostile jail's wall clock: the attacks that never end are killed at it."""
+
+
+@dataclass(frozen=True)
+class Attacked:
+    exit: Exit
+    output: str
+    """What the hostile bot printed."""
+    token: str
+    """Its own account's token."""
+
+
+class Host:
+    """A server on a Unix socket (and a TCP port, which the jails must not reach), and jails beside it."""
+
+    def __init__(self, work: Path) -> None:
+        self.work = work
+        self.socket = work / "server.sock"
+        self.db = work / "server.db"
+        self.admin_file = work / "admin.token"
+        self.admin_file.write_text(ADMIN)
+        self.log = work / "server.log"
+        with self.log.open("w") as out:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "president_service", "serve", "--port", "0", "--unix", str(self.socket),
+                 "--db", str(self.db)],
+                env=dict(os.environ, PRESIDENT_ADMIN_TOKEN=ADMIN), stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        while "serving on" not in self.log.read_text():
+            assert self.process.poll() is None and time.monotonic() < deadline, self.log.read_text()
+            time.sleep(0.05)
+        self.tcp_port = int(self.log.read_text().split("serving on ", 1)[1].split()[0].rsplit(":", 1)[1])
+        self.target = f"unix:{self.socket}"
+        self.channel = grpc.insecure_channel(self.target)
+        self.stub = pb_grpc.PresidentServiceStub(self.channel)
+        self.names: list[str] = []
+        self.tokens: list[str] = []
+        self.normal_bot = self.folder("normal", FIRST_BOT.read_text())
+
+    def close(self) -> None:
+        self.channel.close()
+        self.process.terminate()
+        self.process.wait(20)
+
+    def accounts(self, count: int) -> list[tuple[str, str]]:
+        """New accounts, as (name, token)."""
+        made = []
+        for _ in range(count):
+            name = f"bot{len(self.tokens)}"
+            self.names.append(name)
+            self.tokens.append(self.stub.CreateAccount(pb.CreateAccountRequest(name=name, owner="red team"),
+                                                       metadata=META).token)
+            made.append((name, self.tokens[-1]))
+        return made
+
+    def folder(self, name: str, code: str) -> Path:
+        """A bot folder holding `code` as bot.py, staged as the host stages one."""
+        source = self.work / "sources" / name
+        source.mkdir(parents=True)
+        (source / "bot.py").write_text(textwrap.dedent(code))
+        into = self.work / "stages" / name
+        into.mkdir(parents=True)
+        return stage(source, into)
+
+    @contextlib.contextmanager
+    def running(self, sandbox: Sandbox, argv: list[str], token: str = "") -> Iterator[Jailed]:
+        """`argv` in `sandbox` with a relay to the server; killed at the end of the block if still running."""
+        with relay_to(self.target, sandbox.uid) as relay:
+            jailed = sandbox.start(argv, log=self.work / f"jail{sandbox.slot}.{time.monotonic_ns()}.log",
+                                   socket=relay, env={"PRESIDENT_ACCOUNT_TOKEN": token} if token else {})
+            try:
+                yield jailed
+            finally:
+                if jailed.process.poll() is None:
+                    jailed.stop()
+                jailed.wait()
+
+    def attack(self, name: str, code: str, *args: str, slot: int, **limits: int) -> Attacked:
+        """Run a hostile bot, with an account of its own, to its end (or its wall clock) while a normal bot in
+        another jail plays a match to its end."""
+        sandbox = Sandbox(folder=self.folder(name, code), slot=slot, wall_s=WALL_S, **limits)
+        (_, token), = self.accounts(1)
+        with self.running(sandbox, [sys.executable, "bot.py", *args], token) as jailed:
+            self.plays_a_match()
+            ended = jailed.wait()
+        return Attacked(ended, jailed.log.read_text(errors="replace"), token)
+
+    def plays_a_match(self) -> None:
+        """A jailed first_bot and three built-in bots play a one-deal match to its end, with no fault."""
+        (_, token), *others = self.accounts(4)
+        with self.running(Sandbox(folder=self.normal_bot, slot=99, wall_s=90), ["president-bot", "bot.py"],
+                          token) as jailed:
+            self.match_with(token, others, lambda: None if jailed.process.poll() is None else jailed.log.read_text())
+
+    def match_with(self, token: str, others: list[tuple[str, str]], failed: Callable[[], str | None]) -> None:
+        """A one-deal match to its end of the account of `token` (played elsewhere) and `others` (built-in bots,
+        played here), unless `failed()` says what went wrong; the first seat had no fault."""
+        first = next(name for name, made in zip(self.names, self.tokens, strict=True) if made == token)
+        created = self.stub.CreateMatch(pb.CreateMatchRequest(
+            preset="cardverse", rules=pb.Rules(deals=1), seat_accounts=[first, *(name for name, _ in others)],
+            clock=pb.ClockSettings(move_time_limit_ms=15_000, time_bank_ms=0, strikes_before_takeover=0)),
+            metadata=META)
+        played = threading.Thread(target=_play_one_match, args=([t for _, t in others], self.target), daemon=True)
+        played.start()
+        deadline = time.monotonic() + 90
+        while (summary := self.stub.GetMatch(pb.GetMatchRequest(match_id=created.match_id)).match).status \
+                != pb.MATCH_STATUS_OVER:
+            assert time.monotonic() < deadline and failed() is None, failed()
+            time.sleep(0.1)
+        played.join(30)
+        seat = summary.players[0]
+        assert (seat.faults.timeouts, seat.faults.invalid) == (0, 0), summary
+
+
+def _play_one_match(tokens: list[str], target: str) -> None:
+    async def main() -> None:
+        clients = [SessionClient(lambda _seed: builtin_bot("easy"), token, server=target, threaded=False)
+                   for token in tokens]
+        tasks = [asyncio.create_task(client.run()) for client in clients]
+        deadline = time.monotonic() + 90
+        while any(not client.stats.finished for client in clients) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    asyncio.run(main())
+
+
+def require_sandbox() -> None:
+    """Skip when no jail can start here (no bubblewrap, no user namespaces); in CI, fail instead."""
+    problem = Sandbox(folder=Path()).check()
+    if problem is not None:
+        message = f"{problem} (these tests need bubblewrap and user namespaces)"
+        if os.environ.get("CI"):
+            pytest.fail(f"{message}; .ci/run installs bubblewrap")
+        pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Host]:
+    require_sandbox()
+    running = Host(tmp_path_factory.mktemp("redteam"))
+    yield running
+    running.close()
+
+
+def _processes() -> int:
+    return sum(1 for entry in os.listdir("/proc") if entry.isdigit())
+
+
+FORK_BOMB = """
+    import os, time
+    refused = 0
+    while True:
+        try:
+            os.fork()
+        except OSError:
+            refused += 1
+            if refused == 1:
+                print("fork refused", flush=True)
+            time.sleep(0.01)
+"""
+
+
+def test_a_fork_bomb_is_held_to_the_process_limit(host: Host) -> None:
+    before = _processes()
+    peak = 0
+    done = threading.Event()
+
+    def watch() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, _processes())
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    attacked = host.attack("forkbomb", FORK_BOMB, slot=1, processes=16)
+    done.set()
+    watcher.join()
+    assert "fork refused" in attacked.output
+    assert attacked.exit.reason == f"killed at the wall clock ({WALL_S:g} s)"
+    assert peak - before < 16 + 60, (before, peak)  # the bomb's 16, the match's jail and what else the machine runs
+
+
+def test_a_memory_balloon_fails_at_the_address_space_limit(host: Host) -> None:
+    attacked = host.attack("balloon", """
+        held = []
+        while True:
+            held.append(b"x" * (16 << 20))
+            print(len(held) * 16, "MB", flush=True)
+    """, slot=2, memory_bytes=256 * MB)
+    assert "MemoryError" in attacked.output
+    assert attacked.exit.reason.startswith("out of memory (the limit is 256 MB a process)")
+    assert max(int(line.split()[0]) for line in attacked.output.splitlines() if line.endswith(" MB")) < 256
+
+
+def test_a_disk_filler_meets_the_file_size_limit_and_the_tmpfs_size(host: Host) -> None:
+    attacked = host.attack("filler", """
+        import errno, os
+        def fill(folder, files, mb_each):
+            written = 0
+            try:
+                for i in range(files):
+                    with open(f"{folder}/fill{i}", "wb") as out:
+                        for _ in range(mb_each):
+                            out.write(b"x" * (1 << 20))
+                            written += 1
+                return "no limit"
+            except OSError as exc:
+                return f"{errno.errorcode[exc.errno]} after {written} MB"
+        print("one big file:", fill(os.environ["HOME"], 1, 64))
+        print("many files:", fill("/tmp", 100, 4))
+        for folder in ("/bot", "/", "/usr", "/dev/shm", "/run"):
+            try:
+                open(f"{folder}/planted", "w").write("x")
+                print(folder, "writable")
+            except OSError as exc:
+                print(folder, errno.errorcode[exc.errno])
+    """, slot=3, file_bytes=8 * MB, tmpfs_bytes=24 * MB)
+    output = attacked.output
+    assert "one big file: EFBIG after 8 MB" in output, output
+    assert "many files: ENOSPC after" in output, output
+    assert int(output.split("many files: ENOSPC after ")[1].split()[0]) <= 24
+    assert "writable" not in output and output.count("EROFS") == 5, output
+    assert attacked.exit.status == 0
+
+
+def test_an_output_flood_is_cut_at_the_cap(host: Host) -> None:
+    attacked = host.attack("flood", """
+        import sys
+        line = b"flood " * 1000 + b"\\n"
+        for _ in range(8000):
+            sys.stdout.buffer.write(line)
+        print("done", flush=True)
+    """, slot=4, output_bytes=64 * 1024)
+    assert attacked.exit.output_bytes > 40 * MB and attacked.exit.status == 0
+    assert len(attacked.output) < 64 * 1024 + 200
+    assert attacked.output.rstrip().endswith("more bytes dropped]"), attacked.output[-300:]
+
+
+def test_a_cpu_hog_is_killed_at_its_cpu_seconds(host: Host) -> None:
+    attacked = host.attack("hog", """
+        while True:
+            pass
+    """, slot=5, cpu_s=1)
+    assert attacked.exit.reason == "killed by the CPU limit (1 s a process)"
+
+
+def test_no_network_but_the_servers_socket(host: Host) -> None:
+    with socket.socket() as tcp, socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+        tcp.bind(("127.0.0.1", 0))
+        tcp.listen()
+        udp.bind(("127.0.0.1", 0))
+        tcp.setblocking(False)
+        udp.setblocking(False)
+        attacked = host.attack("egress", """
+            import socket, sys
+            tcp_port, udp_port, server_port = map(int, sys.argv[1:])
+            for name, address in (("host", ("127.0.0.1", tcp_port)), ("server", ("127.0.0.1", server_port)),
+                                  ("outside", ("1.1.1.1", 443))):
+                try:
+                    socket.create_connection(address, timeout=2).close()
+                    print("tcp", name, "connected")
+                except OSError as exc:
+                    print("tcp", name, "failed", type(exc).__name__)
+            for name, address in (("host", ("127.0.0.1", udp_port)), ("outside", ("8.8.8.8", 53))):
+                try:
+                    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as out:
+                        out.sendto(b"exfiltrated", address)
+                    print("udp", name, "sent")
+                except OSError as exc:
+                    print("udp", name, "failed", type(exc).__name__)
+            try:
+                socket.getaddrinfo("example.org", 443)
+                print("dns resolved")
+            except OSError as exc:
+                print("dns failed", type(exc).__name__)
+        """, str(tcp.getsockname()[1]), str(udp.getsockname()[1]), str(host.tcp_port), slot=6)
+        with pytest.raises(BlockingIOError):
+            tcp.accept()
+        with pytest.raises(BlockingIOError):  # sent on the jail's own loopback, it never reached the host's
+            udp.recvfrom(100)
+    output = attacked.output
+    for failed in ("tcp host failed", "tcp server failed", "tcp outside failed", "udp outside failed", "dns failed"):
+        assert failed in output, output
+    assert attacked.exit.status == 0
+
+
+def test_no_view_of_other_bots_the_database_the_admin_token_or_other_tokens(host: Host) -> None:
+    attacked = host.attack("snoop", """
+        import os, sys, time
+        time.sleep(2)  # while the normal bot's jail runs
+        for path in sys.argv[1:]:
+            try:
+                open(path, "rb").read()
+                print("read", path)
+            except OSError as exc:
+                print("hidden", type(exc).__name__, path)
+        print("root:", " ".join(sorted(os.listdir("/"))))
+        pids = sorted(int(entry) for entry in os.listdir("/proc") if entry.isdigit())
+        print("pids:", " ".join(map(str, pids)))
+        print("environment:", dict(os.environ))
+        for pid in pids:
+            for what in ("environ", "cmdline"):
+                try:
+                    print(f"/proc/{pid}/{what}:", open(f"/proc/{pid}/{what}", "rb").read())
+                except OSError as exc:
+                    print(f"/proc/{pid}/{what}:", type(exc).__name__)
+    """, str(host.normal_bot / "bot.py"), str(host.db), str(host.admin_file), str(host.socket), "/etc/passwd",
+        f"/proc/{os.getpid()}/environ", slot=7)
+    output = attacked.output
+    assert "read " not in output and output.count("hidden FileNotFoundError") == 6, output
+    assert ADMIN not in output
+    assert [token for token in host.tokens if token in output] == [attacked.token]  # its own, nobody else's
+    root = set(output.split("root: ", 1)[1].splitlines()[0].split())
+    assert {"etc", "var", "srv", "mnt", "opt"}.isdisjoint(root), root
+    assert max(map(int, output.split("pids: ", 1)[1].splitlines()[0].split())) < 10  # its own pid namespace
+    assert attacked.exit.status == 0
+
+
+def test_no_signals_ptrace_or_new_namespaces_outside_its_jail(host: Host) -> None:
+    attacked = host.attack("escape", """
+        import ctypes, os, signal, sys
+        libc = ctypes.CDLL(None, use_errno=True)
+        for pid in map(int, sys.argv[1:]):
+            try:
+                os.kill(pid, signal.SIGKILL)
+                print("killed", pid)
+            except OSError as exc:
+                print("kill failed", type(exc).__name__)
+            attached = libc.ptrace(16, pid, None, None) == 0  # PTRACE_ATTACH
+            print("ptrace", "attached" if attached else f"failed: {os.strerror(ctypes.get_errno())}")
+        for flag, name in ((0x10000000, "user"), (0x00020000, "mount"), (0x40000000, "net")):
+            print("unshare", name, "worked" if libc.unshare(flag) == 0 else "failed")
+        try:
+            os.chroot("/tmp")
+            print("chroot worked")
+        except OSError as exc:
+            print("chroot failed", type(exc).__name__)
+        print("setuid(0)", "worked" if libc.setuid(0) == 0 else "failed", flush=True)
+        os.kill(-1, signal.SIGKILL)  # every process it may signal: its own jail's, itself included
+    """, str(os.getpid()), str(host.process.pid), slot=8)
+    output = attacked.output
+    assert output.count("kill failed ProcessLookupError") == 2, output
+    assert output.count("ptrace failed: No such process") == 2, output
+    assert "worked" not in output and output.count(" failed") == 9, output
+    assert host.process.poll() is None
+    assert attacked.exit.reason.startswith("killed by SIGKILL"), attacked.exit
+
+
+def test_a_forged_token_is_refused_by_the_server(host: Host) -> None:
+    attacked = host.attack("forger", """
+        import asyncio, os
+        from president_sdk import builtin_bot
+        from president_sdk.runner_errors import RunnerError
+        from president_sdk.session_client import SessionClient
+        forged = os.environ["PRESIDENT_ACCOUNT_TOKEN"][::-1]
+        try:
+            asyncio.run(SessionClient(lambda seed: builtin_bot("easy"), forged,
+                                      server=os.environ["PRESIDENT_SERVER"]).run())
+        except RunnerError as exc:
+            print("refused:", exc.reason)
+    """, slot=9)
+    assert "refused: BAD_TOKEN" in attacked.output, attacked.output
+    assert attacked.exit.status == 0
+
+
+def test_a_flood_of_connections_on_its_socket_is_capped(host: Host) -> None:
+    attacked = host.attack("connections", """
+        import socket, time
+        held = []
+        for _ in range(200):
+            held.append(socket.socket(socket.AF_UNIX))
+            held[-1].connect("/run/president.sock")
+        time.sleep(1)
+        still_open = 0
+        for s in held:
+            s.setblocking(False)
+            try:
+                still_open += s.recv(1) != b""
+            except BlockingIOError:
+                still_open += 1
+        print("open:", still_open)
+    """, slot=10)
+    assert 0 < int(attacked.output.split("open: ", 1)[1].split()[0]) <= 16, attacked.output
+    assert attacked.exit.status == 0
