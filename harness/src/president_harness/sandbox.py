@@ -112,6 +112,11 @@ class Sandbox:
     """Output (stdout and stderr together) kept in the log per run; the rest is counted and dropped."""
     wall_s: float | None = None
     """The jail is killed after this long; None: it runs until stopped."""
+    writable: bool = False
+    """The folder is bound read-write (a build writes its output there), not read-only; a host running as root
+    must give it to the sandbox's user first."""
+    runtime: tuple[Path, ...] = ()
+    """More files or folders bound read-only where the host has them: another runtime (Node's ``node``)."""
 
     @property
     def uid(self) -> int:
@@ -131,13 +136,18 @@ class Sandbox:
         bwrap, prlimit = _tool("bwrap"), _tool("prlimit")
         root = os.geteuid() == 0
         setpriv = _tool("setpriv") if root else None
-        view = self._view([bwrap, prlimit, *([setpriv] if setpriv else [])], socket)
+        tools = [bwrap, prlimit, *([setpriv] if setpriv else [])]
+        view = self._view(tools, socket)
+        # The runtime found under /tmp (a checkout there) would be hidden by the private /tmp: bound again on top.
+        shadowed = [item for path in self._runtime(tools) if path.is_relative_to("/tmp")
+                    for item in ("--ro-bind", str(path), str(path))]
         jail = ["--unshare-user", "--disable-userns", "--unshare-net", "--unshare-ipc", "--unshare-uts",
                 "--unshare-cgroup-try", "--uid", str(self.uid), "--gid", str(self.uid),
                 "--die-with-parent", "--new-session",
-                "--ro-bind", "/", "/", "--dev", "/dev", "--remount-ro", "/dev",
+                "--ro-bind", "/", "/", *(["--bind", BOT_DIR, BOT_DIR] if self.writable else []),
+                "--dev", "/dev", "--remount-ro", "/dev",
                 "--size", str(self.tmpfs_bytes), "--tmpfs", "/tmp",
-                "--size", str(self.tmpfs_bytes), "--tmpfs", HOME, "--chdir", BOT_DIR]
+                "--size", str(self.tmpfs_bytes), "--tmpfs", HOME, *shadowed, "--chdir", BOT_DIR]
         limits = [f"--as={self.memory_bytes}", f"--cpu={self.cpu_s}:{self.cpu_s + 1}",
                   f"--nproc={self.processes}", f"--nofile={self.open_files}", f"--fsize={self.file_bytes}",
                   "--core=0"]
@@ -146,6 +156,12 @@ class Sandbox:
             return [str(bwrap), *view, "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--",
                     str(setpriv), f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups", "--", *inner]
         return [str(bwrap), "--unshare-user", *view, "--", *inner]
+
+    def _runtime(self, tools: Sequence[Path]) -> list[Path]:
+        """The folders bound read-only at their own paths: the Python runtime, the system's libraries, the
+        tools and `runtime`."""
+        system = [Path(p) for p in ("/usr/lib", "/usr/lib64") if Path(p).is_dir()]
+        return _outermost([*python_runtime(), *system, *tools, *self.runtime])
 
     def _view(self, tools: Sequence[Path], socket: Path | None) -> list[str]:
         """The outer jail's options: a root with only the runtime, the tools, the bot's folder and the socket."""
@@ -162,8 +178,7 @@ class Sandbox:
             directory(dest.parent)
             options.extend(["--ro-bind", str(source), str(dest)])
 
-        system = [Path(p) for p in ("/usr/lib", "/usr/lib64") if Path(p).is_dir()]
-        for path in _outermost([*python_runtime(), *system, *tools]):
+        for path in self._runtime(tools):
             bind(path, path)
         for link in (Path("/lib"), Path("/lib64")):  # the dynamic loader's paths, merged into /usr or not
             if link.is_symlink():
@@ -171,7 +186,7 @@ class Sandbox:
             elif link.is_dir():
                 bind(link, link)
         directory(Path(BOT_DIR))
-        options.extend(["--ro-bind", str(self.folder.resolve()), BOT_DIR])
+        options.extend(["--bind" if self.writable else "--ro-bind", str(self.folder.resolve()), BOT_DIR])
         directory(Path("/tmp"), "01777")  # mount points of the inner jail's tmpfs folders
         directory(Path(HOME))
         if socket is not None:
