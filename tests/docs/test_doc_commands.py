@@ -70,6 +70,14 @@ COVERED = {
     "PRESIDENT_ACCOUNT_TOKEN=TOKEN .venv/bin/president host --server unix:run/president.sock --bot theirbot/"
     ' --run "president-bot bot.py --arena" --slot 1': "tests/harness/test_host_cli.py hosts a bot folder so and"
                                                     " plays its match",
+    ".venv/bin/president submit theirbot/ --server unix:run/president.sock --account-token TOKEN":
+        "tests/harness/test_submissions.py submits bot folders so to a server on a Unix socket",
+    ".venv/bin/president versions --server unix:run/president.sock --account-token TOKEN":
+        "tests/harness/test_submissions.py lists an account's versions so",
+    ".venv/bin/president build-log VERSION --server unix:run/president.sock --account-token TOKEN":
+        "tests/harness/test_submissions.py reads a READY and a FAILED version's log so",
+    "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president builder --server unix:run/president.sock --work builds/"
+    " --slot 2": "tests/harness/test_submissions.py runs the builder so (with --admin-token and --once)",
 }
 
 

@@ -10,6 +10,9 @@
     president conformance -- ./bot --server {server} --token {token}
                                                                 a bot in any language put through the contract's cases
     president host --server unix:PATH --bot mybot/              a bot folder's bot in a sandbox, restarted if it dies
+    president submit mybot/ --server HOST:PORT --account-token T a bot folder stored as a new version of its account
+    president versions --server HOST:PORT --account-token T    the account's versions; build-log VERSION: a build's log
+    president builder --server unix:PATH --admin-token SECRET   build submitted versions in a sandbox
 """
 
 from __future__ import annotations
@@ -23,12 +26,14 @@ from president_service.serve_cli import add_serve_parser
 
 from president_harness.account_cli import add_account_parser
 from president_harness.arena_cli import add_arena_parser
+from president_harness.builder import add_builder_parser
 from president_harness.conformance import add_conformance_parser
 from president_harness.demo import add_demo_parser
 from president_harness.host_cli import add_host_parser
 from president_harness.ladder.ladder_cli import add_ladder_parser
 from president_harness.match_cli import add_match_parser
 from president_harness.replay_cli import add_replay_parser
+from president_harness.submit_cli import add_submit_parsers
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -44,6 +49,8 @@ def _parser() -> argparse.ArgumentParser:
     add_arena_parser(commands)
     add_conformance_parser(commands)
     add_host_parser(commands)
+    add_submit_parsers(commands)
+    add_builder_parser(commands)
     return parser
 
 

@@ -7,7 +7,8 @@ A `Sandbox` runs one command in two nested bubblewrap jails:
 * the outer one builds what the bot can see: a fresh root holding read-only binds of the Python runtime (the
   interpreter, its standard library, the virtualenv and the SDK's source), the bot's own folder at /bot, the
   socket at /run/president.sock, and nothing else (no /etc, /var, /home, no neighbour's folder, no database
-  or token file); it has its own pid namespace and /proc, so the bot sees only its own jail's processes;
+  or token file); a build's jail (`Sandbox.writable`) has the folder read-write, the one place it may write;
+  it has its own pid namespace and /proc, so the bot sees only its own jail's processes;
 * run by root, the outer jail then drops to the sandbox's own user id (100000 + slot, see `Sandbox.uid`)
   before starting the inner one: the kernel never applies the process limit to root, and a user namespace made
   by root maps its user to root outside, so one made inside the jail would not help;

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 RETRY_FULL_S = 5.0
 """The retry hint sent with a refusal because the server is full: about how soon a match or stream ends."""
+RETRY_BUILD_S = 60.0
+"""The retry hint sent with a refusal because an account's builds are waiting: about how long a build takes."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -30,3 +32,13 @@ class Limits:
     """Matches one account may start in 24 hours."""
     account_challenges_per_minute: int = 10
     """Challenges one account may make a minute."""
+    archive_bytes: int = 8 * 1024 * 1024
+    """Largest bot archive SubmitBot takes; more is refused (TOO_LARGE) and nothing is stored."""
+    max_uploads: int = 8
+    """SubmitBot calls at once on the whole server (each holds its archive in memory until it is whole)."""
+    account_queued_builds: int = 2
+    """An account's versions waiting for a build (queued or building) at once; more wait for those."""
+    account_versions_per_day: int = 20
+    """New versions one account may submit in 24 hours (each holds up to `archive_bytes` of the database)."""
+    build_lease_s: float = 900.0
+    """How long a builder's lease on a version lasts; then another builder may lease it."""

@@ -33,10 +33,11 @@ from president_service.feeds import SeatFeed, match_over, prompt_message, shared
 from president_service.limits import RETRY_FULL_S
 from president_service.match_request import check_name, read_match_request
 from president_service.match_runner import MatchRunner, Wake
-from president_service.messages import account_message, finished_summary, match_summary, result
+from president_service.messages import account_message, finished_summary, match_summary, result, timestamp
 from president_service.registry import Registry
 from president_service.request_guard import next_request, opening_request
 from president_service.session import SessionContext, Sessions
+from president_service.versions import CHUNK_BYTES, Versions, read_submission
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -89,6 +90,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         self.sessions = Sessions(registry)
         self.arena = Arena(registry, registry.accounts, self.sessions, Ratings(registry.store),
                            arena or ArenaSettings(), registry.limits)
+        self.versions = Versions(registry.store, registry.limits)
         self.draining = False
         """Set when the server stops: new calls are refused, running ones finish."""
         self._streams = 0
@@ -409,3 +411,67 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         ended = result(runner)
         assert ended is not None
         return pb.GetReplayResponse(replay=convert.replay_to_proto(record, names=runner.names, result=ended))
+
+    # ------------------------------------------------------------------ submissions, versions, builds
+    # The server stores and serves archives; it never unpacks or runs one (a builder does, in its sandbox).
+
+    async def SubmitBot(self, request_iterator: AsyncIterator[pb.SubmitBotRequest],  # noqa: N802
+                        context: Context) -> pb.SubmitBotResponse:
+        async def submit() -> pb.SubmitBotResponse:
+            self._open()
+            account = self._registry.accounts.authenticate(context.invocation_metadata())
+            with self.versions.uploading(account.name):
+                manifest, archive = await read_submission(request_iterator, self._registry.limits.archive_bytes)
+            version, existed = self.versions.submit(account.name, manifest, archive)
+            return pb.SubmitBotResponse(version=self.versions.message(version), existed=existed)
+        return await _guard(context, submit())
+
+    async def ListVersions(self, request: pb.ListVersionsRequest,  # noqa: N802
+                           context: Context) -> pb.ListVersionsResponse:
+        async def listing() -> pb.ListVersionsResponse:
+            account = self._registry.accounts.authenticate(context.invocation_metadata())
+            return pb.ListVersionsResponse(versions=self.versions.listing(account.name))
+        return await _guard(context, listing())
+
+    async def GetBuildLog(self, request: pb.GetBuildLogRequest,  # noqa: N802
+                          context: Context) -> pb.GetBuildLogResponse:
+        async def build_log() -> pb.GetBuildLogResponse:
+            metadata = context.invocation_metadata()
+            owner = None if self._admin.given(metadata) else self._registry.accounts.authenticate(metadata).name
+            version = self.versions.get(request.version_id, owner)
+            return pb.GetBuildLogResponse(version=self.versions.message(version),
+                                          log=self.versions.log(version.version_id))
+        return await _guard(context, build_log())
+
+    async def LeaseBuild(self, request: pb.LeaseBuildRequest, context: Context) -> pb.LeaseBuildResponse:  # noqa: N802
+        async def lease() -> pb.LeaseBuildResponse:
+            self._open()
+            self._admin.check(context.invocation_metadata())
+            leased = self.versions.lease(request.builder)
+            if leased is None:
+                return pb.LeaseBuildResponse()
+            version, lease_id, until = leased
+            return pb.LeaseBuildResponse(version=self.versions.message(version), lease_id=lease_id,
+                                         lease_expires_at=timestamp(until))
+        return await _guard(context, lease())
+
+    async def FetchVersion(self, request: pb.FetchVersionRequest,  # noqa: N802
+                           context: Context) -> AsyncIterator[pb.FetchVersionResponse]:
+        try:
+            self._admin.check(context.invocation_metadata())
+            chunks = self.versions.archive(request.version_id)
+            first = next(chunks)  # a refusal comes before the first message
+        except ServiceError as exc:
+            await abort(context, exc)
+        assert len(first) <= CHUNK_BYTES
+        yield pb.FetchVersionResponse(chunk=first)
+        for chunk in chunks:
+            yield pb.FetchVersionResponse(chunk=chunk)
+
+    async def ReportBuild(self, request: pb.ReportBuildRequest, context: Context) -> pb.ReportBuildResponse:  # noqa: N802
+        async def report() -> pb.ReportBuildResponse:
+            self._admin.check(context.invocation_metadata())
+            version = self.versions.report(request.version_id, request.lease_id, ready=request.ready,
+                                           reason=request.reason, log=request.log)
+            return pb.ReportBuildResponse(version=self.versions.message(version))
+        return await _guard(context, report())

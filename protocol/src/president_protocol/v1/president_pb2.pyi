@@ -18,7 +18,9 @@ Conventions used throughout:
 - Authentication is by gRPC metadata `authorization: Bearer <token>`: the
   admin token for CreateMatch, a seat token (from CreateMatch or JoinMatch)
   for Play, SubmitAction and GetTurn. A seat token names both the match and
-  the seat. The other RPCs are public.
+  the seat. An account token for Session, SubmitBot, ListVersions and
+  GetBuildLog; the admin token for the account RPCs and a builder's
+  LeaseBuild, FetchVersion and ReportBuild. The other RPCs are public.
 """
 
 from collections import abc as _abc
@@ -510,6 +512,18 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """An account's limit: matches at once, matches per day or challenges per
     minute. google.rpc.RetryInfo says when to try again (RESOURCE_EXHAUSTED).
     """
+    ERROR_REASON_TOO_LARGE: _ErrorReason.ValueType  # 27
+    """An upload or a report past its size cap, e.g. a bot's archive over 8 MB
+    (RESOURCE_EXHAUSTED). ErrorInfo metadata `max_bytes` holds the cap.
+    Nothing was stored.
+    """
+    ERROR_REASON_UNKNOWN_VERSION: _ErrorReason.ValueType  # 28
+    """No version has this id, or it is another account's (NOT_FOUND)."""
+    ERROR_REASON_LEASE_EXPIRED: _ErrorReason.ValueType  # 29
+    """A build report for a lease that is no longer the version's: it expired
+    and the version was leased again, or it was reported already
+    (FAILED_PRECONDITION).
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """---------------------------------------------------------------------------
@@ -604,6 +618,18 @@ ERROR_REASON_ACCOUNT_LIMIT: ErrorReason.ValueType  # 26
 """An account's limit: matches at once, matches per day or challenges per
 minute. google.rpc.RetryInfo says when to try again (RESOURCE_EXHAUSTED).
 """
+ERROR_REASON_TOO_LARGE: ErrorReason.ValueType  # 27
+"""An upload or a report past its size cap, e.g. a bot's archive over 8 MB
+(RESOURCE_EXHAUSTED). ErrorInfo metadata `max_bytes` holds the cap.
+Nothing was stored.
+"""
+ERROR_REASON_UNKNOWN_VERSION: ErrorReason.ValueType  # 28
+"""No version has this id, or it is another account's (NOT_FOUND)."""
+ERROR_REASON_LEASE_EXPIRED: ErrorReason.ValueType  # 29
+"""A build report for a lease that is no longer the version's: it expired
+and the version was leased again, or it was reported already
+(FAILED_PRECONDITION).
+"""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
 
 class _BotFault:
@@ -663,6 +689,71 @@ MATCH_STATUS_RUNNING: MatchStatus.ValueType  # 2
 MATCH_STATUS_OVER: MatchStatus.ValueType  # 3
 """Finished."""
 Global___MatchStatus: _TypeAlias = MatchStatus  # noqa: Y015
+
+class _Runtime:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _RuntimeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Runtime.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    RUNTIME_UNSPECIFIED: _Runtime.ValueType  # 0
+    """Not set (refused: MALFORMED)."""
+    RUNTIME_PYTHON: _Runtime.ValueType  # 1
+    """Python, with the SDK (president-bot)."""
+    RUNTIME_NODE: _Runtime.ValueType  # 2
+    """Node.js."""
+    RUNTIME_BINARY: _Runtime.ValueType  # 3
+    """A binary built from one of the C++, Go or Java kits."""
+
+class Runtime(_Runtime, metaclass=_RuntimeEnumTypeWrapper):
+    """---------------------------------------------------------------------------
+    Submissions, versions, builds
+    ---------------------------------------------------------------------------
+
+    What a submitted bot runs on.
+    """
+
+RUNTIME_UNSPECIFIED: Runtime.ValueType  # 0
+"""Not set (refused: MALFORMED)."""
+RUNTIME_PYTHON: Runtime.ValueType  # 1
+"""Python, with the SDK (president-bot)."""
+RUNTIME_NODE: Runtime.ValueType  # 2
+"""Node.js."""
+RUNTIME_BINARY: Runtime.ValueType  # 3
+"""A binary built from one of the C++, Go or Java kits."""
+Global___Runtime: _TypeAlias = Runtime  # noqa: Y015
+
+class _VersionState:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _VersionStateEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_VersionState.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    VERSION_STATE_UNSPECIFIED: _VersionState.ValueType  # 0
+    """Not used."""
+    VERSION_STATE_QUEUED: _VersionState.ValueType  # 1
+    """Stored, waiting for a builder."""
+    VERSION_STATE_BUILDING: _VersionState.ValueType  # 2
+    """Leased by a builder, being built."""
+    VERSION_STATE_READY: _VersionState.ValueType  # 3
+    """Built: it may play."""
+    VERSION_STATE_FAILED: _VersionState.ValueType  # 4
+    """The build failed (see `reason` and the build log); it never plays."""
+
+class VersionState(_VersionState, metaclass=_VersionStateEnumTypeWrapper):
+    """Where a version is in its life."""
+
+VERSION_STATE_UNSPECIFIED: VersionState.ValueType  # 0
+"""Not used."""
+VERSION_STATE_QUEUED: VersionState.ValueType  # 1
+"""Stored, waiting for a builder."""
+VERSION_STATE_BUILDING: VersionState.ValueType  # 2
+"""Leased by a builder, being built."""
+VERSION_STATE_READY: VersionState.ValueType  # 3
+"""Built: it may play."""
+VERSION_STATE_FAILED: VersionState.ValueType  # 4
+"""The build failed (see `reason` and the build log); it never plays."""
+Global___VersionState: _TypeAlias = VersionState  # noqa: Y015
 
 @_typing.final
 class Card(_message.Message):
@@ -4163,3 +4254,419 @@ class GetLeaderboardResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetLeaderboardResponse: _TypeAlias = GetLeaderboardResponse  # noqa: Y015
+
+@_typing.final
+class BotManifest(_message.Message):
+    """A bot's manifest: its folder's president-bot.toml, sent before the archive."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    RUNTIME_FIELD_NUMBER: _builtins.int
+    BUILD_FIELD_NUMBER: _builtins.int
+    RUN_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """A name for people: 1 to 64 printable characters."""
+    runtime: Global___Runtime.ValueType
+    """Its runtime."""
+    build: _builtins.str
+    """The build command, run once in the bot's folder in a sandbox with no
+    network (split like a shell's words, with no shell); empty: nothing to
+    build. At most 1024 printable characters.
+    """
+    run: _builtins.str
+    """The run command, in the built folder (split the same way). 1 to 1024
+    printable characters.
+    """
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        runtime: Global___Runtime.ValueType = ...,
+        build: _builtins.str = ...,
+        run: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["build", b"build", "name", b"name", "run", b"run", "runtime", b"runtime"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BotManifest: _TypeAlias = BotManifest  # noqa: Y015
+
+@_typing.final
+class SubmitBotRequest(_message.Message):
+    """A message of SubmitBot."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MANIFEST_FIELD_NUMBER: _builtins.int
+    CHUNK_FIELD_NUMBER: _builtins.int
+    chunk: _builtins.bytes
+    """Then the archive (a gzipped tar of the bot's folder), in order."""
+    @_builtins.property
+    def manifest(self) -> Global___BotManifest:
+        """First, once: the manifest."""
+
+    def __init__(
+        self,
+        *,
+        manifest: Global___BotManifest | None = ...,
+        chunk: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["chunk", b"chunk", "kind", b"kind", "manifest", b"manifest"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chunk", b"chunk", "kind", b"kind", "manifest", b"manifest"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["manifest", "chunk"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___SubmitBotRequest: _TypeAlias = SubmitBotRequest  # noqa: Y015
+
+@_typing.final
+class SubmitBotResponse(_message.Message):
+    """Response of SubmitBot."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    EXISTED_FIELD_NUMBER: _builtins.int
+    existed: _builtins.bool
+    """The same manifest and archive were submitted before: nothing new was
+    stored.
+    """
+    @_builtins.property
+    def version(self) -> Global___BotVersion:
+        """The version: new, or the one of the same content."""
+
+    def __init__(
+        self,
+        *,
+        version: Global___BotVersion | None = ...,
+        existed: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["version", b"version"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["existed", b"existed", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SubmitBotResponse: _TypeAlias = SubmitBotResponse  # noqa: Y015
+
+@_typing.final
+class BotVersion(_message.Message):
+    """One immutable version of an account's bot."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_ID_FIELD_NUMBER: _builtins.int
+    ACCOUNT_FIELD_NUMBER: _builtins.int
+    MANIFEST_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    CREATED_AT_FIELD_NUMBER: _builtins.int
+    SHA256_FIELD_NUMBER: _builtins.int
+    ARCHIVE_BYTES_FIELD_NUMBER: _builtins.int
+    CURRENT_FIELD_NUMBER: _builtins.int
+    version_id: _builtins.str
+    """Its id (16 hex digits), derived from the account, the manifest and the
+    archive's hash.
+    """
+    account: _builtins.str
+    """The account."""
+    state: Global___VersionState.ValueType
+    """Its state."""
+    reason: _builtins.str
+    """Why it FAILED, in one line (empty otherwise)."""
+    sha256: _builtins.str
+    """The archive's SHA-256, as 64 hex digits."""
+    archive_bytes: _builtins.int
+    """The archive's size in bytes."""
+    current: _builtins.bool
+    """The account's current version: its newest READY one."""
+    @_builtins.property
+    def manifest(self) -> Global___BotManifest:
+        """Its manifest."""
+
+    @_builtins.property
+    def created_at(self) -> _timestamp_pb2.Timestamp:
+        """When it was first submitted."""
+
+    def __init__(
+        self,
+        *,
+        version_id: _builtins.str = ...,
+        account: _builtins.str = ...,
+        manifest: Global___BotManifest | None = ...,
+        state: Global___VersionState.ValueType = ...,
+        reason: _builtins.str = ...,
+        created_at: _timestamp_pb2.Timestamp | None = ...,
+        sha256: _builtins.str = ...,
+        archive_bytes: _builtins.int = ...,
+        current: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "manifest", b"manifest"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "archive_bytes", b"archive_bytes", "created_at", b"created_at", "current", b"current", "manifest", b"manifest", "reason", b"reason", "sha256", b"sha256", "state", b"state", "version_id", b"version_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BotVersion: _TypeAlias = BotVersion  # noqa: Y015
+
+@_typing.final
+class ListVersionsRequest(_message.Message):
+    """Request of ListVersions."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListVersionsRequest: _TypeAlias = ListVersionsRequest  # noqa: Y015
+
+@_typing.final
+class ListVersionsResponse(_message.Message):
+    """Response of ListVersions."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSIONS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def versions(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotVersion]:
+        """The account's versions, newest first (at most 200)."""
+
+    def __init__(
+        self,
+        *,
+        versions: _abc.Iterable[Global___BotVersion] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["versions", b"versions"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListVersionsResponse: _TypeAlias = ListVersionsResponse  # noqa: Y015
+
+@_typing.final
+class GetBuildLogRequest(_message.Message):
+    """Request of GetBuildLog."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_ID_FIELD_NUMBER: _builtins.int
+    version_id: _builtins.str
+    """The version."""
+    def __init__(
+        self,
+        *,
+        version_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["version_id", b"version_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetBuildLogRequest: _TypeAlias = GetBuildLogRequest  # noqa: Y015
+
+@_typing.final
+class GetBuildLogResponse(_message.Message):
+    """Response of GetBuildLog."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    LOG_FIELD_NUMBER: _builtins.int
+    log: _builtins.str
+    """What its build printed (stdout and stderr, at most 48 KB of it, then a
+    line saying how much more was dropped); empty before the build.
+    """
+    @_builtins.property
+    def version(self) -> Global___BotVersion:
+        """The version."""
+
+    def __init__(
+        self,
+        *,
+        version: Global___BotVersion | None = ...,
+        log: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["version", b"version"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["log", b"log", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetBuildLogResponse: _TypeAlias = GetBuildLogResponse  # noqa: Y015
+
+@_typing.final
+class LeaseBuildRequest(_message.Message):
+    """Request of LeaseBuild."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BUILDER_FIELD_NUMBER: _builtins.int
+    builder: _builtins.str
+    """The builder's name, for the organiser (at most 64 printable characters)."""
+    def __init__(
+        self,
+        *,
+        builder: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["builder", b"builder"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LeaseBuildRequest: _TypeAlias = LeaseBuildRequest  # noqa: Y015
+
+@_typing.final
+class LeaseBuildResponse(_message.Message):
+    """Response of LeaseBuild."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    LEASE_ID_FIELD_NUMBER: _builtins.int
+    LEASE_EXPIRES_AT_FIELD_NUMBER: _builtins.int
+    lease_id: _builtins.str
+    """The lease's id, to give to ReportBuild."""
+    @_builtins.property
+    def version(self) -> Global___BotVersion:
+        """The version to build, now BUILDING; absent when none is waiting."""
+
+    @_builtins.property
+    def lease_expires_at(self) -> _timestamp_pb2.Timestamp:
+        """When the lease expires: the version may then be leased by another
+        builder, and this lease's report is refused (LEASE_EXPIRED).
+        """
+
+    def __init__(
+        self,
+        *,
+        version: Global___BotVersion | None = ...,
+        lease_id: _builtins.str = ...,
+        lease_expires_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["lease_expires_at", b"lease_expires_at", "version", b"version"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["lease_expires_at", b"lease_expires_at", "lease_id", b"lease_id", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LeaseBuildResponse: _TypeAlias = LeaseBuildResponse  # noqa: Y015
+
+@_typing.final
+class FetchVersionRequest(_message.Message):
+    """Request of FetchVersion."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_ID_FIELD_NUMBER: _builtins.int
+    version_id: _builtins.str
+    """The version."""
+    def __init__(
+        self,
+        *,
+        version_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["version_id", b"version_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FetchVersionRequest: _TypeAlias = FetchVersionRequest  # noqa: Y015
+
+@_typing.final
+class FetchVersionResponse(_message.Message):
+    """A message of FetchVersion."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CHUNK_FIELD_NUMBER: _builtins.int
+    chunk: _builtins.bytes
+    """The archive's next bytes (at most 64 KB)."""
+    def __init__(
+        self,
+        *,
+        chunk: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chunk", b"chunk"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FetchVersionResponse: _TypeAlias = FetchVersionResponse  # noqa: Y015
+
+@_typing.final
+class ReportBuildRequest(_message.Message):
+    """Request of ReportBuild."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_ID_FIELD_NUMBER: _builtins.int
+    LEASE_ID_FIELD_NUMBER: _builtins.int
+    READY_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    LOG_FIELD_NUMBER: _builtins.int
+    version_id: _builtins.str
+    """The version."""
+    lease_id: _builtins.str
+    """The lease LeaseBuild gave."""
+    ready: _builtins.bool
+    """Whether the build succeeded: READY, else FAILED."""
+    reason: _builtins.str
+    """Why it failed, in one line of at most 200 characters (empty when ready)."""
+    log: _builtins.str
+    """The build's output, at most 48 KB."""
+    def __init__(
+        self,
+        *,
+        version_id: _builtins.str = ...,
+        lease_id: _builtins.str = ...,
+        ready: _builtins.bool = ...,
+        reason: _builtins.str = ...,
+        log: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["lease_id", b"lease_id", "log", b"log", "ready", b"ready", "reason", b"reason", "version_id", b"version_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReportBuildRequest: _TypeAlias = ReportBuildRequest  # noqa: Y015
+
+@_typing.final
+class ReportBuildResponse(_message.Message):
+    """Response of ReportBuild."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def version(self) -> Global___BotVersion:
+        """The version, READY or FAILED."""
+
+    def __init__(
+        self,
+        *,
+        version: Global___BotVersion | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["version", b"version"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReportBuildResponse: _TypeAlias = ReportBuildResponse  # noqa: Y015

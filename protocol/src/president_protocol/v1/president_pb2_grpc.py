@@ -110,6 +110,36 @@ class PresidentServiceStub:
                 request_serializer=president_dot_v1_dot_president__pb2.GetLeaderboardRequest.SerializeToString,
                 response_deserializer=president_dot_v1_dot_president__pb2.GetLeaderboardResponse.FromString,
                 _registered_method=True)
+        self.SubmitBot = channel.stream_unary(
+                '/president.v1.PresidentService/SubmitBot',
+                request_serializer=president_dot_v1_dot_president__pb2.SubmitBotRequest.SerializeToString,
+                response_deserializer=president_dot_v1_dot_president__pb2.SubmitBotResponse.FromString,
+                _registered_method=True)
+        self.ListVersions = channel.unary_unary(
+                '/president.v1.PresidentService/ListVersions',
+                request_serializer=president_dot_v1_dot_president__pb2.ListVersionsRequest.SerializeToString,
+                response_deserializer=president_dot_v1_dot_president__pb2.ListVersionsResponse.FromString,
+                _registered_method=True)
+        self.GetBuildLog = channel.unary_unary(
+                '/president.v1.PresidentService/GetBuildLog',
+                request_serializer=president_dot_v1_dot_president__pb2.GetBuildLogRequest.SerializeToString,
+                response_deserializer=president_dot_v1_dot_president__pb2.GetBuildLogResponse.FromString,
+                _registered_method=True)
+        self.LeaseBuild = channel.unary_unary(
+                '/president.v1.PresidentService/LeaseBuild',
+                request_serializer=president_dot_v1_dot_president__pb2.LeaseBuildRequest.SerializeToString,
+                response_deserializer=president_dot_v1_dot_president__pb2.LeaseBuildResponse.FromString,
+                _registered_method=True)
+        self.FetchVersion = channel.unary_stream(
+                '/president.v1.PresidentService/FetchVersion',
+                request_serializer=president_dot_v1_dot_president__pb2.FetchVersionRequest.SerializeToString,
+                response_deserializer=president_dot_v1_dot_president__pb2.FetchVersionResponse.FromString,
+                _registered_method=True)
+        self.ReportBuild = channel.unary_unary(
+                '/president.v1.PresidentService/ReportBuild',
+                request_serializer=president_dot_v1_dot_president__pb2.ReportBuildRequest.SerializeToString,
+                response_deserializer=president_dot_v1_dot_president__pb2.ReportBuildResponse.FromString,
+                _registered_method=True)
 
 
 class PresidentServiceServicer:
@@ -270,6 +300,71 @@ class PresidentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SubmitBot(self, request_iterator, context):
+        """Submit a bot as a new version of the account of the token in the
+        metadata: a first message with its manifest, then the chunks of a gzipped
+        tar archive of its folder (each chunk at most 64 KB, the server's message
+        cap; 8 MB in all). The server stores the archive as it came, never
+        unpacking or running it, under its SHA-256; the same manifest and archive
+        again give the same version (`existed`). A new version is QUEUED until a
+        builder builds it. Errors: MISSING_TOKEN, BAD_TOKEN, MALFORMED (no
+        manifest first, a bad manifest, an empty archive, an upload not finished
+        within 60 s), TOO_LARGE (past the archive cap; ErrorInfo metadata
+        `max_bytes`; nothing is stored), ACCOUNT_LIMIT (builds waiting or
+        versions a day, with a retry hint), TOO_MANY_STREAMS (uploads at once,
+        with a retry hint), STORAGE, SHUTTING_DOWN.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListVersions(self, request, context):
+        """The versions of the account of the token in the metadata, newest first.
+        Errors: MISSING_TOKEN, BAD_TOKEN.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetBuildLog(self, request, context):
+        """A version's build log (capped): with the token of the account that
+        submitted it, or the admin token. Errors: UNKNOWN_VERSION (also for
+        another account's version), MISSING_TOKEN, BAD_TOKEN.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LeaseBuild(self, request, context):
+        """For a builder (the organiser's host, which builds in its sandbox): lease
+        the oldest QUEUED version (or a BUILDING one whose lease expired), which
+        becomes BUILDING until it is reported or the lease expires. An empty
+        response when there is none. Needs the admin token. Errors: NOT_ADMIN,
+        MISSING_TOKEN, MALFORMED, SHUTTING_DOWN.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def FetchVersion(self, request, context):
+        """A version's archive, in chunks, exactly as it was submitted. Needs the
+        admin token. Errors: NOT_ADMIN, MISSING_TOKEN, UNKNOWN_VERSION.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReportBuild(self, request, context):
+        """A builder's result for a version it leased: READY or FAILED, with a
+        one-line reason and the build log. Needs the admin token. Errors:
+        NOT_ADMIN, MISSING_TOKEN, UNKNOWN_VERSION, LEASE_EXPIRED (the lease is no
+        longer the version's: it expired, or the version was reported),
+        TOO_LARGE (a log past its cap), MALFORMED (a reason that is not one line).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PresidentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -347,6 +442,36 @@ def add_PresidentServiceServicer_to_server(servicer, server):
                     servicer.GetLeaderboard,
                     request_deserializer=president_dot_v1_dot_president__pb2.GetLeaderboardRequest.FromString,
                     response_serializer=president_dot_v1_dot_president__pb2.GetLeaderboardResponse.SerializeToString,
+            ),
+            'SubmitBot': grpc.stream_unary_rpc_method_handler(
+                    servicer.SubmitBot,
+                    request_deserializer=president_dot_v1_dot_president__pb2.SubmitBotRequest.FromString,
+                    response_serializer=president_dot_v1_dot_president__pb2.SubmitBotResponse.SerializeToString,
+            ),
+            'ListVersions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListVersions,
+                    request_deserializer=president_dot_v1_dot_president__pb2.ListVersionsRequest.FromString,
+                    response_serializer=president_dot_v1_dot_president__pb2.ListVersionsResponse.SerializeToString,
+            ),
+            'GetBuildLog': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBuildLog,
+                    request_deserializer=president_dot_v1_dot_president__pb2.GetBuildLogRequest.FromString,
+                    response_serializer=president_dot_v1_dot_president__pb2.GetBuildLogResponse.SerializeToString,
+            ),
+            'LeaseBuild': grpc.unary_unary_rpc_method_handler(
+                    servicer.LeaseBuild,
+                    request_deserializer=president_dot_v1_dot_president__pb2.LeaseBuildRequest.FromString,
+                    response_serializer=president_dot_v1_dot_president__pb2.LeaseBuildResponse.SerializeToString,
+            ),
+            'FetchVersion': grpc.unary_stream_rpc_method_handler(
+                    servicer.FetchVersion,
+                    request_deserializer=president_dot_v1_dot_president__pb2.FetchVersionRequest.FromString,
+                    response_serializer=president_dot_v1_dot_president__pb2.FetchVersionResponse.SerializeToString,
+            ),
+            'ReportBuild': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReportBuild,
+                    request_deserializer=president_dot_v1_dot_president__pb2.ReportBuildRequest.FromString,
+                    response_serializer=president_dot_v1_dot_president__pb2.ReportBuildResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -755,6 +880,168 @@ class PresidentService:
             '/president.v1.PresidentService/GetLeaderboard',
             president_dot_v1_dot_president__pb2.GetLeaderboardRequest.SerializeToString,
             president_dot_v1_dot_president__pb2.GetLeaderboardResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SubmitBot(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_unary(
+            request_iterator,
+            target,
+            '/president.v1.PresidentService/SubmitBot',
+            president_dot_v1_dot_president__pb2.SubmitBotRequest.SerializeToString,
+            president_dot_v1_dot_president__pb2.SubmitBotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListVersions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/president.v1.PresidentService/ListVersions',
+            president_dot_v1_dot_president__pb2.ListVersionsRequest.SerializeToString,
+            president_dot_v1_dot_president__pb2.ListVersionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBuildLog(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/president.v1.PresidentService/GetBuildLog',
+            president_dot_v1_dot_president__pb2.GetBuildLogRequest.SerializeToString,
+            president_dot_v1_dot_president__pb2.GetBuildLogResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LeaseBuild(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/president.v1.PresidentService/LeaseBuild',
+            president_dot_v1_dot_president__pb2.LeaseBuildRequest.SerializeToString,
+            president_dot_v1_dot_president__pb2.LeaseBuildResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FetchVersion(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/president.v1.PresidentService/FetchVersion',
+            president_dot_v1_dot_president__pb2.FetchVersionRequest.SerializeToString,
+            president_dot_v1_dot_president__pb2.FetchVersionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReportBuild(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/president.v1.PresidentService/ReportBuild',
+            president_dot_v1_dot_president__pb2.ReportBuildRequest.SerializeToString,
+            president_dot_v1_dot_president__pb2.ReportBuildResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -18,7 +18,9 @@ Conventions used throughout:
 - Authentication is by gRPC metadata `authorization: Bearer <token>`: the
   admin token for CreateMatch, a seat token (from CreateMatch or JoinMatch)
   for Play, SubmitAction and GetTurn. A seat token names both the match and
-  the seat. The other RPCs are public.
+  the seat. An account token for Session, SubmitBot, ListVersions and
+  GetBuildLog; the admin token for the account RPCs and a builder's
+  LeaseBuild, FetchVersion and ReportBuild. The other RPCs are public.
 """
 
 from collections import abc as _abc
@@ -142,6 +144,47 @@ class PresidentServiceStub:
     """
     GetLeaderboard: _grpc.UnaryUnaryMultiCallable[_president_pb2.GetLeaderboardRequest, _president_pb2.GetLeaderboardResponse]
     """The arena's ratings for one preset and player count, best first. Public."""
+    SubmitBot: _grpc.StreamUnaryMultiCallable[_president_pb2.SubmitBotRequest, _president_pb2.SubmitBotResponse]
+    """Submit a bot as a new version of the account of the token in the
+    metadata: a first message with its manifest, then the chunks of a gzipped
+    tar archive of its folder (each chunk at most 64 KB, the server's message
+    cap; 8 MB in all). The server stores the archive as it came, never
+    unpacking or running it, under its SHA-256; the same manifest and archive
+    again give the same version (`existed`). A new version is QUEUED until a
+    builder builds it. Errors: MISSING_TOKEN, BAD_TOKEN, MALFORMED (no
+    manifest first, a bad manifest, an empty archive, an upload not finished
+    within 60 s), TOO_LARGE (past the archive cap; ErrorInfo metadata
+    `max_bytes`; nothing is stored), ACCOUNT_LIMIT (builds waiting or
+    versions a day, with a retry hint), TOO_MANY_STREAMS (uploads at once,
+    with a retry hint), STORAGE, SHUTTING_DOWN.
+    """
+    ListVersions: _grpc.UnaryUnaryMultiCallable[_president_pb2.ListVersionsRequest, _president_pb2.ListVersionsResponse]
+    """The versions of the account of the token in the metadata, newest first.
+    Errors: MISSING_TOKEN, BAD_TOKEN.
+    """
+    GetBuildLog: _grpc.UnaryUnaryMultiCallable[_president_pb2.GetBuildLogRequest, _president_pb2.GetBuildLogResponse]
+    """A version's build log (capped): with the token of the account that
+    submitted it, or the admin token. Errors: UNKNOWN_VERSION (also for
+    another account's version), MISSING_TOKEN, BAD_TOKEN.
+    """
+    LeaseBuild: _grpc.UnaryUnaryMultiCallable[_president_pb2.LeaseBuildRequest, _president_pb2.LeaseBuildResponse]
+    """For a builder (the organiser's host, which builds in its sandbox): lease
+    the oldest QUEUED version (or a BUILDING one whose lease expired), which
+    becomes BUILDING until it is reported or the lease expires. An empty
+    response when there is none. Needs the admin token. Errors: NOT_ADMIN,
+    MISSING_TOKEN, MALFORMED, SHUTTING_DOWN.
+    """
+    FetchVersion: _grpc.UnaryStreamMultiCallable[_president_pb2.FetchVersionRequest, _president_pb2.FetchVersionResponse]
+    """A version's archive, in chunks, exactly as it was submitted. Needs the
+    admin token. Errors: NOT_ADMIN, MISSING_TOKEN, UNKNOWN_VERSION.
+    """
+    ReportBuild: _grpc.UnaryUnaryMultiCallable[_president_pb2.ReportBuildRequest, _president_pb2.ReportBuildResponse]
+    """A builder's result for a version it leased: READY or FAILED, with a
+    one-line reason and the build log. Needs the admin token. Errors:
+    NOT_ADMIN, MISSING_TOKEN, UNKNOWN_VERSION, LEASE_EXPIRED (the lease is no
+    longer the version's: it expired, or the version was reported),
+    TOO_LARGE (a log past its cap), MALFORMED (a reason that is not one line).
+    """
 
 @_typing.type_check_only
 class PresidentServiceAsyncStub(PresidentServiceStub):
@@ -239,6 +282,47 @@ class PresidentServiceAsyncStub(PresidentServiceStub):
     """
     GetLeaderboard: _aio.UnaryUnaryMultiCallable[_president_pb2.GetLeaderboardRequest, _president_pb2.GetLeaderboardResponse]  # type: ignore[assignment]
     """The arena's ratings for one preset and player count, best first. Public."""
+    SubmitBot: _aio.StreamUnaryMultiCallable[_president_pb2.SubmitBotRequest, _president_pb2.SubmitBotResponse]  # type: ignore[assignment]
+    """Submit a bot as a new version of the account of the token in the
+    metadata: a first message with its manifest, then the chunks of a gzipped
+    tar archive of its folder (each chunk at most 64 KB, the server's message
+    cap; 8 MB in all). The server stores the archive as it came, never
+    unpacking or running it, under its SHA-256; the same manifest and archive
+    again give the same version (`existed`). A new version is QUEUED until a
+    builder builds it. Errors: MISSING_TOKEN, BAD_TOKEN, MALFORMED (no
+    manifest first, a bad manifest, an empty archive, an upload not finished
+    within 60 s), TOO_LARGE (past the archive cap; ErrorInfo metadata
+    `max_bytes`; nothing is stored), ACCOUNT_LIMIT (builds waiting or
+    versions a day, with a retry hint), TOO_MANY_STREAMS (uploads at once,
+    with a retry hint), STORAGE, SHUTTING_DOWN.
+    """
+    ListVersions: _aio.UnaryUnaryMultiCallable[_president_pb2.ListVersionsRequest, _president_pb2.ListVersionsResponse]  # type: ignore[assignment]
+    """The versions of the account of the token in the metadata, newest first.
+    Errors: MISSING_TOKEN, BAD_TOKEN.
+    """
+    GetBuildLog: _aio.UnaryUnaryMultiCallable[_president_pb2.GetBuildLogRequest, _president_pb2.GetBuildLogResponse]  # type: ignore[assignment]
+    """A version's build log (capped): with the token of the account that
+    submitted it, or the admin token. Errors: UNKNOWN_VERSION (also for
+    another account's version), MISSING_TOKEN, BAD_TOKEN.
+    """
+    LeaseBuild: _aio.UnaryUnaryMultiCallable[_president_pb2.LeaseBuildRequest, _president_pb2.LeaseBuildResponse]  # type: ignore[assignment]
+    """For a builder (the organiser's host, which builds in its sandbox): lease
+    the oldest QUEUED version (or a BUILDING one whose lease expired), which
+    becomes BUILDING until it is reported or the lease expires. An empty
+    response when there is none. Needs the admin token. Errors: NOT_ADMIN,
+    MISSING_TOKEN, MALFORMED, SHUTTING_DOWN.
+    """
+    FetchVersion: _aio.UnaryStreamMultiCallable[_president_pb2.FetchVersionRequest, _president_pb2.FetchVersionResponse]  # type: ignore[assignment]
+    """A version's archive, in chunks, exactly as it was submitted. Needs the
+    admin token. Errors: NOT_ADMIN, MISSING_TOKEN, UNKNOWN_VERSION.
+    """
+    ReportBuild: _aio.UnaryUnaryMultiCallable[_president_pb2.ReportBuildRequest, _president_pb2.ReportBuildResponse]  # type: ignore[assignment]
+    """A builder's result for a version it leased: READY or FAILED, with a
+    one-line reason and the build log. Needs the admin token. Errors:
+    NOT_ADMIN, MISSING_TOKEN, UNKNOWN_VERSION, LEASE_EXPIRED (the lease is no
+    longer the version's: it expired, or the version was reported),
+    TOO_LARGE (a log past its cap), MALFORMED (a reason that is not one line).
+    """
 
 class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
     """The President game service."""
@@ -423,5 +507,82 @@ class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_president_pb2.GetLeaderboardResponse, _abc.Awaitable[_president_pb2.GetLeaderboardResponse]]:
         """The arena's ratings for one preset and player count, best first. Public."""
+
+    @_abc_1.abstractmethod
+    def SubmitBot(
+        self,
+        request_iterator: _MaybeAsyncIterator[_president_pb2.SubmitBotRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_president_pb2.SubmitBotResponse, _abc.Awaitable[_president_pb2.SubmitBotResponse]]:
+        """Submit a bot as a new version of the account of the token in the
+        metadata: a first message with its manifest, then the chunks of a gzipped
+        tar archive of its folder (each chunk at most 64 KB, the server's message
+        cap; 8 MB in all). The server stores the archive as it came, never
+        unpacking or running it, under its SHA-256; the same manifest and archive
+        again give the same version (`existed`). A new version is QUEUED until a
+        builder builds it. Errors: MISSING_TOKEN, BAD_TOKEN, MALFORMED (no
+        manifest first, a bad manifest, an empty archive, an upload not finished
+        within 60 s), TOO_LARGE (past the archive cap; ErrorInfo metadata
+        `max_bytes`; nothing is stored), ACCOUNT_LIMIT (builds waiting or
+        versions a day, with a retry hint), TOO_MANY_STREAMS (uploads at once,
+        with a retry hint), STORAGE, SHUTTING_DOWN.
+        """
+
+    @_abc_1.abstractmethod
+    def ListVersions(
+        self,
+        request: _president_pb2.ListVersionsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_president_pb2.ListVersionsResponse, _abc.Awaitable[_president_pb2.ListVersionsResponse]]:
+        """The versions of the account of the token in the metadata, newest first.
+        Errors: MISSING_TOKEN, BAD_TOKEN.
+        """
+
+    @_abc_1.abstractmethod
+    def GetBuildLog(
+        self,
+        request: _president_pb2.GetBuildLogRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_president_pb2.GetBuildLogResponse, _abc.Awaitable[_president_pb2.GetBuildLogResponse]]:
+        """A version's build log (capped): with the token of the account that
+        submitted it, or the admin token. Errors: UNKNOWN_VERSION (also for
+        another account's version), MISSING_TOKEN, BAD_TOKEN.
+        """
+
+    @_abc_1.abstractmethod
+    def LeaseBuild(
+        self,
+        request: _president_pb2.LeaseBuildRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_president_pb2.LeaseBuildResponse, _abc.Awaitable[_president_pb2.LeaseBuildResponse]]:
+        """For a builder (the organiser's host, which builds in its sandbox): lease
+        the oldest QUEUED version (or a BUILDING one whose lease expired), which
+        becomes BUILDING until it is reported or the lease expires. An empty
+        response when there is none. Needs the admin token. Errors: NOT_ADMIN,
+        MISSING_TOKEN, MALFORMED, SHUTTING_DOWN.
+        """
+
+    @_abc_1.abstractmethod
+    def FetchVersion(
+        self,
+        request: _president_pb2.FetchVersionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_president_pb2.FetchVersionResponse], _abc.AsyncIterator[_president_pb2.FetchVersionResponse]]:
+        """A version's archive, in chunks, exactly as it was submitted. Needs the
+        admin token. Errors: NOT_ADMIN, MISSING_TOKEN, UNKNOWN_VERSION.
+        """
+
+    @_abc_1.abstractmethod
+    def ReportBuild(
+        self,
+        request: _president_pb2.ReportBuildRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_president_pb2.ReportBuildResponse, _abc.Awaitable[_president_pb2.ReportBuildResponse]]:
+        """A builder's result for a version it leased: READY or FAILED, with a
+        one-line reason and the build log. Needs the admin token. Errors:
+        NOT_ADMIN, MISSING_TOKEN, UNKNOWN_VERSION, LEASE_EXPIRED (the lease is no
+        longer the version's: it expired, or the version was reported),
+        TOO_LARGE (a log past its cap), MALFORMED (a reason that is not one line).
+        """
 
 def add_PresidentServiceServicer_to_server(servicer: PresidentServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

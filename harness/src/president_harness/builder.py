@@ -1,0 +1,331 @@
+"""``president builder``: build submitted bot versions in the sandbox, one at a time, and report each to the server.
+
+    president builder --server unix:run/president.sock --admin-token SECRET --work builds/ --slot 2
+    president builder --server localhost:50051 --once          # what is queued now, then exit
+
+Submitted code is hostile until proven otherwise: its archive is checked before anything is written (no
+absolute path, no '..', no link out of its folder, no device file, at most 64 MB and 10,000 entries unpacked),
+and its build command runs only in the sandbox, in its own folder (the one place it may write, up to a cap),
+with no network and time, memory and process limits.  The builder leases the oldest queued version with the
+admin token, fetches the archive, checks its SHA-256, builds, and reports READY or FAILED with a one-line reason
+and the log; a version whose lease ends unreported (a lost builder) is leased again by another.  Built folders
+stay in WORK/built/VERSION.  There is no --no-sandbox: where a sandbox cannot start, the builder refuses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import io
+import os
+import shlex
+import shutil
+import sys
+import tarfile
+import threading
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+import grpc
+from president_protocol.v1 import president_pb2 as pb
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
+
+from president_harness.interrupts import terminate_as_interrupt
+from president_harness.rpc_errors import describe_rpc_error, error_reason
+from president_harness.sandbox import MB, Exit, Sandbox, SandboxError
+
+ADMIN_TOKEN_ENV = "PRESIDENT_ADMIN_TOKEN"
+UNPACKED_BYTES = 64 * MB
+"""The most an archive may hold unpacked (the sizes its entries declare)."""
+ENTRIES = 10_000
+"""The most entries an archive may hold, and files and folders a build may leave in its folder."""
+LOG_BYTES = 48 * 1024
+"""The most of a build's log reported (the server's cap)."""
+REASON_CHARS = 200
+POLL_S = 2.0
+"""How long the builder waits before asking again when no version is queued."""
+WATCH_S = 0.25
+"""How often a running build's folder is measured against its cap."""
+LEASE_MARGIN_S = 30.0
+"""A build is killed this long before its lease ends, so that its report comes while the lease holds."""
+FAILED_CALL_S = 5.0
+"""How long the builder waits after a failed call before it tries again."""
+FATAL = ("NOT_ADMIN", "MISSING_TOKEN", "BAD_TOKEN")
+"""Refusals that trying again cannot mend: the builder stops."""
+
+
+class UnbuildableError(Exception):
+    """A version that cannot be built; the message is its one-line reason."""
+
+
+@dataclass(frozen=True)
+class Built:
+    ready: bool
+    reason: str
+    log: str
+
+
+def add_builder_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    builder = commands.add_parser("builder", help="build submitted bot versions in a sandbox and report them",
+                                  description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    builder.add_argument("--server", required=True, help="the server: unix:PATH or HOST:PORT")
+    builder.add_argument("--admin-token", help=f"the server's admin token (or set {ADMIN_TOKEN_ENV})")
+    builder.add_argument("--work", type=Path, default=Path("builds"),
+                         help="where built folders are kept, as WORK/built/VERSION (default builds)")
+    builder.add_argument("--slot", type=int, default=0,
+                         help="which sandbox of this machine: its user id is 100000 + SLOT (default 0)")
+    builder.add_argument("--name", default=os.uname().nodename, help="this builder's name, for the organiser")
+    builder.add_argument("--once", action="store_true", help="build what is queued now, then exit")
+    builder.add_argument("--build-seconds", type=float, default=600.0,
+                         help="a build's wall clock, then it is killed (default 600)")
+    builder.add_argument("--memory-mb", type=int, default=1024, help="address space of each process (default 1024)")
+    builder.add_argument("--folder-mb", type=int, default=256,
+                         help="the most a build may leave in its folder (default 256)")
+    builder.set_defaults(handler=builder_command)
+
+
+def _say(line: str) -> None:
+    print(f"president builder: {line}", flush=True)
+
+
+def builder_command(args: argparse.Namespace) -> int:
+    token = args.admin_token or os.environ.get(ADMIN_TOKEN_ENV, "")
+    if not token:
+        print(f"president builder: give --admin-token or set {ADMIN_TOKEN_ENV}", file=sys.stderr)
+        return 2
+    if (problem := Sandbox(folder=Path(), slot=args.slot).check()) is not None:
+        print(f"president builder: {problem}; not building (builds run only in a sandbox)", file=sys.stderr)
+        return 1
+    builder = Builder(args.work, slot=args.slot, wall_s=args.build_seconds, memory_bytes=args.memory_mb * MB,
+                      folder_bytes=args.folder_mb * MB)
+    admin = (("authorization", f"Bearer {token}"),)
+    with grpc.insecure_channel(args.server) as channel, terminate_as_interrupt():
+        stub = pb_grpc.PresidentServiceStub(channel)
+        try:
+            while True:
+                try:
+                    leased = stub.LeaseBuild(pb.LeaseBuildRequest(builder=args.name[:64]), metadata=admin, timeout=30)
+                    if not leased.HasField("version"):
+                        if args.once:
+                            return 0
+                        time.sleep(POLL_S)
+                        continue
+                    builder.serve(stub, admin, leased)
+                except grpc.RpcError as exc:
+                    _say(describe_rpc_error(exc, args.server))
+                    if args.once or error_reason(exc) in FATAL:
+                        return 1
+                    time.sleep(FAILED_CALL_S)
+        except KeyboardInterrupt:
+            _say("stopped")
+    return 0
+
+
+class Builder:
+    """Builds one leased version at a time in WORK/built/VERSION."""
+
+    def __init__(self, work: Path, *, slot: int, wall_s: float, memory_bytes: int, folder_bytes: int) -> None:
+        self.work = work
+        self.slot = slot
+        self.wall_s = wall_s
+        self.memory_bytes = memory_bytes
+        self.folder_bytes = folder_bytes
+
+    def serve(self, stub: pb_grpc.PresidentServiceStub, admin: tuple[tuple[str, str], ...],
+              leased: pb.LeaseBuildResponse) -> None:
+        """Fetch, build and report one leased version."""
+        version = leased.version
+        what = f"{version.version_id} ({version.account}: {version.manifest.name})"
+        _say(f"{what}: building")
+        started = time.monotonic()
+        archive = b"".join(m.chunk for m in stub.FetchVersion(pb.FetchVersionRequest(version_id=version.version_id),
+                                                               metadata=admin, timeout=60))
+        lease_left = leased.lease_expires_at.ToNanoseconds() / 1e9 - time.time() - LEASE_MARGIN_S
+        built = self.build(version, archive, wall_s=max(1.0, min(self.wall_s, lease_left)))
+        stub.ReportBuild(pb.ReportBuildRequest(version_id=version.version_id, lease_id=leased.lease_id,
+                                               ready=built.ready, reason=built.reason, log=built.log),
+                         metadata=admin, timeout=30)
+        _say(f"{what}: {'READY' if built.ready else 'FAILED: ' + built.reason} after"
+             f" {time.monotonic() - started:.1f} s")
+
+    def build(self, version: pb.BotVersion, archive: bytes, *, wall_s: float) -> Built:
+        """Check, unpack and build `archive` in the sandbox: READY, or FAILED with why."""
+        manifest = version.manifest
+        folder = self.work / "built" / version.version_id
+        try:
+            if hashlib.sha256(archive).hexdigest() != version.sha256:
+                raise UnbuildableError("the archive fetched does not match its SHA-256")
+            argv = shlex.split(manifest.build)
+            runtime = (_node(),) if manifest.runtime == pb.RUNTIME_NODE else ()
+            _fresh(folder)
+            unpack(archive, folder)
+        except ValueError as exc:
+            return _failed(f"the build command cannot be read: {exc}", "")
+        except UnbuildableError as exc:
+            shutil.rmtree(folder, ignore_errors=True)  # nothing of a refused archive is kept
+            return _failed(str(exc), "")
+        if not argv:
+            return Built(True, "", "president builder: nothing to build (no build command)\n")
+        sandbox = Sandbox(folder=folder, slot=self.slot, memory_bytes=self.memory_bytes, cpu_s=int(wall_s) + 1,
+                          file_bytes=min(64 * MB, self.folder_bytes), output_bytes=LOG_BYTES - 1024, wall_s=wall_s,
+                          writable=True, runtime=runtime)
+        _give(folder, sandbox.uid)
+        log = self.work / "logs" / f"{version.version_id}.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            running = sandbox.start(argv, log=log)
+        except SandboxError as exc:
+            return _failed(f"the sandbox cannot start: {exc}", "")
+        overflow = _watch(folder, self.folder_bytes, running.stop, running.process.poll)
+        ended = running.wait()
+        output = log.read_text(errors="replace")
+        if overflow.is_set() or _over(folder, self.folder_bytes):
+            return _failed(f"the build left more than {self.folder_bytes // MB} MB or {ENTRIES} entries in its"
+                           " folder (or one the builder cannot read)", output)
+        if ended.status == 0:
+            return Built(True, "", _capped(output))
+        return _failed(_reason(ended, output), output)
+
+
+def _node() -> Path:
+    found = shutil.which("node")
+    if found is None:
+        raise UnbuildableError("this builder has no Node runtime (node is not installed)")
+    return Path(found)
+
+
+def _failed(reason: str, output: str) -> Built:
+    line = "".join(c if c.isprintable() else " " for c in reason)[:REASON_CHARS]
+    return Built(False, line, _capped(output + f"\npresident builder: FAILED: {line}\n"))
+
+
+def _capped(log: str) -> str:
+    """At most LOG_BYTES of UTF-8, cut at a character."""
+    return log.encode()[:LOG_BYTES].decode(errors="ignore")
+
+
+def _reason(ended: Exit, output: str) -> str:
+    said = [line.strip() for line in output.splitlines() if line.strip() and not line.startswith("[president ")]
+    return f"the build command {ended.reason}" + (f": {said[-1]}" if said else "")
+
+
+def unpack(archive: bytes, into: Path) -> None:
+    """Unpack a gzipped tar into the folder `into`, or refuse it (UnbuildableError) for: an absolute path, a '..',
+    a path through a link, a link out of the folder, a hard link, a device or other special file, more than
+    ENTRIES entries or UNPACKED_BYTES in all.  Every entry is checked before anything is written, one at a time,
+    so a gzip bomb stops at the cap; tarfile's 'data' filter then checks each path again as it writes (a chain of
+    links that leads out is found only then: the caller removes what was written)."""
+    try:
+        with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
+            members: list[tarfile.TarInfo] = []
+            links: set[PurePosixPath] = set()
+            total = 0
+            for member in tar:
+                members.append(member)
+                total += member.size
+                if (why := _refusal(member, links)) is not None:
+                    raise UnbuildableError(f"the archive is refused: {member.name[:80]!r} {why}")
+                if len(members) > ENTRIES or total > UNPACKED_BYTES:
+                    raise UnbuildableError(f"the archive is refused: more than {ENTRIES} entries or"
+                                           f" {UNPACKED_BYTES // MB} MB unpacked")
+            tar.extractall(into, members=members, filter="data")
+    except tarfile.FilterError as exc:
+        raise UnbuildableError(f"the archive is refused: {exc}") from None
+    except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
+        raise UnbuildableError(f"the archive is refused: not a gzipped tar that unpacks here: {exc}") from None
+
+
+def _refusal(member: tarfile.TarInfo, links: set[PurePosixPath]) -> str | None:
+    """Why an entry may not be unpacked, or None; a link allowed is added to `links` (the links before it)."""
+    path = PurePosixPath(member.name)
+    parts = [p for p in path.parts if p != "."]
+    if path.is_absolute():
+        return "is an absolute path"
+    if ".." in parts:
+        return "has a '..'"
+    if any(PurePosixPath(*parts[:i]) in links for i in range(1, len(parts))):
+        return "is inside a symbolic link"
+    if member.issym():
+        if _escapes(parts[:-1], member.linkname):
+            return f"is a symbolic link out of its folder (to {member.linkname[:80]!r})"
+        links.add(PurePosixPath(*parts))
+        return None
+    if member.islnk():
+        return "is a hard link"
+    if not (member.isreg() or member.isdir()) or member.issparse():
+        return "is a device or other special file"
+    return None
+
+
+def _escapes(folder: list[str], target: str) -> bool:
+    """Whether a link in `folder` (parts from the root) to `target` leads above the root."""
+    if target.startswith("/"):
+        return True
+    depth = len(folder)
+    for part in PurePosixPath(target).parts:
+        depth += -1 if part == ".." else 0 if part == "." else 1
+        if depth < 0:
+            return True
+    return False
+
+
+def _give(folder: Path, uid: int) -> None:
+    """Make the folder the sandbox user's (a host running as root), its links untouched."""
+    if os.geteuid() != 0:
+        return
+    for path in [folder, *folder.rglob("*")]:
+        os.lchown(path, uid, uid)
+
+
+def _fresh(folder: Path) -> None:
+    """An empty folder for a build (an attempt under a lost lease may have left one)."""
+    try:
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True, mode=0o755)
+    except OSError as exc:
+        raise UnbuildableError(f"the builder cannot prepare the version's folder: {exc.strerror or exc}") from None
+
+
+def _over(folder: Path, cap: int) -> bool:
+    """Whether a folder takes more than `cap` bytes of disk (allocated blocks) or holds more than ENTRIES
+    entries, never following a link; True for one that cannot be read (the build may hide its files so)."""
+    used = entries = 0
+    pending = [folder]
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as scan:
+                for entry in scan:
+                    entries += 1
+                    with contextlib.suppress(FileNotFoundError):  # a file the build has just removed
+                        used += entry.stat(follow_symlinks=False).st_blocks * 512
+                        if entry.is_dir(follow_symlinks=False):
+                            pending.append(Path(entry.path))
+                    if used > cap or entries > ENTRIES:
+                        return True
+        except FileNotFoundError:
+            continue  # a folder the build has just removed
+        except OSError:
+            return True
+    return False
+
+
+def _watch(folder: Path, cap: int, stop: Callable[[], object], running: Callable[[], object]) -> threading.Event:
+    """Measure the folder every WATCH_S while the build runs, and stop the build past its cap (the kernel
+    bounds each file, not their sum)."""
+    over = threading.Event()
+
+    def watch() -> None:
+        while running() is None:
+            if _over(folder, cap):
+                over.set()
+                stop()
+                return
+            time.sleep(WATCH_S)
+
+    threading.Thread(target=watch, name="build-folder-watch", daemon=True).start()
+    return over

@@ -1,0 +1,206 @@
+"""``president submit``, ``president versions``, ``president build-log``: an author's bot versions on a server.
+
+    president submit mybot/ --server localhost:50051 --account-token TOKEN
+    president versions --server localhost:50051 --account-token TOKEN
+    president build-log VERSION --server localhost:50051 --account-token TOKEN
+
+``submit`` packs the folder (with its manifest, president-bot.toml) as a gzipped tar, the same bytes for the
+same files, and streams it to the server, which keeps it as a new version of the account (the same content
+again is the same version).  A builder (``president builder``) then builds it in its sandbox.  The manifest:
+
+    name = "mybot"                      # for people: 1 to 64 characters
+    runtime = "python"                  # python, node or binary
+    build = "python -m compileall -q ." # optional: run once, in the sandbox, with no network (no shell)
+    run = "president-bot bot.py --arena"
+
+The account token comes from --account-token or PRESIDENT_ACCOUNT_TOKEN.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
+import os
+import sys
+import tarfile
+import tomllib
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import grpc
+from president_protocol.v1 import president_pb2 as pb
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
+
+from president_harness.rpc_errors import describe_rpc_error
+
+ACCOUNT_TOKEN_ENV = "PRESIDENT_ACCOUNT_TOKEN"
+MANIFEST = "president-bot.toml"
+RUNTIMES = {"python": pb.RUNTIME_PYTHON, "node": pb.RUNTIME_NODE, "binary": pb.RUNTIME_BINARY}
+CHUNK_BYTES = 32 * 1024
+"""Each SubmitBot message's share of the archive (the server takes messages of at most 64 KB)."""
+PACKED_BYTES = 64 * 1024 * 1024
+"""The most of a folder packed (its files' sizes): a builder unpacks no more."""
+SKIPPED = {".git", "__pycache__"}
+"""Folder names never packed."""
+STATES = {pb.VERSION_STATE_QUEUED: "QUEUED", pb.VERSION_STATE_BUILDING: "BUILDING",
+          pb.VERSION_STATE_READY: "READY", pb.VERSION_STATE_FAILED: "FAILED"}
+
+
+def add_submit_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--server", required=True, help="the server: HOST:PORT or unix:PATH")
+    common.add_argument("--account-token", help=f"the account's token (or set {ACCOUNT_TOKEN_ENV})")
+    submit = commands.add_parser("submit", parents=[common], help="submit a bot folder as a new version",
+                                 description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    submit.add_argument("folder", type=Path, metavar="DIR", help=f"the bot's folder, with its {MANIFEST}")
+    submit.set_defaults(handler=submit_command)
+    versions = commands.add_parser("versions", parents=[common], help="the account's versions and their states",
+                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    versions.set_defaults(handler=versions_command)
+    build_log = commands.add_parser("build-log", parents=[common], help="a version's build log",
+                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    build_log.add_argument("version", help="the version's id (see president versions)")
+    build_log.set_defaults(handler=build_log_command)
+
+
+class ManifestError(ValueError):
+    """A folder that cannot be submitted as it is (the message says why, in one line)."""
+
+
+def read_manifest(folder: Path) -> pb.BotManifest:
+    """The folder's president-bot.toml as the contract's manifest."""
+    path = folder / MANIFEST
+    try:
+        fields = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise ManifestError(f"{path}: no such file (a bot folder needs its manifest)") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ManifestError(f"{path}: {exc}") from None
+    unknown = sorted(set(fields) - {"name", "runtime", "build", "run"})
+    if unknown:
+        raise ManifestError(f"{path}: unknown fields {', '.join(unknown)} (name, runtime, build, run)")
+    if not all(isinstance(fields.get(key, ""), str) for key in ("name", "runtime", "build", "run")):
+        raise ManifestError(f"{path}: name, runtime, build and run are strings")
+    if fields.get("runtime") not in RUNTIMES:
+        raise ManifestError(f"{path}: runtime is one of {', '.join(RUNTIMES)}")
+    if not fields.get("name") or not fields.get("run"):
+        raise ManifestError(f"{path}: name and run are required")
+    return pb.BotManifest(name=fields["name"], runtime=RUNTIMES[fields["runtime"]], build=fields.get("build", ""),
+                          run=fields["run"])
+
+
+def pack(folder: Path) -> bytes:
+    """The folder as a gzipped tar: entries sorted, no times, owners or group bits, so the same files give the
+    same bytes (and so the same version).  Links are kept as links; other special files are refused."""
+    out = io.BytesIO()
+    total = 0
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for path in _entries(folder):
+            info = tar.gettarinfo(str(path), arcname=path.relative_to(folder).as_posix())
+            if not (info.isreg() or info.isdir() or info.issym()):
+                raise ManifestError(f"{path}: not a file, folder or symbolic link")
+            info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
+            info.mode = 0o755 if info.isdir() or info.mode & 0o100 else 0o644
+            total += info.size
+            if total > PACKED_BYTES:
+                raise ManifestError(f"{folder}: more than {PACKED_BYTES // (1024 * 1024)} MB of files")
+            if info.isreg():
+                with path.open("rb") as data:
+                    tar.addfile(info, data)
+            else:
+                tar.addfile(info)
+    return gzip.compress(out.getvalue(), mtime=0)
+
+
+def _entries(folder: Path) -> Iterator[Path]:
+    """The folder's files, folders and links, sorted, without SKIPPED folders, never following a link."""
+    for path in sorted(folder.iterdir()):
+        if path.name in SKIPPED and path.is_dir() and not path.is_symlink():
+            continue
+        yield path
+        if path.is_dir() and not path.is_symlink():
+            yield from _entries(path)
+
+
+def _requests(manifest: pb.BotManifest, archive: bytes) -> Iterator[pb.SubmitBotRequest]:
+    yield pb.SubmitBotRequest(manifest=manifest)
+    for at in range(0, len(archive), CHUNK_BYTES):
+        yield pb.SubmitBotRequest(chunk=archive[at:at + CHUNK_BYTES])
+
+
+def _token(args: argparse.Namespace, command: str) -> tuple[tuple[str, str], ...] | None:
+    token = args.account_token or os.environ.get(ACCOUNT_TOKEN_ENV, "")
+    if not token:
+        print(f"president {command}: give --account-token or set {ACCOUNT_TOKEN_ENV}", file=sys.stderr)
+        return None
+    return (("authorization", f"Bearer {token}"),)
+
+
+def submit_command(args: argparse.Namespace) -> int:
+    if (metadata := _token(args, "submit")) is None:
+        return 2
+    try:
+        manifest = read_manifest(args.folder)
+        archive = pack(args.folder)
+    except (ManifestError, OSError) as exc:
+        print(f"president submit: {exc}", file=sys.stderr)
+        return 2
+    with grpc.insecure_channel(args.server) as channel:
+        try:
+            answer = pb_grpc.PresidentServiceStub(channel).SubmitBot(_requests(manifest, archive),
+                                                                     metadata=metadata, timeout=120)
+        except grpc.RpcError as exc:
+            print(f"president submit: {describe_rpc_error(exc, args.server)}", file=sys.stderr)
+            return 1
+    version = answer.version
+    again = " (the same content as before: nothing new stored)" if answer.existed else ""
+    print(f"version {version.version_id} of {version.account} ({version.manifest.name}):"
+          f" {STATES.get(version.state, '?')}{again}")
+    print(f"sha256 {version.sha256}, {version.archive_bytes} bytes")
+    return 0
+
+
+def versions_command(args: argparse.Namespace) -> int:
+    if (metadata := _token(args, "versions")) is None:
+        return 2
+    with grpc.insecure_channel(args.server) as channel:
+        try:
+            listed = pb_grpc.PresidentServiceStub(channel).ListVersions(pb.ListVersionsRequest(), metadata=metadata,
+                                                                        timeout=10)
+        except grpc.RpcError as exc:
+            print(f"president versions: {describe_rpc_error(exc, args.server)}", file=sys.stderr)
+            return 1
+    _table(listed.versions)
+    return 0
+
+
+def _table(versions: Sequence[pb.BotVersion]) -> None:
+    if not versions:
+        print("no versions")
+        return
+    print(f"{'VERSION':<16}  {'STATE':<10}  {'SUBMITTED (UTC)':<16}  {'SHA256':<12}  NAME")
+    for v in versions:
+        submitted = datetime.fromtimestamp(v.created_at.ToSeconds(), UTC).strftime("%Y-%m-%d %H:%M")
+        state = STATES.get(v.state, "?") + (" *" if v.current else "")
+        print(f"{v.version_id:<16}  {state:<10}  {submitted:<16}  {v.sha256[:12]:<12}  {v.manifest.name}"
+              + (f"  ({v.reason})" if v.reason else ""))
+    print("* the account's current version: its newest READY one")
+
+
+def build_log_command(args: argparse.Namespace) -> int:
+    if (metadata := _token(args, "build-log")) is None:
+        return 2
+    with grpc.insecure_channel(args.server) as channel:
+        try:
+            got = pb_grpc.PresidentServiceStub(channel).GetBuildLog(pb.GetBuildLogRequest(version_id=args.version),
+                                                                    metadata=metadata, timeout=10)
+        except grpc.RpcError as exc:
+            print(f"president build-log: {describe_rpc_error(exc, args.server)}", file=sys.stderr)
+            return 1
+    version = got.version
+    print(f"version {version.version_id}: {STATES.get(version.state, '?')}"
+          + (f": {version.reason}" if version.reason else ""))
+    sys.stdout.write(got.log or "(no build log yet)\n")
+    return 0

@@ -1,0 +1,259 @@
+"""Bot versions: submitted archives, stored immutably by content hash, and the state of their builds.
+
+The server only stores and serves an archive: it never unpacks or runs one.  A builder (a client of the server,
+run by the organiser: ``president builder``) leases a queued version with the admin token, fetches its archive,
+builds it in its sandbox and reports READY or FAILED with the log.  A lease that ends unreported lets another
+builder take the version, so a lost builder's work is done elsewhere.
+
+A version is the account, its manifest and the archive's SHA-256: the same three again are the same version.
+Archives are kept in 64 KB rows (so that fetching one never loads it whole), once per hash.  Every look-up is
+a small indexed query, run inline like the match store's writes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import math
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from president_protocol.v1 import president_pb2 as pb
+
+from president_service.auth import new_token, token_hash
+from president_service.errors import Reason, ServiceError
+from president_service.limits import RETRY_BUILD_S, RETRY_FULL_S, Limits
+from president_service.match_store import MatchStore, Statement
+from president_service.messages import timestamp
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS versions (id TEXT PRIMARY KEY, account TEXT NOT NULL, created_at REAL NOT NULL,"
+    " name TEXT NOT NULL, runtime INTEGER NOT NULL, build TEXT NOT NULL, run TEXT NOT NULL, sha256 TEXT NOT NULL,"
+    " archive_bytes INTEGER NOT NULL, state INTEGER NOT NULL, reason TEXT NOT NULL, log TEXT NOT NULL,"
+    " lease_hash BLOB, lease_until REAL, builder TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS versions_by_account ON versions (account, created_at)",
+    "CREATE INDEX IF NOT EXISTS versions_by_state ON versions (state, created_at)",
+    "CREATE TABLE IF NOT EXISTS version_archives (sha256 TEXT NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL,"
+    " PRIMARY KEY (sha256, seq))",
+)
+CHUNK_BYTES = 64 * 1024
+"""An archive's rows in the database, and FetchVersion's messages."""
+LOG_BYTES = 48 * 1024
+"""The most of a build's log kept (a ReportBuild must fit the server's 64 KB message cap)."""
+REASON_CHARS = 200
+NAME_CHARS = 64
+COMMAND_CHARS = 1024
+LIST_LIMIT = 200
+UPLOAD_S = 60.0
+"""A SubmitBot call must send its whole archive within this, so that a slow one does not hold its slot."""
+DAY_S = 24 * 3600.0
+_WAITING = (pb.VERSION_STATE_QUEUED, pb.VERSION_STATE_BUILDING)
+_COLUMNS = "id, account, created_at, name, runtime, build, run, sha256, archive_bytes, state, reason"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Version:
+    version_id: str
+    account: str
+    created_at: float
+    manifest: pb.BotManifest
+    sha256: str
+    archive_bytes: int
+    state: pb.VersionState.ValueType
+    reason: str
+
+
+def check_manifest(manifest: pb.BotManifest) -> None:
+    """MALFORMED unless every field is what the contract allows."""
+    def text(value: str, what: str, low: int, high: int) -> None:
+        if not low <= len(value) <= high or not value.isprintable():
+            raise ServiceError(Reason.MALFORMED, f"the manifest's {what}: {low} to {high} printable characters")
+    text(manifest.name, "name", 1, NAME_CHARS)
+    text(manifest.build, "build command", 0, COMMAND_CHARS)
+    text(manifest.run, "run command", 1, COMMAND_CHARS)
+    if manifest.runtime not in (pb.RUNTIME_PYTHON, pb.RUNTIME_NODE, pb.RUNTIME_BINARY):
+        raise ServiceError(Reason.MALFORMED, "the manifest's runtime: python, node or binary")
+
+
+def too_large(what: str, cap: int) -> ServiceError:
+    return ServiceError(Reason.TOO_LARGE, f"{what} is over its cap of {cap} bytes; nothing was stored",
+                        {"max_bytes": str(cap)})
+
+
+async def read_submission(requests: AsyncIterator[pb.SubmitBotRequest],
+                          max_bytes: int) -> tuple[pb.BotManifest, bytes]:
+    """A SubmitBot call's manifest and whole archive; MALFORMED or TOO_LARGE as soon as they are wrong."""
+    manifest: pb.BotManifest | None = None
+    archive = bytearray()
+    try:
+        async with asyncio.timeout(UPLOAD_S):
+            async for request in requests:
+                kind = request.WhichOneof("kind")
+                if manifest is None:
+                    if kind != "manifest":
+                        raise ServiceError(Reason.MALFORMED, "SubmitBot opens with the manifest, then the chunks")
+                    check_manifest(request.manifest)
+                    manifest = request.manifest
+                elif kind != "chunk":
+                    raise ServiceError(Reason.MALFORMED, "the manifest comes once, first; then only chunks")
+                else:
+                    archive += request.chunk
+                    if len(archive) > max_bytes:
+                        raise too_large("the archive", max_bytes)
+    except TimeoutError:
+        raise ServiceError(Reason.MALFORMED, f"the whole archive must come within {UPLOAD_S:g} s") from None
+    if manifest is None or not archive:
+        raise ServiceError(Reason.MALFORMED, "SubmitBot needs a manifest and a non-empty archive")
+    return manifest, bytes(archive)
+
+
+class Versions:
+    """Every account's versions, in the match database."""
+
+    def __init__(self, store: MatchStore, limits: Limits, clock: Callable[[], float] = time.time) -> None:
+        self._store = store
+        self._limits = limits
+        self._clock = clock
+        store.write([(sql, ()) for sql in _SCHEMA])
+        self._uploads: set[str] = set()
+        """Accounts with a SubmitBot call reading now (one each; at most `max_uploads` in all)."""
+
+    @contextlib.contextmanager
+    def uploading(self, account: str) -> Iterator[None]:
+        """Hold one of the server's upload slots, one per account, for the block."""
+        if len(self._uploads) >= self._limits.max_uploads:
+            raise ServiceError(Reason.TOO_MANY_STREAMS, f"this server takes {self._limits.max_uploads} uploads at"
+                                                        " once", retry_after_s=RETRY_FULL_S)
+        if account in self._uploads:
+            raise ServiceError(Reason.TOO_MANY_STREAMS, f"the account {account} is uploading a version already",
+                               retry_after_s=RETRY_FULL_S)
+        self._uploads.add(account)
+        try:
+            yield
+        finally:
+            self._uploads.discard(account)
+
+    def submit(self, account: str, manifest: pb.BotManifest, archive: bytes) -> tuple[Version, bool]:
+        """The version of this content (True: it existed already), stored as QUEUED if new."""
+        sha = hashlib.sha256(archive).hexdigest()
+        fields = [manifest.name, manifest.runtime, manifest.build, manifest.run]
+        version_id = hashlib.sha256(json.dumps([account, *fields, sha]).encode()).hexdigest()[:16]
+        with contextlib.suppress(ServiceError):
+            return self.get(version_id, account), True
+        self._admit(account)
+        now = self._clock()
+        statements: list[Statement] = [(
+            f"INSERT INTO versions ({_COLUMNS}, log, builder) VALUES (?,?,?,?,?,?,?,?,?,?,?,'','')",
+            (version_id, account, now, *fields, sha, len(archive), pb.VERSION_STATE_QUEUED, ""))]
+        statements += [("INSERT OR IGNORE INTO version_archives VALUES (?,?,?)",
+                        (sha, seq, archive[at:at + CHUNK_BYTES]))
+                       for seq, at in enumerate(range(0, len(archive), CHUNK_BYTES))]
+        self._write(statements)
+        return self.get(version_id, account), False
+
+    def _admit(self, account: str) -> None:
+        """ACCOUNT_LIMIT, with a retry hint, when the account may not add a version now."""
+        limits, now = self._limits, self._clock()
+        (waiting,), = self._store.query(
+            "SELECT COUNT(*) FROM versions WHERE account = ? AND state IN (?,?)", (account, *_WAITING))
+        if waiting >= limits.account_queued_builds:
+            raise ServiceError(Reason.ACCOUNT_LIMIT, f"{waiting} versions of {account} wait for their builds, the"
+                                                     " most at once", retry_after_s=RETRY_BUILD_S)
+        (today, oldest), = self._store.query(
+            "SELECT COUNT(*), MIN(created_at) FROM versions WHERE account = ? AND created_at > ?",
+            (account, now - DAY_S))
+        if today >= limits.account_versions_per_day:
+            raise ServiceError(Reason.ACCOUNT_LIMIT, f"{account} submitted {today} versions in 24 hours, the most",
+                               retry_after_s=max(1.0, oldest + DAY_S - now))
+
+    def get(self, version_id: str, account: str | None) -> Version:
+        """The version; UNKNOWN_VERSION when there is none, or (`account` given) it is another account's."""
+        rows = self._store.query(f"SELECT {_COLUMNS} FROM versions WHERE id = ?", (version_id[:64],))
+        if not rows or (account is not None and rows[0][1] != account):
+            raise ServiceError(Reason.UNKNOWN_VERSION, f"no version {version_id[:64]!r} of this account")
+        return _version(rows[0])
+
+    def listing(self, account: str) -> list[pb.BotVersion]:
+        """The account's versions, newest first."""
+        rows = self._store.query(f"SELECT {_COLUMNS} FROM versions WHERE account = ? ORDER BY created_at DESC"
+                                 " LIMIT ?", (account, LIST_LIMIT))
+        versions = [_version(row) for row in rows]
+        current = self._current(account)
+        return [self.message(v, current=v.version_id == current) for v in versions]
+
+    def _current(self, account: str) -> str | None:
+        rows = self._store.query("SELECT id FROM versions WHERE account = ? AND state = ? ORDER BY created_at DESC"
+                                 " LIMIT 1", (account, pb.VERSION_STATE_READY))
+        return rows[0][0] if rows else None
+
+    def message(self, version: Version, *, current: bool | None = None) -> pb.BotVersion:
+        if current is None:
+            current = self._current(version.account) == version.version_id
+        return pb.BotVersion(version_id=version.version_id, account=version.account, manifest=version.manifest,
+                             state=version.state, reason=version.reason, created_at=timestamp(version.created_at),
+                             sha256=version.sha256, archive_bytes=version.archive_bytes, current=current)
+
+    def log(self, version_id: str) -> str:
+        (text,), = self._store.query("SELECT log FROM versions WHERE id = ?", (version_id,))
+        return str(text)
+
+    def lease(self, builder: str) -> tuple[Version, str, float] | None:
+        """The oldest version waiting for a builder (queued, or building under an ended lease), now BUILDING
+        under a new lease: (version, lease id, when the lease ends); None when there is none."""
+        if len(builder) > NAME_CHARS or not builder.isprintable():
+            raise ServiceError(Reason.MALFORMED, f"the builder's name: at most {NAME_CHARS} printable characters")
+        now = self._clock()
+        rows = self._store.query(
+            "SELECT id FROM versions WHERE state = ? OR (state = ? AND lease_until < ?) ORDER BY created_at LIMIT 1",
+            (pb.VERSION_STATE_QUEUED, pb.VERSION_STATE_BUILDING, now))
+        if not rows:
+            return None
+        lease, until = new_token(), now + self._limits.build_lease_s
+        self._write([("UPDATE versions SET state = ?, lease_hash = ?, lease_until = ?, builder = ? WHERE id = ?",
+                      (pb.VERSION_STATE_BUILDING, token_hash(lease), until, builder, rows[0][0]))])
+        return self.get(rows[0][0], None), lease, until
+
+    def archive(self, version_id: str) -> Iterator[bytes]:
+        """The version's archive, a row at a time, exactly as it was submitted."""
+        version = self.get(version_id, None)
+        for seq in range(math.ceil(version.archive_bytes / CHUNK_BYTES)):
+            (data,), = self._store.query("SELECT data FROM version_archives WHERE sha256 = ? AND seq = ?",
+                                         (version.sha256, seq))
+            yield bytes(data)
+
+    def report(self, version_id: str, lease: str, *, ready: bool, reason: str, log: str) -> Version:
+        """A builder's result under its lease: READY, or FAILED with `reason`.  A report after the lease's end is
+        still taken while no other builder has leased the version."""
+        if len(reason) > REASON_CHARS or not reason.isprintable() or (not ready and not reason):
+            raise ServiceError(Reason.MALFORMED, f"a failed build's reason: one line of 1 to {REASON_CHARS}"
+                                                 " printable characters")
+        if len(log.encode()) > LOG_BYTES:
+            raise too_large("the build log", LOG_BYTES)
+        version = self.get(version_id, None)
+        rows = self._store.query("SELECT lease_hash FROM versions WHERE id = ? AND state = ?",
+                                 (version_id, pb.VERSION_STATE_BUILDING))
+        if not rows or rows[0][0] is None or bytes(rows[0][0]) != token_hash(lease):
+            raise ServiceError(Reason.LEASE_EXPIRED, f"the version {version_id} is no longer leased with this lease"
+                                                     " (it expired and was leased again, or it was reported)")
+        state = pb.VERSION_STATE_READY if ready else pb.VERSION_STATE_FAILED
+        self._write([("UPDATE versions SET state = ?, reason = ?, log = ?, lease_hash = NULL, lease_until = NULL"
+                      " WHERE id = ?", (state, "" if ready else reason, log, version_id))])
+        return self.get(version.version_id, None)
+
+    def _write(self, statements: list[Statement]) -> None:
+        try:
+            self._store.write(statements)
+        except (sqlite3.Error, OSError) as exc:
+            raise ServiceError(Reason.STORAGE, f"the version could not be saved: {exc}") from None
+
+
+def _version(row: tuple[Any, ...]) -> Version:
+    version_id, account, created_at, name, runtime, build, run, sha, size, state, reason = row
+    return Version(version_id=version_id, account=account, created_at=created_at,
+                   manifest=pb.BotManifest(name=name, runtime=runtime, build=build, run=run),
+                   sha256=sha, archive_bytes=size, state=state, reason=reason)
