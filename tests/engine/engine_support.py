@@ -6,7 +6,10 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
+from hypothesis import assume
+from hypothesis import strategies as st
 from president_engine import (
+    PRESETS,
     CardSet,
     IllegalActionError,
     IllegalReason,
@@ -15,8 +18,10 @@ from president_engine import (
     Play,
     PublicObservation,
     Rules,
+    RulesError,
     parse_action,
 )
+from president_engine.cards import NATURAL_RANKS
 from president_engine.events import Event
 from president_engine.narrate import describe
 
@@ -93,3 +98,48 @@ def public_part(obs: Observation) -> PublicObservation:
     fields = {f.name: getattr(obs, f.name) for f in dataclasses.fields(PublicObservation)}
     fields["exchange"] = tuple(dataclasses.replace(g, cards=None) for g in obs.exchange)
     return PublicObservation(**fields)
+
+
+@st.composite
+def option_sets(draw: st.DrawFn) -> dict[str, Any]:
+    """Overrides over a random preset; combinations Rules refuses are skipped."""
+    out: dict[str, Any] = {"preset": draw(st.sampled_from(sorted(PRESETS)))}
+    out["players"] = draw(st.integers(3, 7))
+    out["decks"] = draw(st.sampled_from([1, 1, 2]))
+    out["jokers"] = draw(st.integers(0, 2))
+    out["joker_wild"] = draw(st.booleans())
+    out["joker_alone"] = draw(st.sampled_from(["high", "low", "declared"]))
+    out["wild_ranks"] = draw(st.sampled_from([[], [], ["6"], ["2"], ["6", "9"]]))
+    out["wild_lead_rank"] = draw(st.sampled_from(["6", "3", "K"]))
+    out["beat"] = draw(st.sampled_from(["equal_or_higher", "strictly_higher"]))
+    out["suit_order"] = draw(st.sampled_from([None, None, "D C H S", "C D H S"]))
+    out["trick_end"] = draw(st.sampled_from(["all_pass", "one_orbit"]))
+    out["pass_is_final"] = draw(st.booleans())
+    out["revolution"] = draw(st.booleans())
+    out["revolution_triggers"] = draw(st.sampled_from([["four_of_a_kind"], ["four_singles"],
+                                                       ["four_of_a_kind", "four_singles"]]))
+    out["revolution_effect"] = draw(st.sampled_from(["ranks", "ranks_and_direction"]))
+    out["equal_skip"] = draw(st.booleans())
+    out["exchange"] = draw(st.booleans())
+    out["exchange_requests"] = draw(st.booleans())
+    out["first_lead"] = draw(st.sampled_from(["seat0", "three_of_clubs"]))
+    out["next_lead"] = draw(st.sampled_from(["president", "scum"]))
+    out["seating"] = draw(st.sampled_from(["fixed", "by_rank"]))
+    if draw(st.booleans()):
+        out["rank_order"] = draw(st.permutations([str(r) for r in NATURAL_RANKS]))
+    if draw(st.booleans()):
+        out["target_score"] = draw(st.integers(1, 12))
+        out["deals"] = draw(st.sampled_from([None, 2, 3]))
+    else:
+        out["deals"] = draw(st.integers(1, 3))
+    return out
+
+
+def build(options: dict[str, Any]) -> Rules:
+    options = dict(options)
+    preset = options.pop("preset")
+    try:
+        return Rules.preset(preset, **options)
+    except RulesError:
+        assume(False)
+        raise

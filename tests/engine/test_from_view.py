@@ -13,11 +13,11 @@ import random
 from typing import Any
 
 import pytest
+from engine_support import build, option_sets
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from president_engine import CardSet, DealError, Match, Phase, Rules
 from president_engine.events import CardsRequested, DealStarted
-from test_properties import build, option_sets
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

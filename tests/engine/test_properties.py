@@ -17,8 +17,8 @@ import random
 from collections import Counter
 from typing import Any
 
-from engine_support import public_part, state
-from hypothesis import HealthCheck, assume, given, settings
+from engine_support import build, option_sets, public_part, state
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from president_engine import (
     PASS,
@@ -35,10 +35,9 @@ from president_engine import (
     Rank,
     Request,
     Rules,
-    RulesError,
     parse_action,
 )
-from president_engine.cards import NATURAL_RANKS, full_deck
+from president_engine.cards import full_deck
 from president_engine.events import CardsGiven, DealStarted, HandDealt, Played
 from president_engine.movegen import general_plays, simple_plays
 
@@ -48,51 +47,6 @@ SCALE = int(os.environ.get("ENGINE_PROPERTY_SCALE", "1"))
 SETTINGS = settings(max_examples=50 * SCALE, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CHECK_LISTED = 60
 """At most this many listed actions are re-checked per step (request lists can hold thousands)."""
-
-
-@st.composite
-def option_sets(draw: st.DrawFn) -> dict[str, Any]:
-    """Overrides over a random preset; combinations Rules refuses are skipped."""
-    out: dict[str, Any] = {"preset": draw(st.sampled_from(sorted(PRESETS)))}
-    out["players"] = draw(st.integers(3, 7))
-    out["decks"] = draw(st.sampled_from([1, 1, 2]))
-    out["jokers"] = draw(st.integers(0, 2))
-    out["joker_wild"] = draw(st.booleans())
-    out["joker_alone"] = draw(st.sampled_from(["high", "low", "declared"]))
-    out["wild_ranks"] = draw(st.sampled_from([[], [], ["6"], ["2"], ["6", "9"]]))
-    out["wild_lead_rank"] = draw(st.sampled_from(["6", "3", "K"]))
-    out["beat"] = draw(st.sampled_from(["equal_or_higher", "strictly_higher"]))
-    out["suit_order"] = draw(st.sampled_from([None, None, "D C H S", "C D H S"]))
-    out["trick_end"] = draw(st.sampled_from(["all_pass", "one_orbit"]))
-    out["pass_is_final"] = draw(st.booleans())
-    out["revolution"] = draw(st.booleans())
-    out["revolution_triggers"] = draw(st.sampled_from([["four_of_a_kind"], ["four_singles"],
-                                                       ["four_of_a_kind", "four_singles"]]))
-    out["revolution_effect"] = draw(st.sampled_from(["ranks", "ranks_and_direction"]))
-    out["equal_skip"] = draw(st.booleans())
-    out["exchange"] = draw(st.booleans())
-    out["exchange_requests"] = draw(st.booleans())
-    out["first_lead"] = draw(st.sampled_from(["seat0", "three_of_clubs"]))
-    out["next_lead"] = draw(st.sampled_from(["president", "scum"]))
-    out["seating"] = draw(st.sampled_from(["fixed", "by_rank"]))
-    if draw(st.booleans()):
-        out["rank_order"] = draw(st.permutations([str(r) for r in NATURAL_RANKS]))
-    if draw(st.booleans()):
-        out["target_score"] = draw(st.integers(1, 12))
-        out["deals"] = draw(st.sampled_from([None, 2, 3]))
-    else:
-        out["deals"] = draw(st.integers(1, 3))
-    return out
-
-
-def build(options: dict[str, Any]) -> Rules:
-    options = dict(options)
-    preset = options.pop("preset")
-    try:
-        return Rules.preset(preset, **options)
-    except RulesError:
-        assume(False)
-        raise
 
 
 # ---------------------------------------------------------------------------- invariants

@@ -7,13 +7,13 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from support import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "examples" / "go"
@@ -68,12 +68,6 @@ def test_the_go_bot_passes_conformance(kit: Path, account: bool) -> None:
     cases = re.findall(r"^(PASS|FAIL|SKIP)  ", result.stdout, re.M)
     assert len(cases) >= 17 and set(cases) == {"PASS"}, result.stdout
     assert ("3 matches at once on one Session" in result.stdout) == account
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.mark.parametrize(("args", "status", "message"), [

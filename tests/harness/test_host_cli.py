@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from process_support import stop_with_ctrl_c
-from test_sandbox_redteam import FIRST_BOT, Host, require_sandbox
+from sandbox_support import FIRST_BOT, Host, require_sandbox
 
 
 @pytest.fixture(scope="module")

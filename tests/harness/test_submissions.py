@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from president_protocol.v1 import president_pb2 as pb
-from test_sandbox_redteam import Host, require_sandbox
+from sandbox_support import Host, require_sandbox
 
 MANIFEST = """name = "{name}"
 runtime = "python"

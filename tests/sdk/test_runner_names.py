@@ -16,12 +16,13 @@ from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk import Bot, EasyBot, MatchAlreadyOverError, builtin_bot, run
 from president_sdk.bot_cli import main
-from test_runner_server import ADMIN, Server, _free_port
+from sdk_support import ADMIN, Server
+from support import free_port
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    running = Server(tmp_path_factory.mktemp("sdk-names") / "server.db", _free_port())
+    running = Server(tmp_path_factory.mktemp("sdk-names") / "server.db", free_port())
     yield running
     running.stop()
 

@@ -3,71 +3,24 @@
 from __future__ import annotations
 
 import logging
-import os
-import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import grpc
 import pytest
 from president_engine import PASS, CardSet, Play
 from president_engine.events import MatchEnded
 from president_protocol.v1 import president_pb2 as pb
-from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk import Bot, RunnerError, builtin_bot, run
-
-ADMIN = "sdk-test-admin"
-
-
-class Server:
-    def __init__(self, db: Path, port: int) -> None:
-        self.port = port
-        self.address = f"127.0.0.1:{port}"
-        self.log = db.with_suffix(f".{time.monotonic_ns()}.log")
-        with self.log.open("w") as out:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "president_service", "serve", "--port", str(port), "--db", str(db)],
-                env=dict(os.environ, PRESIDENT_ADMIN_TOKEN=ADMIN), stdout=out, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 20
-        while "serving on" not in self.log.read_text():
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"server did not start: {self.log.read_text()}")
-            time.sleep(0.05)
-
-    def create(self, preset: str = "cardverse", *, clock: pb.ClockSettings | None = None,
-               **rules: Any) -> list[str]:
-        with grpc.insecure_channel(self.address) as channel:
-            stub = pb_grpc.PresidentServiceStub(channel)
-            response = stub.CreateMatch(
-                pb.CreateMatchRequest(preset=preset, rules=pb.Rules(**rules), seed=5,
-                                      clock=clock or pb.ClockSettings(move_time_limit_ms=0)),
-                metadata=(("authorization", f"Bearer {ADMIN}"),))
-        return [seat.token for seat in response.seats]
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(10)
-
-    def kill(self) -> None:
-        self.process.kill()
-        self.process.wait(10)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+from sdk_support import Server
+from support import free_port
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    running = Server(tmp_path_factory.mktemp("sdk") / "server.db", _free_port())
+    running = Server(tmp_path_factory.mktemp("sdk") / "server.db", free_port())
     yield running
     running.stop()
 
@@ -149,14 +102,14 @@ def test_a_server_never_reached_fails_at_once() -> None:
     """No retries for a connection that never existed: the address is wrong or the server is not running."""
     started = time.monotonic()
     with pytest.raises(RunnerError, match=r"cannot reach .*is the server running") as caught:
-        run(builtin_bot("easy"), f"127.0.0.1:{_free_port()}", "token", retry_delays=(5.0, 5.0))
+        run(builtin_bot("easy"), f"127.0.0.1:{free_port()}", "token", retry_delays=(5.0, 5.0))
     assert caught.value.reason == "UNREACHABLE"
     assert time.monotonic() - started < 4
 
 
 def test_reconnects_after_the_server_restarts(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     db = tmp_path / "restart.db"
-    port = _free_port()
+    port = free_port()
     first = Server(db, port)
     tokens = first.create("cardverse", deals=3)
 

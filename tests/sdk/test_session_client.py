@@ -24,7 +24,8 @@ from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk import Bot, RunnerError, builtin_bot
 from president_sdk.challenge import Challenge
 from president_sdk.session_client import FinishedMatch, SessionClient
-from test_runner_server import ADMIN, Server, _free_port
+from sdk_support import ADMIN, Server
+from support import free_port
 
 NAMES = ("north", "east", "south", "west")
 FIRST_BOT = Path(__file__).resolve().parents[2] / "examples" / "python" / "first_bot.py"
@@ -53,7 +54,7 @@ def seat(stub: pb_grpc.PresidentServiceStub, accounts: list[str], *, deals: int 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    running = Server(tmp_path_factory.mktemp("sessions") / "server.db", _free_port())
+    running = Server(tmp_path_factory.mktemp("sessions") / "server.db", free_port())
     yield running
     running.stop()
 
@@ -190,7 +191,7 @@ def test_a_bot_too_slow_for_the_clock_is_replaced_and_the_timeout_reported(serve
 
 
 def test_after_a_server_restart_every_match_resumes_from_its_last_event(tmp_path: Path) -> None:
-    first = Server(tmp_path / "restart.db", _free_port())
+    first = Server(tmp_path / "restart.db", free_port())
     channel, stub = admin_stub(first)
     with channel:
         names = [f"r{i}" for i in range(4)]
@@ -261,7 +262,7 @@ def test_a_revoked_account_ends_the_session_with_a_clear_error(server: Server) -
 def test_a_bad_token_and_an_unreachable_server_fail_at_once() -> None:
     started = time.monotonic()
     with pytest.raises(RunnerError, match="cannot reach") as caught:
-        asyncio.run(SessionClient(lambda _s: builtin_bot("easy"), "t", server=f"127.0.0.1:{_free_port()}",
+        asyncio.run(SessionClient(lambda _s: builtin_bot("easy"), "t", server=f"127.0.0.1:{free_port()}",
                                   retry_delays=(5.0,)).run())
     assert caught.value.reason == "UNREACHABLE" and time.monotonic() - started < 4
 

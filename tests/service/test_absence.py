@@ -10,12 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from arena_support import ARENA, arena_settings
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_service.clock import ClockSettings
-from service_helpers import ADMIN, SeatLog, ServerProcess, auth, client, create, free_port, play_seat, running
-from session_helpers import SessionBot, new_account
-from test_arena import ARENA, _arena
+from service_support import ADMIN, SeatLog, ServerProcess, auth, client, create, play_seat, running
+from session_support import SessionBot, new_account
+from support import free_port
 
 UNTIMED = pb.ClockSettings(move_time_limit_ms=0, strikes_before_takeover=2)
 ABSENCE_S = 0.3
@@ -91,7 +92,7 @@ def test_an_account_that_left_its_session_has_its_matches_played_out(tmp_path: P
 
 def test_a_rated_arena_match_a_bot_left_is_played_out_and_rated(tmp_path: Path) -> None:
     async def main() -> None:
-        arena = _arena(clock=ClockSettings(move_ms=0, bank_ms=0, max_strikes=2))
+        arena = arena_settings(clock=ClockSettings(move_ms=0, bank_ms=0, max_strikes=2))
         async with running(tmp_path / "r.db", arena=arena, absence_s=ABSENCE_S) as server, \
                 client(server.port) as stub:
             houses = [SessionBot(stub, await new_account(stub, f"house-{i}", house=True), accepts=ARENA)

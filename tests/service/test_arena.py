@@ -7,26 +7,16 @@ import asyncio
 import time
 from pathlib import Path
 
+from arena_support import ARENA, arena_settings
 from president_protocol.v1 import president_pb2 as pb
-from president_service.arena import ArenaSettings
-from president_service.clock import ClockSettings
-from service_helpers import ServerProcess, auth, client, free_port, running
-from session_helpers import SessionBot, new_account
-
-FAST = ClockSettings(move_ms=300, bank_ms=0, max_strikes=2)
-QUEUE = (("cardverse", 4),)
-ARENA = pb.Appetite(max_matches=4, arena=True, presets=["cardverse"], players=[4])
-
-
-def _arena(**changes: object) -> ArenaSettings:
-    settings: dict[str, object] = {"enabled": True, "queues": QUEUE, "clock": FAST}
-    settings.update(changes)
-    return ArenaSettings(**settings)  # type: ignore[arg-type]
+from service_support import ServerProcess, auth, client, running
+from session_support import SessionBot, new_account
+from support import free_port
 
 
 def test_a_newcomer_plays_a_check_match_then_is_rated_against_the_house(tmp_path: Path) -> None:
     async def main() -> None:
-        async with running(tmp_path / "a.db", arena=_arena()) as server, client(server.port) as stub:
+        async with running(tmp_path / "a.db", arena=arena_settings()) as server, client(server.port) as stub:
             houses = [SessionBot(stub, await new_account(stub, f"house-{i}", house=True), accepts=ARENA)
                       for i in range(3)]
             tasks = [asyncio.create_task(h.run()) for h in houses]
@@ -56,7 +46,7 @@ def test_a_newcomer_plays_a_check_match_then_is_rated_against_the_house(tmp_path
 
 def test_a_bot_that_times_out_in_its_check_match_is_told_why_and_not_rated(tmp_path: Path) -> None:
     async def main() -> None:
-        async with running(tmp_path / "f.db", arena=_arena()) as server, client(server.port) as stub:
+        async with running(tmp_path / "f.db", arena=arena_settings()) as server, client(server.port) as stub:
             houses = [SessionBot(stub, await new_account(stub, f"house-{i}", house=True), accepts=ARENA)
                       for i in range(3)]
             tasks = [asyncio.create_task(h.run()) for h in houses]
@@ -94,7 +84,8 @@ async def silent_run(bot: SessionBot) -> None:
 
 def test_duplicate_boards_deal_one_table_every_rotation(tmp_path: Path) -> None:
     async def main() -> None:
-        async with running(tmp_path / "d.db", arena=_arena(duplicate=True)) as server, client(server.port) as stub:
+        async with running(tmp_path / "d.db", arena=arena_settings(duplicate=True)) as server, \
+                client(server.port) as stub:
             bots = [SessionBot(stub, await new_account(stub, f"h{i}", house=True), accepts=ARENA) for i in range(3)]
             me = SessionBot(stub, await new_account(stub, "me"), accepts=ARENA)
             tasks = [asyncio.create_task(b.run()) for b in bots]

@@ -22,8 +22,8 @@ from president_service.auth import new_token, token_hash
 from president_service.clock import ClockSettings
 from president_service.grpc_server import RunningServer
 from president_service.match_store import ActionRow, MatchKind, MatchStore, Source, StoredMatch
-from service_helpers import client, running
-from session_helpers import SessionBot, new_account
+from service_support import client, running
+from session_support import SessionBot, new_account
 
 FAST = ClockSettings(move_ms=300, bank_ms=0, max_strikes=2)
 BOARD = ("cardverse", 4)

@@ -8,10 +8,10 @@ import asyncio
 import re
 from pathlib import Path
 
+from arena_support import ARENA, arena_settings
 from president_protocol.v1 import president_pb2 as pb
-from service_helpers import client, running
-from session_helpers import SessionBot, new_account
-from test_arena import ARENA, _arena
+from service_support import client, running
+from session_support import SessionBot, new_account
 
 
 async def _faulty(bot: SessionBot) -> None:
@@ -33,7 +33,8 @@ async def _matches(bot: SessionBot, count: int) -> None:
 
 def test_the_next_check_match_waits_and_a_new_session_ends_the_wait(tmp_path: Path) -> None:
     async def main() -> None:
-        async with running(tmp_path / "b.db", arena=_arena(check_retry_s=600.0, check_retry_max_s=3600.0)) as server, \
+        settings = arena_settings(check_retry_s=600.0, check_retry_max_s=3600.0)
+        async with running(tmp_path / "b.db", arena=settings) as server, \
                 client(server.port) as stub:
             houses = [SessionBot(stub, await new_account(stub, f"house-{i}", house=True), accepts=ARENA)
                       for i in range(3)]
@@ -56,7 +57,7 @@ def test_the_next_check_match_waits_and_a_new_session_ends_the_wait(tmp_path: Pa
 
 def test_each_further_failure_on_one_session_doubles_the_wait_up_to_its_cap(tmp_path: Path) -> None:
     async def main() -> None:
-        arena = _arena(check_retry_s=1.0, check_retry_max_s=2.0)
+        arena = arena_settings(check_retry_s=1.0, check_retry_max_s=2.0)
         async with running(tmp_path / "d.db", arena=arena) as server, client(server.port) as stub:
             houses = [SessionBot(stub, await new_account(stub, f"house-{i}", house=True), accepts=ARENA)
                       for i in range(3)]

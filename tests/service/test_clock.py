@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 from president_protocol.v1 import president_pb2 as pb
-from service_helpers import SeatLog, auth, client, create, play_seat, running
+from service_support import SeatLog, auth, client, create, play_seat, running
 
 
 def test_sleeping_seat_is_played_for(tmp_path: Path) -> None:

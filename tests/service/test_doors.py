@@ -15,7 +15,7 @@ from grpc_status import rpc_status
 from president_engine import PASS
 from president_protocol.v1 import president_pb2 as pb
 from president_service.limits import Limits
-from service_helpers import ADMIN, SeatLog, action_of, auth, client, create, play_seat, refused, running
+from service_support import ADMIN, SeatLog, action_of, auth, client, create, play_seat, refused, running
 
 NO_CLOCK = pb.ClockSettings(move_time_limit_ms=0)
 HANDS = ["3C 4C 5C 6C 7C 8C 9C 10C JC QC KC AC 2C", "3D 4D 5D 6D 7D 8D 9D 10D JD QD KD AD 2D",

@@ -12,7 +12,7 @@ from president_engine import CardSet, Rules, shuffled_deal
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from service_helpers import ADMIN, SeatLog, auth, client, error_info, lowest, play_seat, refused, running
+from service_support import ADMIN, SeatLog, auth, client, error_info, lowest, play_seat, refused, running
 
 NO_CLOCK = pb.ClockSettings(move_time_limit_ms=0)
 RULES = Rules.preset("cardverse", players=4)

@@ -11,7 +11,7 @@ from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_service.errors import Reason
 from president_service.limits import Limits
-from service_helpers import ADMIN, auth, client, create, refused, running
+from service_support import ADMIN, auth, client, create, refused, running
 
 NO_CLOCK = pb.ClockSettings(move_time_limit_ms=0)
 FAILED = grpc.StatusCode.FAILED_PRECONDITION

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from president_protocol.v1 import president_pb2 as pb
 from president_service.grpc_server import ConnectionLimits
-from service_helpers import client, create, running
+from service_support import client, create, running
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 SETTINGS = bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])

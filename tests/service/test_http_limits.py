@@ -17,7 +17,7 @@ import aiohttp
 import pytest
 from president_service.web.http_limits import HttpLimits
 from president_service.web.http_server import WebServer, start_web
-from service_helpers import running
+from service_support import running
 
 WEB_LOGGERS = ("aiohttp", "president_service.web")
 """Where the HTTP port logs: aiohttp's own loggers, and the server's web package."""

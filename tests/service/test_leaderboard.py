@@ -10,7 +10,7 @@ from pathlib import Path
 from president_protocol.v1 import president_pb2 as pb
 from president_service.arena import ArenaSettings
 from president_service.arena_ratings import rank_key
-from service_helpers import ADMIN, auth, client, running
+from service_support import ADMIN, auth, client, running
 
 BOARD = ("cardverse", 4)
 NAMES = ["ann", "bob", "cy", "dee"]

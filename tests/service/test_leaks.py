@@ -12,7 +12,7 @@ from pathlib import Path
 from leak_check import check_event, check_observation, check_seat_messages
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
-from service_helpers import SeatLog, client, create, live_messages, play_seat, running
+from service_support import SeatLog, client, create, live_messages, play_seat, running
 
 NO_CLOCK = pb.ClockSettings(move_time_limit_ms=0)
 

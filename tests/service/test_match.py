@@ -10,7 +10,7 @@ import pytest
 from president_engine import MatchRecord
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
-from service_helpers import SeatLog, client, create, play_seat, running
+from service_support import SeatLog, client, create, play_seat, running
 
 
 def assert_answers_come_first(log: SeatLog) -> None:

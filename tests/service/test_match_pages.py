@@ -13,7 +13,7 @@ import grpc
 from google.protobuf import json_format
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from service_helpers import ADMIN, SeatLog, auth, client, play_seat, refused, running
+from service_support import ADMIN, SeatLog, auth, client, play_seat, refused, running
 
 
 async def _finished(stub: pb_grpc.PresidentServiceAsyncStub, names: list[str]) -> str:

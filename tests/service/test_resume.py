@@ -9,16 +9,16 @@ import grpc
 from president_engine import visible_to
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
-from service_helpers import (
+from service_support import (
     SeatLog,
     ServerProcess,
     action_of,
     client,
     create,
-    free_port,
     play_seat,
     running,
 )
+from support import free_port
 
 NO_CLOCK = pb.ClockSettings(move_time_limit_ms=0)
 

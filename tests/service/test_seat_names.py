@@ -12,7 +12,7 @@ import grpc
 import pytest
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from service_helpers import ADMIN, SeatLog, auth, client, error_info, play_seat, running
+from service_support import ADMIN, SeatLog, auth, client, error_info, play_seat, running
 
 
 @asynccontextmanager

@@ -15,7 +15,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from service_helpers import ADMIN, ServerProcess, auth, client, create, error_info, free_port, refused, running
+from service_support import ADMIN, ServerProcess, auth, client, create, error_info, refused, running
+from support import free_port
 
 
 def test_health_and_reflection_name_the_service(tmp_path: Path) -> None:

@@ -24,8 +24,8 @@ from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_service.grpc_server import RunningServer
 from president_service.limits import Limits
 from president_service.session import ANSWERS_HELD
-from service_helpers import ADMIN, SeatLog, auth, client, error_info, play_seat, refused, running
-from session_helpers import SessionBot, new_account
+from service_support import ADMIN, SeatLog, auth, client, error_info, play_seat, refused, running
+from session_support import SessionBot, new_account
 
 NO_CLOCK = pb.ClockSettings(move_time_limit_ms=0)
 PROTO = Path(__file__).resolve().parents[2] / "protos" / "president" / "v1" / "president.proto"

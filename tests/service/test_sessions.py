@@ -11,8 +11,8 @@ from leak_check import check_seat_messages
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_service.limits import Limits
-from service_helpers import ADMIN, auth, client, refused, running
-from session_helpers import SessionBot, new_account
+from service_support import ADMIN, auth, client, refused, running
+from session_support import SessionBot, new_account
 
 NO_CLOCK = pb.ClockSettings(move_time_limit_ms=0)
 

@@ -15,8 +15,8 @@ from president_protocol.status import read_refusal
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_service.limits import Limits
-from service_helpers import ADMIN, auth, client, refused, running
-from session_helpers import new_account
+from service_support import ADMIN, auth, client, refused, running
+from session_support import new_account
 
 MANIFEST = pb.BotManifest(name="mybot", runtime=pb.RUNTIME_PYTHON, build="python -m compileall -q .",
                           run="president-bot bot.py --arena")

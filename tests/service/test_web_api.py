@@ -13,19 +13,19 @@ from president_protocol.v1 import president_pb2 as pb
 from president_service.grpc_server import ServerConfig, start
 from president_service.limits import Limits
 from president_service.web import ASSETS
-from service_helpers import (
+from service_support import (
     ADMIN,
     SeatLog,
     ServerProcess,
     auth,
     client,
     create,
-    free_port,
     live_messages,
     play_seat,
     read_sent,
     running,
 )
+from support import free_port
 
 NO_CLOCK = pb.ClockSettings(move_time_limit_ms=0)
 

@@ -25,7 +25,7 @@ from playwright.sync_api import BrowserContext, Page, ViewportSize, expect, sync
 from president_engine import Match, MatchRecord, visible_to
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
-from web_helpers import ADMIN, CHROMIUM_FLAGS, SCREENSHOTS, BackgroundServer, chromium
+from web_support import ADMIN, CHROMIUM_FLAGS, SCREENSHOTS, BackgroundServer, chromium
 
 NAMES = ["ann", "bob", "cy", "di"]
 SEED = 0

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import grpc
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from service_helpers import ADMIN, auth, lowest
+from service_support import ADMIN, auth, lowest
 
 Policy = Callable[[pb.Prompt], pb.Action]
 

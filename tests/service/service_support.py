@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -132,13 +131,6 @@ async def play_seat(stub: pb_grpc.PresidentServiceAsyncStub, token: str, seat: S
 
 def action_of(msg: pb.Action) -> Action:
     return convert.action_from_proto(msg)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 class ServerProcess:

@@ -1,0 +1,17 @@
+"""What the arena's tests share: its settings with a fast clock, and the appetite of a bot that plays in it."""
+
+from __future__ import annotations
+
+from president_protocol.v1 import president_pb2 as pb
+from president_service.arena import ArenaSettings
+from president_service.clock import ClockSettings
+
+FAST = ClockSettings(move_ms=300, bank_ms=0, max_strikes=2)
+QUEUE = (("cardverse", 4),)
+ARENA = pb.Appetite(max_matches=4, arena=True, presets=["cardverse"], players=[4])
+
+
+def arena_settings(**changes: object) -> ArenaSettings:
+    settings: dict[str, object] = {"enabled": True, "queues": QUEUE, "clock": FAST}
+    settings.update(changes)
+    return ArenaSettings(**settings)  # type: ignore[arg-type]
