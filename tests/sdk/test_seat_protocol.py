@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Iterator
 from concurrent import futures
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from typing import Any, Literal
 
 import grpc
 import pytest
+from google.protobuf.timestamp_pb2 import Timestamp
 from president_engine import Event, Match, Observation, Rules, fallback_action
 from president_engine.events import MatchEnded
 from president_protocol import convert
@@ -200,10 +202,9 @@ def test_a_bot_that_raises_is_replaced_and_the_fault_reported(transport: Transpo
     assert convert.action_from_proto(scripted.acts[0].action) == fallback_action(OBS.legal_actions)
 
 
-@pytest.mark.parametrize("transport", TRANSPORTS)
-def test_a_bot_past_the_prompts_deadline_is_replaced_in_time(transport: Transport) -> None:
-    from google.protobuf.timestamp_pb2 import Timestamp
-
+def _timed_out(transport: Transport, timed: list[Step]) -> pb.Act:
+    """The act sent for turn 5 by a bot that thinks until it is told to stop, under the deadline that `timed`
+    (messages between the snapshot and the act) sets."""
     release = threading.Event()
 
     class Hangs(Recorder):
@@ -211,38 +212,29 @@ def test_a_bot_past_the_prompts_deadline_is_replaced_in_time(transport: Transpor
             release.wait(30)
             return super().play(obs)
 
-    deadline = Timestamp()
-    deadline.GetCurrentTime()
-    deadline.FromNanoseconds(deadline.ToNanoseconds() + 2_000_000_000)
-    prompt = pb.PlayResponse(prompt=convert.prompt_to_proto(5, OBS, deadline=deadline))
-    bot = Hangs()
     try:
-        scripted, result = play(transport, [[WELCOME, SNAPSHOT, prompt, ACT, ENDED, OVER]], bot)
+        scripted, result = play(transport, [[WELCOME, SNAPSHOT, *timed, ACT, ENDED, OVER]], Hangs())
     finally:
         release.set()
-    assert result == RESULT and scripted.acts[0].fault == pb.BOT_FAULT_TIMEOUT
+    assert result == RESULT
+    return scripted.acts[0]
+
+
+def _in_two_seconds() -> Timestamp:
+    deadline = Timestamp()
+    deadline.FromNanoseconds(time.time_ns() + 2_000_000_000)
+    return deadline
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_bot_past_the_prompts_deadline_is_replaced_in_time(transport: Transport) -> None:
+    prompt = pb.PlayResponse(prompt=convert.prompt_to_proto(5, OBS, deadline=_in_two_seconds()))
+    assert _timed_out(transport, [prompt]).fault == pb.BOT_FAULT_TIMEOUT
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_a_turn_deadline_after_the_prompt_bounds_the_decision_under_way(transport: Transport) -> None:
     """The server's clock started after its prompt (a seat was missing): the TurnDeadline that follows sets the
     deadline of the decision already under way."""
-    from google.protobuf.timestamp_pb2 import Timestamp
-
-    release = threading.Event()
-
-    class Hangs(Recorder):
-        def play(self, obs: Observation):  # type: ignore[no-untyped-def]
-            release.wait(30)
-            return super().play(obs)
-
-    deadline = Timestamp()
-    deadline.GetCurrentTime()
-    deadline.FromNanoseconds(deadline.ToNanoseconds() + 2_000_000_000)
-    clock = pb.PlayResponse(turn_deadline=pb.TurnDeadline(turn_id=5, deadline=deadline))
-    bot = Hangs()
-    try:
-        scripted, result = play(transport, [[WELCOME, SNAPSHOT, PROMPT, clock, ACT, ENDED, OVER]], bot)
-    finally:
-        release.set()
-    assert result == RESULT and scripted.acts[0].fault == pb.BOT_FAULT_TIMEOUT
+    clock = pb.PlayResponse(turn_deadline=pb.TurnDeadline(turn_id=5, deadline=_in_two_seconds()))
+    assert _timed_out(transport, [PROMPT, clock]).fault == pb.BOT_FAULT_TIMEOUT
