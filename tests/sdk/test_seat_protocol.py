@@ -238,3 +238,20 @@ def test_a_turn_deadline_after_the_prompt_bounds_the_decision_under_way(transpor
     deadline of the decision already under way."""
     clock = pb.PlayResponse(turn_deadline=pb.TurnDeadline(turn_id=5, deadline=_in_two_seconds()))
     assert _timed_out(transport, [PROMPT, clock]).fault == pb.BOT_FAULT_TIMEOUT
+
+
+def test_a_turn_deadline_read_ahead_of_its_prompt_is_kept() -> None:
+    """A reader thread may hand the seat a TurnDeadline before the prompt it follows: the prompt, which carries
+    no deadline, keeps it; the next turn's prompt starts without one."""
+    from president_sdk.seat import Seat
+
+    seat = Seat()
+    seat.welcome(WELCOME.welcome)
+    seat.turn_deadline(pb.TurnDeadline(turn_id=5, deadline=_in_two_seconds()))
+    assert isinstance(seat.prompt(PROMPT.prompt), Observation)
+    assert seat.deadline is not None and seat.timeout(time.time(), None) is not None
+    later = pb.Prompt()
+    later.CopyFrom(PROMPT.prompt)
+    later.turn_id = 6
+    seat.prompt(later)
+    assert seat.deadline is None and seat.timeout(time.time(), None) is None

@@ -49,6 +49,8 @@ class Seat:
     """Whether the MatchEnded event arrived: the bot hears of the end once, over any connections."""
     deadline: float | None = None
     """When the open turn's answer is due (wall clock), from its Prompt or a later TurnDeadline."""
+    deadline_turn: int = -1
+    """The turn `deadline` is for: a TurnDeadline read ahead of its Prompt (by a reader thread) is kept."""
     pending: list[tuple[Any, Event]] = field(default_factory=list)
     """Events for the bot's hooks, not yet handed over."""
     answered: dict[int, tuple[Action, pb.BotFault.ValueType]] = field(default_factory=dict)
@@ -95,7 +97,7 @@ class Seat:
         return events
 
     def turn_deadline(self, msg: pb.TurnDeadline) -> None:
-        self.deadline = msg.deadline.ToNanoseconds() / 1e9
+        self.deadline, self.deadline_turn = msg.deadline.ToNanoseconds() / 1e9, msg.turn_id
 
     def prompt(self, msg: pb.Prompt) -> Observation | pb.Act | None:
         """What to do about a prompt: the observation to ask the bot about; the act already sent for this turn
@@ -107,7 +109,10 @@ class Seat:
         sent = self.answered.get(turn)
         if sent is not None:
             return _act(turn, *sent)
-        self.deadline = msg.deadline.ToNanoseconds() / 1e9 if msg.HasField("deadline") else None
+        if msg.HasField("deadline"):
+            self.deadline, self.deadline_turn = msg.deadline.ToNanoseconds() / 1e9, turn
+        elif self.deadline_turn != turn:
+            self.deadline = None
         return convert.prompt_from_proto(msg, self.rules)
 
     def timeout(self, now: float, move_timeout: float | None) -> float | None:
