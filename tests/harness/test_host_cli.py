@@ -106,3 +106,24 @@ def test_without_a_sandbox_every_start_says_so(tmp_path: Path) -> None:
     assert starts == [f"president host: trusted: run {run} started WITHOUT A SANDBOX (--no-sandbox): it can read,"
                       " write and reach whatever this user can" for run in (1, 2)], text
     assert "run 1 exited with status 0" in text
+
+
+@pytest.mark.parametrize(("command", "option", "value", "words"), [
+    ("host", "--memory-mb", "0", "a whole number, 1 or more"),
+    ("host", "--processes", "-1", "a whole number, 1 or more"),
+    ("host", "--wall-clock", "-2", "a number of seconds, more than 0"),
+    ("host", "--slot", "900000", "a slot from 0 to 899999"),
+    ("builder", "--slot", "-3", "a slot from 0 to 899999"),
+    ("builder", "--build-seconds", "nan", "a number of seconds, more than 0"),
+    ("builder", "--folder-mb", "0", "a whole number, 1 or more"),
+])
+def test_a_limit_out_of_range_is_one_line_before_anything_runs(tmp_path: Path, command: str, option: str,
+                                                               value: str, words: str) -> None:
+    """A limit no jail could hold (a bot killed at once, run again and again) is refused as the command starts."""
+    where = ["--bot", str(tmp_path)] if command == "host" else ["--work", str(tmp_path / "builds")]
+    done = subprocess.run([sys.executable, "-m", "president_harness", command, "--server", "unix:/nowhere.sock",
+                           "--account-token" if command == "host" else "--admin-token", "t", *where, option, value],
+                          capture_output=True, text=True, timeout=60, check=False, cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == "", done
+    assert done.stderr.splitlines()[-1] == f"president {command}: error: argument {option}: {value!r}: {words}"
+    assert not (tmp_path / "builds").exists() and not (tmp_path / "host-logs").exists()

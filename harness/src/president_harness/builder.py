@@ -36,7 +36,7 @@ from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
 from president_harness.interrupts import terminate_as_interrupt
 from president_harness.rpc_errors import describe_rpc_error, error_reason
-from president_harness.sandbox import MB, Exit, Sandbox, SandboxError
+from president_harness.sandbox import MB, Exit, Sandbox, SandboxError, seconds_limit, slot_number, whole_limit
 
 ADMIN_TOKEN_ENV = "PRESIDENT_ADMIN_TOKEN"
 UNPACKED_BYTES = 64 * MB
@@ -76,14 +76,15 @@ def add_builder_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
     builder.add_argument("--admin-token", help=f"the server's admin token (or set {ADMIN_TOKEN_ENV})")
     builder.add_argument("--work", type=Path, default=Path("builds"),
                          help="where built folders are kept, as WORK/built/VERSION (default builds)")
-    builder.add_argument("--slot", type=int, default=0,
+    builder.add_argument("--slot", type=slot_number, default=0,
                          help="which sandbox of this machine: its user id is 100000 + SLOT (default 0)")
     builder.add_argument("--name", default=os.uname().nodename, help="this builder's name, for the organiser")
     builder.add_argument("--once", action="store_true", help="build what is queued now, then exit")
-    builder.add_argument("--build-seconds", type=float, default=600.0,
+    builder.add_argument("--build-seconds", type=seconds_limit, default=600.0,
                          help="a build's wall clock, then it is killed (default 600)")
-    builder.add_argument("--memory-mb", type=int, default=1024, help="address space of each process (default 1024)")
-    builder.add_argument("--folder-mb", type=int, default=256,
+    builder.add_argument("--memory-mb", type=whole_limit, default=1024,
+                         help="address space of each process (default 1024)")
+    builder.add_argument("--folder-mb", type=whole_limit, default=256,
                          help="the most a build may leave in its folder (default 256)")
     builder.set_defaults(handler=builder_command)
 

@@ -26,7 +26,17 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from president_harness.interrupts import terminate_as_interrupt
-from president_harness.sandbox import MB, Jailed, Sandbox, SandboxError, relay_to, stage
+from president_harness.sandbox import (
+    MB,
+    Jailed,
+    Sandbox,
+    SandboxError,
+    relay_to,
+    seconds_limit,
+    slot_number,
+    stage,
+    whole_limit,
+)
 
 ACCOUNT_TOKEN_ENV = "PRESIDENT_ACCOUNT_TOKEN"
 FIRST_DELAY_S = 1.0
@@ -48,27 +58,20 @@ def add_host_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
                                     " folder's bot.py or its one .py file)")
     host.add_argument("--log-dir", type=Path, default=Path("host-logs"),
                       help="where each bot's output goes, as NAME.log (default host-logs)")
-    host.add_argument("--slot", type=_slot, default=0,
+    host.add_argument("--slot", type=slot_number, default=0,
                       help="which sandbox of this machine: its user id is 100000 + SLOT; give each host its own"
                            " (default 0)")
-    host.add_argument("--memory-mb", type=int, default=_DEFAULTS.memory_bytes // MB,
+    host.add_argument("--memory-mb", type=whole_limit, default=_DEFAULTS.memory_bytes // MB,
                       help=f"address space of each process (default {_DEFAULTS.memory_bytes // MB})")
-    host.add_argument("--cpu-seconds", type=int, default=_DEFAULTS.cpu_s,
+    host.add_argument("--cpu-seconds", type=whole_limit, default=_DEFAULTS.cpu_s,
                       help=f"CPU seconds of each process, then it is killed (default {_DEFAULTS.cpu_s})")
-    host.add_argument("--processes", type=int, default=_DEFAULTS.processes,
+    host.add_argument("--processes", type=whole_limit, default=_DEFAULTS.processes,
                       help=f"processes and threads at once (default {_DEFAULTS.processes})")
-    host.add_argument("--wall-clock", type=float, default=None, metavar="SECONDS",
+    host.add_argument("--wall-clock", type=seconds_limit, default=None, metavar="SECONDS",
                       help="kill each run after this long (default: no limit)")
     host.add_argument("--no-sandbox", action="store_true",
                       help="run the bot as a plain child process with this user's rights (only for code you trust)")
     host.set_defaults(handler=host_command)
-
-
-def _slot(text: str) -> int:
-    """An argparse type: a slot from 0, so that the sandbox's user id is never root's nor a system user's."""
-    if not (text.isascii() and text.isdigit()) or int(text) > 899_999:
-        raise argparse.ArgumentTypeError(f"{text!r}: a slot from 0 to 899999")
-    return int(text)
 
 
 def _say(line: str) -> None:

@@ -29,9 +29,11 @@ bwrap's --setenv, so the account token never shows in a command line (which ever
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import importlib.util
+import math
 import os
 import shutil
 import signal
@@ -89,6 +91,35 @@ def _tool(name: str) -> Path:
 
 class SandboxError(RuntimeError):
     """The sandbox cannot start on this machine (the message says why, in one line)."""
+
+
+MAX_SLOT = 899_999
+"""The last slot: its user id stays below 1,000,000, clear of root's and the system users'."""
+
+
+def slot_number(text: str) -> int:
+    """An argparse type for a sandbox's slot (``--slot``), 0 to `MAX_SLOT`."""
+    if not (text.isascii() and text.isdigit()) or int(text) > MAX_SLOT:
+        raise argparse.ArgumentTypeError(f"{text!r}: a slot from 0 to {MAX_SLOT}")
+    return int(text)
+
+
+def whole_limit(text: str) -> int:
+    """An argparse type for a limit counted in whole units (megabytes, seconds, processes): 1 or more."""
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: a whole number, 1 or more")
+    return int(text)
+
+
+def seconds_limit(text: str) -> float:
+    """An argparse type for a wall clock in seconds: more than 0."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise argparse.ArgumentTypeError(f"{text!r}: a number of seconds, more than 0")
+    return seconds
 
 
 @dataclass(frozen=True, kw_only=True)
