@@ -156,13 +156,15 @@ def test_a_resumed_match_that_ended_while_away_sends_its_rest_and_match_over(tmp
             replay = (await stub.GetReplay(pb.GetReplayRequest(match_id=match_id))).replay
             check_seat_messages(bot.messages[match_id] + resumed, convert.replay_from_proto(replay).replay(), 0)
 
-            for where, turn in ((match_id, last_turn), (match_id, 10**6), ("no-such-match", 1)):
+            for where, turn, action in ((match_id, last_turn, last_action), (match_id, 10**6, last_action),
+                                        (match_id, last_turn, pb.Action()), ("no-such-match", 1, last_action)):
                 await session.write(pb.SessionRequest(act=pb.MatchAct(match_id=where, act=pb.Act(
-                    turn_id=turn, action=last_action))))
+                    turn_id=turn, action=action))))
             answers = await _read_until(session, lambda r: r.notice.match_id == "no-such-match")
             notices = [r.notice for r in answers if r.HasField("notice")]
             assert [(n.reason, n.match_id) for n in notices] == [
-                ("DUPLICATE_ACTION", match_id), ("MATCH_OVER", match_id), ("UNKNOWN_MATCH", "no-such-match")]
+                ("DUPLICATE_ACTION", match_id), ("MATCH_OVER", match_id), ("MALFORMED", match_id),
+                ("UNKNOWN_MATCH", "no-such-match")]
             session.cancel()
             summary = (await stub.GetMatch(pb.GetMatchRequest(match_id=match_id))).match
             assert summary.players[0].faults == pb.FaultCounts()  # the refused acts counted nothing

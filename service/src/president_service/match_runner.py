@@ -341,8 +341,10 @@ class MatchRunner:
         self._commit(player, resolved, Source.SEAT, spent, fault)
 
     def refused(self, player: int) -> None:
-        """Count an action of `player` refused as illegal or malformed."""
-        self.faults[player][Fault.INVALID] += 1
+        """Count an action of `player` refused as illegal or malformed; once the match is over its counts are part
+        of its result, and nothing sent after changes them."""
+        if not self.match.is_over:
+            self.faults[player][Fault.INVALID] += 1
 
     def _check_turn(self, player: int, turn_id: int) -> None:
         current = self.turn_id
