@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -25,6 +24,7 @@ from president_protocol.v1 import president_pb2 as pb
 
 from president_service.errors import Reason, ServiceError
 from president_service.limits import RETRY_FULL_S
+from president_service.throttled_log import Throttle, held_back
 
 log = logging.getLogger(__name__)
 
@@ -32,8 +32,6 @@ HEALTH_WATCH = "/grpc.health.v1.Health/Watch"
 HELLO_TIMEOUT_S = 5.0
 """How long a new Play stream or Session has to send its hello."""
 _Request = TypeVar("_Request", pb.PlayRequest, pb.SessionRequest)
-LOG_EVERY_S = 10.0
-"""At most one log line per this many seconds about malformed requests (with a count of the rest)."""
 
 
 class _Malformed:
@@ -75,29 +73,12 @@ async def opening_request(context: grpc.aio.ServicerContext[_Request, Any], kind
     return first
 
 
-class _Reporter:
-    """One log line per `LOG_EVERY_S` at most, counting the ones not logged."""
-
-    def __init__(self) -> None:
-        self._last = -LOG_EVERY_S
-        self._quiet = 0
-
-    def report(self, method: str, peer: str) -> None:
-        now = time.monotonic()
-        if now - self._last < LOG_EVERY_S:
-            self._quiet += 1
-            return
-        more = f" ({self._quiet} more since the last report)" if self._quiet else ""
-        log.warning("malformed request to %s from %s%s", method, peer, more)
-        self._last, self._quiet = now, 0
-
-
 class GuardedServer:
     """The parts of a `grpc.aio.Server` that ``add_*_to_server`` functions call, guarding every handler."""
 
     def __init__(self, server: grpc.aio.Server, *, max_health_watches: int) -> None:
         self._server = server
-        self._reporter = _Reporter()
+        self._malformed = Throttle()
         self._max_watches = max_health_watches
         self._watches = 0
 
@@ -130,7 +111,8 @@ class GuardedServer:
         return handler._replace(**changes)  # type: ignore[attr-defined, no-any-return]
 
     def _refuse(self, method: str, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-        self._reporter.report(method, context.peer())
+        if (held := self._malformed.admit()) is not None:
+            log.warning("malformed request to %s from %s%s", method, context.peer(), held_back(held))
         return context.abort_with_status(malformed_error().to_status())
 
     def _wrap(self, method: str, behaviour: Callable[..., Any], *, streaming_requests: bool) -> Callable[..., Any]:

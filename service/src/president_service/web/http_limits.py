@@ -18,7 +18,6 @@ import asyncio
 import logging
 import math
 import sys
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -27,7 +26,7 @@ from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
 from president_service.limits import RETRY_FULL_S
-from president_service.request_guard import LOG_EVERY_S
+from president_service.throttled_log import LOG_EVERY_S, Throttle, held_back
 
 log = logging.getLogger(__name__)
 
@@ -59,28 +58,6 @@ def handler_args(head_timeout_s: float, body_timeout_s: float, logger: ServerLog
     """aiohttp's settings for the connections a server of it serves (its `Server`'s keyword arguments)."""
     return {"keepalive_timeout": head_timeout_s, "lingering_time": body_timeout_s, "logger": logger,
             "access_log": None}
-
-
-class Throttle:
-    """Lets one line through per `every_s`, counting the ones held back in between."""
-
-    def __init__(self, every_s: float) -> None:
-        self._every_s = every_s
-        self._last = -math.inf
-        self._held = 0
-
-    def admit(self) -> int | None:
-        """How many lines were held back since the last one let through; None: hold this one back too."""
-        now = time.monotonic()
-        if now - self._last < self._every_s:
-            self._held += 1
-            return None
-        held, self._last, self._held = self._held, now, 0
-        return held
-
-
-def _more(held: int) -> str:
-    return f" ({held} more since the last report)" if held else ""
 
 
 def _raised(exc_info: object) -> BaseException | None:
@@ -118,7 +95,7 @@ class ServerLog(logging.LoggerAdapter[logging.Logger]):
 
     def _write(self, throttle: Throttle, level: int, text: str, exc_info: Any = None) -> None:
         if self.logger.isEnabledFor(level) and (held := throttle.admit()) is not None:
-            self.logger.log(level, "%s%s", text, _more(held), exc_info=exc_info)
+            self.logger.log(level, "%s%s", text, held_back(held), exc_info=exc_info)
 
 
 class Doorman:
@@ -150,7 +127,7 @@ class Doorman:
         else:
             if (held := self._refused.admit()) is not None:
                 log.warning("HTTP connection from %s refused: %d open, the most this server serves%s",
-                            _peer(transport), served, _more(held))
+                            _peer(transport), served, held_back(held))
             if len(self._refusals.connections) >= self._limits.max_refusing:
                 transport.abort()
                 return
