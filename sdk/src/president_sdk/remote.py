@@ -98,7 +98,7 @@ def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, name: str,
     A reader thread takes the messages off the call, so that a TurnDeadline arriving while the bot thinks
     sets the deadline of that decision (as on a Session); the bot's hooks run here, between messages."""
     outbox: queue.Queue[pb.PlayRequest | None] = queue.Queue()
-    inbox: queue.Queue[pb.PlayResponse | grpc.RpcError | None] = queue.Queue()
+    inbox: queue.Queue[pb.PlayResponse | BaseException | None] = queue.Queue()
     wake = threading.Event()
     """Set when the open decision is done or its deadline moved."""
 
@@ -118,7 +118,7 @@ def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, name: str,
                     wake.set()
                 inbox.put(msg)
             inbox.put(None)
-        except grpc.RpcError as exc:
+        except BaseException as exc:  # raised where the messages are handled, so the stream never hangs
             inbox.put(exc)
 
     threading.Thread(target=read, name="president-play-reader", daemon=True).start()
@@ -130,7 +130,7 @@ def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, name: str,
         threading.Thread(target=watch, name="president-cancel", daemon=True).start()
     try:
         while (msg := inbox.get()) is not None:
-            if isinstance(msg, grpc.RpcError):
+            if isinstance(msg, BaseException):
                 raise msg
             kind = msg.WhichOneof("kind")
             if kind == "welcome":
