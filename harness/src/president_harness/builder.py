@@ -161,7 +161,7 @@ class Builder:
             if hashlib.sha256(archive).hexdigest() != version.sha256:
                 raise UnbuildableError("the archive fetched does not match its SHA-256")
             argv = shlex.split(manifest.build)
-            runtime = (_node(),) if manifest.runtime == pb.RUNTIME_NODE else ()
+            runtime = (node_path(),) if manifest.runtime == pb.RUNTIME_NODE else ()
             _fresh(folder)
             unpack(archive, folder)
         except ValueError as exc:
@@ -192,7 +192,7 @@ class Builder:
         return _failed(_reason(ended, output), output)
 
 
-def _node() -> Path:
+def node_path() -> Path:
     found = shutil.which("node")
     if found is None:
         raise UnbuildableError("this builder has no Node runtime (node is not installed)")

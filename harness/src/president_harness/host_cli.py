@@ -1,7 +1,14 @@
-"""``president host``: run a bot folder's bot in a sandbox, connected to a server, and start it again when it dies.
+"""``president host``: run bots in sandboxes, connected to a server, and start each again when it dies.
 
     president host --server unix:/run/president/server.sock --account-token TOKEN --bot mybot/
     president host --server localhost:50051 --bot mybot/ --run "president-bot bot.py --arena" --slot 2
+    president host --server unix:run/president.sock --versions --admin-token SECRET --work builds/ --bots 8
+
+With --versions the host runs submitted versions: the server leases it each account's current READY version
+(up to --bots at once), with a token of the version's own; the host runs each from the builder's folder
+WORK/built/VERSION with its manifest's run command, one sandbox slot each (--slot, --slot + 1, ...), renews its
+leases every --poll seconds, and stops a version the server no longer leases to it (retired, replaced by a newer
+version, its account revoked).
 
 Submitted code is hostile until proven otherwise. It runs only in the sandbox, with equal resources for every
 bot (`president_harness.sandbox`): its only way out is a Unix socket relayed to the server, which plays its
@@ -16,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import itertools
 import os
 import shlex
 import sys
@@ -25,10 +31,15 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
+import grpc
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
+
+from president_harness.builder import ADMIN_TOKEN_ENV
+from president_harness.hosting import ACCOUNT_TOKEN_ENV, Hosting, Keeper, say
 from president_harness.interrupts import terminate_as_interrupt
+from president_harness.rpc_errors import describe_rpc_error, error_reason
 from president_harness.sandbox import (
     MB,
-    Jailed,
     Sandbox,
     SandboxError,
     relay_to,
@@ -38,12 +49,9 @@ from president_harness.sandbox import (
     whole_limit,
 )
 
-ACCOUNT_TOKEN_ENV = "PRESIDENT_ACCOUNT_TOKEN"
-FIRST_DELAY_S = 1.0
-LAST_DELAY_S = 60.0
-"""Restarts wait FIRST_DELAY_S, twice as long after each quick death, at most LAST_DELAY_S."""
-STEADY_S = 60.0
-"""A run that lasted this long was not a crash loop: the next restart waits FIRST_DELAY_S again."""
+POLL_S = 10.0
+"""How often a --versions host renews its leases (a lease lasts a minute on the server)."""
+FATAL = ("NOT_ADMIN", "MISSING_TOKEN", "BAD_TOKEN")
 _DEFAULTS = Sandbox(folder=Path())
 
 
@@ -53,7 +61,17 @@ def add_host_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     host.add_argument("--server", required=True, help="the server: unix:PATH (see `president serve --unix`) or"
                                                       " HOST:PORT")
     host.add_argument("--account-token", help=f"the bot's account token (or set {ACCOUNT_TOKEN_ENV})")
-    host.add_argument("--bot", required=True, type=Path, metavar="DIR", help="the bot's folder")
+    which = host.add_mutually_exclusive_group(required=True)
+    which.add_argument("--bot", type=Path, metavar="DIR", help="the bot's folder")
+    which.add_argument("--versions", action="store_true", help="run the submitted versions the server leases to"
+                                                               " this host (with --admin-token)")
+    host.add_argument("--admin-token", help=f"with --versions: the server's admin token (or set {ADMIN_TOKEN_ENV})")
+    host.add_argument("--work", type=Path, default=Path("builds"),
+                      help="with --versions: the builder's folder, holding WORK/built/VERSION (default builds)")
+    host.add_argument("--bots", type=whole_limit, default=8, help="with --versions: versions run at once (default 8)")
+    host.add_argument("--name", default=os.uname().nodename, help="with --versions: this host's name")
+    host.add_argument("--poll", type=seconds_limit, default=POLL_S, metavar="SECONDS",
+                      help=f"with --versions: how often leases are renewed and new ones asked for (default {POLL_S:g})")
     host.add_argument("--run", help="its command, run in the folder (default: president-bot FILE, FILE the"
                                     " folder's bot.py or its one .py file)")
     host.add_argument("--log-dir", type=Path, default=Path("host-logs"),
@@ -74,11 +92,9 @@ def add_host_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     host.set_defaults(handler=host_command)
 
 
-def _say(line: str) -> None:
-    print(f"president host: {line}", flush=True)
-
-
 def host_command(args: argparse.Namespace) -> int:
+    if args.versions:
+        return _host_versions(args)
     token = args.account_token or os.environ.get(ACCOUNT_TOKEN_ENV, "")
     if not token:
         print(f"president host: give --account-token or set {ACCOUNT_TOKEN_ENV}", file=sys.stderr)
@@ -89,8 +105,7 @@ def host_command(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"president host: {exc}", file=sys.stderr)
         return 2
-    sandbox = Sandbox(folder=folder, slot=args.slot, memory_bytes=args.memory_mb * MB, cpu_s=args.cpu_seconds,
-                      processes=args.processes, wall_s=args.wall_clock)
+    sandbox = _sandbox(args, folder)
     if not args.no_sandbox and (problem := sandbox.check()) is not None:
         print(f"president host: {problem}; not running {folder} (--no-sandbox would run it with this user's rights)",
               file=sys.stderr)
@@ -108,8 +123,51 @@ def host_command(args: argparse.Namespace) -> int:
             print(f"president host: {exc}", file=sys.stderr)
             return 1
         stack.enter_context(terminate_as_interrupt())
-        _supervise(sandbox, argv, folder.resolve().name, args.log_dir, socket=socket, env=env,
-                   jailed=not args.no_sandbox)
+        keeper = Keeper(sandbox, argv, folder.resolve().name, args.log_dir, socket=socket, env=env,
+                        jailed=not args.no_sandbox)
+        keeper.start()
+        try:
+            keeper.ended.wait()
+        except KeyboardInterrupt:
+            keeper.stop()
+            keeper.ended.wait()
+    return 0
+
+
+def _sandbox(args: argparse.Namespace, folder: Path) -> Sandbox:
+    return Sandbox(folder=folder, slot=args.slot, memory_bytes=args.memory_mb * MB, cpu_s=args.cpu_seconds,
+                   processes=args.processes, wall_s=args.wall_clock)
+
+
+def _host_versions(args: argparse.Namespace) -> int:
+    token = args.admin_token or os.environ.get(ADMIN_TOKEN_ENV, "")
+    if not token:
+        print(f"president host: give --admin-token or set {ADMIN_TOKEN_ENV}", file=sys.stderr)
+        return 2
+    sandbox = _sandbox(args, Path())
+    if not args.no_sandbox and (problem := sandbox.check()) is not None:
+        print(f"president host: {problem}; not running any version (--no-sandbox would run them with this user's"
+              " rights)", file=sys.stderr)
+        return 1
+    args.log_dir.mkdir(parents=True, exist_ok=True)
+    hosting = Hosting(server=args.server, name=args.name[:64], work=args.work, log_dir=args.log_dir, sandbox=sandbox,
+                      capacity=args.bots, jailed=not args.no_sandbox)
+    admin = (("authorization", f"Bearer {token}"),)
+    say(f"hosting up to {args.bots} versions for {args.server} as {args.name[:64]!r}")
+    with grpc.insecure_channel(args.server) as channel, terminate_as_interrupt():
+        stub = pb_grpc.PresidentServiceStub(channel)
+        try:
+            while True:
+                try:
+                    hosting.renew(stub, admin)
+                except grpc.RpcError as exc:
+                    say(describe_rpc_error(exc, args.server))
+                    if error_reason(exc) in FATAL:
+                        return 1
+                time.sleep(args.poll)
+        except KeyboardInterrupt:
+            hosting.stop_all()
+            say("stopped")
     return 0
 
 
@@ -123,37 +181,3 @@ def _bot_file(folder: Path) -> str:
     if len(found) != 1:
         raise ValueError(f"--bot {folder}: no bot.py and {len(found)} other .py files: say which with --run")
     return found[0]
-
-
-def _supervise(sandbox: Sandbox, argv: list[str], name: str, log_dir: Path, *, socket: Path | None,
-               env: dict[str, str], jailed: bool) -> None:
-    """Run the bot again and again until Ctrl-C or SIGTERM, a line for each start and end."""
-    log, previous = log_dir / f"{name}.log", log_dir / f"{name}.previous.log"
-    how = (f"in its sandbox (uid {sandbox.uid}; {sandbox.memory_bytes // MB} MB and {sandbox.cpu_s} CPU s a"
-           f" process, {sandbox.processes} processes)" if jailed else
-           "WITHOUT A SANDBOX (--no-sandbox): it can read, write and reach whatever this user can")
-    delay = FIRST_DELAY_S
-    running: Jailed | None = None
-    try:
-        for run in itertools.count(1):
-            if log.exists():
-                log.replace(previous)
-            running = sandbox.start(argv, log=log, socket=socket, env=env, jailed=jailed)
-            started = time.monotonic()
-            _say(f"{name}: run {run} started {how}")
-            ended = running.wait()
-            running = None
-            lasted = time.monotonic() - started
-            if lasted >= STEADY_S:
-                delay = FIRST_DELAY_S
-            cut = (f", its output cut at {sandbox.output_bytes // 1024} KB of {ended.output_bytes // 1024} KB"
-                   if ended.output_bytes > sandbox.output_bytes else "")
-            _say(f"{name}: run {run} {ended.reason} after {lasted:.1f} s{cut} (log {log});"
-                 f" starting again in {delay:g} s")
-            time.sleep(delay)
-            delay = min(2 * delay, LAST_DELAY_S)
-    except KeyboardInterrupt:
-        if running is not None:
-            running.stop()
-            running.wait()
-        _say(f"{name}: stopped")

@@ -11,7 +11,11 @@
   others and starved an account only a later queue fits.)  Matching
   runs whenever something changes (a session opens, a match ends), so a match
   forms as soon as enough willing bots are there.
-- A new account first plays a check match against the house bots; a fault
+- A hosted version plays as its own player (`player_name`: seats, ratings
+  and records name it); an account that has a current version is seated by
+  the arena only over that version's Session (its author's own connection
+  still takes challenges).
+- A new account (or version) first plays a check match against the house bots; a fault
   there (an error, a time-out, an illegal answer, a strike) is told to it
   (`Notice` CHECK_FAILED, with the counts) and it stays unrated; passing it
   (CHECK_PASSED) lets it into rated play (`CheckVerdict`).  After a failed
@@ -52,6 +56,7 @@ from president_service.match_runner import MatchRunner
 from president_service.match_store import MatchKind, Statement
 from president_service.registry import Registry
 from president_service.session import Session, Sessions, notice
+from president_service.versions import Versions, account_of, player_name
 
 log = logging.getLogger(__name__)
 
@@ -108,13 +113,14 @@ class _Challenge:
 
 class Arena:
     def __init__(self, registry: Registry, accounts: Accounts, sessions: Sessions, ratings: Ratings,
-                 settings: ArenaSettings, limits: Limits) -> None:
+                 settings: ArenaSettings, limits: Limits, versions: Versions) -> None:
         self.settings = settings
         self.ratings = ratings
         self._registry = registry
         self._accounts = accounts
         self._sessions = sessions
         self._limits = limits
+        self._versions = versions
         self._rng = random.Random()
         self._met: Counter[frozenset[str]] = Counter()
         self._waiting_since: dict[str, float] = {}
@@ -181,9 +187,9 @@ class Arena:
         """Accounts a match could not be started for (its limits): the others go on without them."""
         while (found := self._next_table(left_out, now)) is not None:
             board, table = found
-            kind = MatchKind.CHECK if not self._accounts.get(table[0].account.name).checked else MatchKind.ARENA
+            kind = MatchKind.ARENA if table[0].checked else MatchKind.CHECK
             try:
-                self._start(board, [s.account.name for s in table], kind)
+                self._start(board, table, kind)
             except ServiceError as exc:
                 log.warning("the arena could not start a %s match of %s: %s", board[0],
                             ", ".join(s.account.name for s in table), exc)
@@ -196,12 +202,13 @@ class Arena:
         """The table of the longest-waiting account that can have one now, in the first of its queues that
         seats it."""
         waiting = sorted((s for s in self._sessions.by_account.values()
-                          if not s.ending and s.account.name not in left_out),
+                          if not s.ending and s.account.name not in left_out
+                          and self._versions.current.get(s.account.name, "") == s.version),
                          key=lambda s: self._waiting_since.get(s.account.name, now))
         pools = {board: [s for s in waiting if self._accepts(s, board)
                          and self._room(s) >= (board[1] if self.settings.duplicate else 1)]
                  for board in self.settings.queues}
-        checked = {s.account.name for s in waiting if self._accounts.get(s.account.name).checked}
+        checked = {s.account.name for s in waiting if s.checked}
         for first in waiting:
             if first.account.house:
                 continue
@@ -229,21 +236,26 @@ class Arena:
             others.remove(best)
         return table if len(table) == players else None
 
-    def _start(self, board: Board, accounts: list[str], kind: MatchKind) -> None:
-        """Start the table's match (a board of them with `duplicate`); ServiceError if the registry refuses."""
+    def _start(self, board: Board, table: list[Session], kind: MatchKind) -> None:
+        """Start the table's match (a board of them with `duplicate`); ServiceError if the registry refuses.
+        Each seat is named by its player (`player_name` for a hosted version)."""
         preset, players = board
         rules = Rules.preset(preset, players=players, deals=self.settings.deals)
-        self._rng.shuffle(accounts)
+        seats = [(s.account.name, player_name(s.account.name, s.version) if s.version else s.account.name)
+                 for s in table]
+        self._rng.shuffle(seats)
+        accounts = [account for account, _ in seats]
         seed = secrets.randbelow(2**63 - 1)
-        seatings = [accounts]
+        seatings = [seats]
         hands: tuple[tuple[CardSet, ...], ...] = ()
         if self.settings.duplicate and kind is MatchKind.ARENA:
-            seatings = [accounts[-r:] + accounts[:-r] for r in range(players)]
+            seatings = [seats[-r:] + seats[:-r] for r in range(players)]
             hands = tuple(tuple(shuffled_deal(rules, seed, deal, 0)) for deal in range(1, self.settings.deals + 1))
         for seating in seatings:
             self._registry.create(MatchRequest(
                 preset=preset, rules=rules, seed=seed, hands=hands, clock=self.settings.clock,
-                names=(), open_seats=False, accounts=tuple(seating), kind=kind))
+                names=tuple(name for _, name in seating), open_seats=False,
+                accounts=tuple(account for account, _ in seating), kind=kind))
         if kind is MatchKind.CHECK:
             self._checking.update(a for a in accounts if not self._accounts.get(a).house)
         now = time.monotonic()
@@ -256,15 +268,16 @@ class Arena:
     # ------------------------------------------------------------------ results
 
     def _finishing(self, runner: MatchRunner) -> Sequence[Statement]:
-        """Rating statements for an arena match, committed with its result."""
+        """Rating statements for an arena match, committed with its result: by player, which is each seat's name
+        in an arena match (`_start`)."""
         if runner.kind is not MatchKind.ARENA:
             return ()
-        orders = [[runner.accounts[p] for p in e.places] for e in runner.match.events if isinstance(e, DealEnded)]
+        orders = [[runner.names[p] for p in e.places] for e in runner.match.events if isinstance(e, DealEnded)]
         return self.ratings.rate(runner.match_id, _board(runner), orders)
 
     def _over(self, runner: MatchRunner) -> None:
         if runner.kind is MatchKind.ARENA:
-            self.ratings.reload(_board(runner), runner.accounts)
+            self.ratings.reload(_board(runner), runner.names)
         elif runner.kind is MatchKind.CHECK:
             self._verdict(runner)
         if runner.accounts:
@@ -272,11 +285,12 @@ class Arena:
             self.poke()
 
     def _verdict(self, runner: MatchRunner) -> None:
-        """A check match: the new account passed if nothing went wrong for it."""
+        """A check match: the new account (or version) passed if nothing went wrong for it."""
         for player, name in enumerate(runner.accounts):
             account = self._accounts.get(name)
             if account.house:
                 continue
+            version = account_of(runner.names[player])[1]
             self._checking.discard(name)
             faults = runner.faults[player]
             counts = {"error": faults[Fault.ERROR], "time-out": faults[Fault.TIMEOUT] + runner.clock.strikes[player],
@@ -289,11 +303,17 @@ class Arena:
                            f" starts in {duration(wait)}, or fix the bot and reconnect")
                 verdict = CheckVerdict.FAILED
             else:
-                self._accounts.mark_checked(name)
+                if version:
+                    self._versions.mark_checked(version)
+                else:
+                    self._accounts.mark_checked(name)
+                if session is not None and session.version == version:
+                    session.checked = True
                 held = self._held.pop(name, None)
                 if held is not None:
                     held.poke.cancel()
-                message = f"check match {runner.match_id} passed: the arena rates this account now"
+                message = (f"check match {runner.match_id} passed: the arena rates"
+                           f" {f'version {version}' if version else 'this account'} now")
                 verdict = CheckVerdict.PASSED
             if session is not None:
                 asyncio.get_running_loop().create_task(session.tell(pb.SessionResponse(notice=pb.Notice(
@@ -409,14 +429,18 @@ class Arena:
         players = board[1]
         entries = []
         for standing in self.ratings.board(board):
-            account = self._accounts.get(standing.account)
+            name, version = account_of(standing.account)
+            if version and self._versions.get(version, None).state == pb.VERSION_STATE_RETIRED:
+                continue  # a retired version's records stay; the leaderboard shows the versions that play
+            account = self._accounts.get(name)
             place = standing.place(players)
             entries.append(pb.LeaderboardEntry(
-                account=standing.account, mu=standing.mu, sigma=standing.sigma, ordinal=standing.ordinal,
+                account=name, version_id=version, mu=standing.mu, sigma=standing.sigma, ordinal=standing.ordinal,
                 matches=standing.matches, deals=standing.deals, mean_place=place.mean, mean_place_low=place.low,
                 mean_place_high=place.high, provisional=standing.sigma > self.settings.provisional_sigma,
                 house=account.house))
-        entries.sort(key=lambda e: rank_key(rating=e.ordinal, mean_place=e.mean_place, name=e.account))
+        entries.sort(key=lambda e: rank_key(rating=e.ordinal, mean_place=e.mean_place,
+                                              name=f"{e.account}@{e.version_id}"))
         return pb.GetLeaderboardResponse(entries=entries, preset=board[0], players=players)
 
 

@@ -42,3 +42,8 @@ class Limits:
     """New versions one account may submit in 24 hours (each holds up to `archive_bytes` of the database)."""
     build_lease_s: float = 900.0
     """How long a builder's lease on a version lasts; then another builder may lease it."""
+    account_active_versions: int = 3
+    """An account's READY versions kept at once (its current one and the last ones before it); a newer READY one
+    retires the oldest."""
+    host_lease_s: float = 60.0
+    """How long a host's lease on a version lasts unrenewed; then another host may run it."""

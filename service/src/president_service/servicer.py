@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import aclosing, suppress
 from typing import Any, NoReturn, TypeVar
 
@@ -26,7 +26,8 @@ from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_service.acts import answer, apply_act, rejected
 from president_service.arena import Arena, ArenaSettings
 from president_service.arena_ratings import Ratings
-from president_service.auth import AdminKey
+from president_service.accounts import Account
+from president_service.auth import AdminKey, bearer_token
 from president_service.clock import ClockSettings
 from president_service.errors import Reason, ServiceError, abort
 from president_service.feeds import SeatFeed, match_over, prompt_message, shared_events
@@ -37,7 +38,7 @@ from president_service.messages import account_message, finished_summary, match_
 from president_service.registry import Registry
 from president_service.request_guard import next_request, opening_request
 from president_service.session import SessionContext, Sessions
-from president_service.versions import CHUNK_BYTES, Versions, read_submission
+from president_service.versions import CHUNK_BYTES, Version, Versions, read_submission
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -88,9 +89,9 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         self._admin = admin
         self._default_clock = default_clock
         self.sessions = Sessions(registry)
-        self.arena = Arena(registry, registry.accounts, self.sessions, Ratings(registry.store),
-                           arena or ArenaSettings(), registry.limits)
         self.versions = Versions(registry.store, registry.limits)
+        self.arena = Arena(registry, registry.accounts, self.sessions, Ratings(registry.store),
+                           arena or ArenaSettings(), registry.limits, self.versions)
         self.draining = False
         """Set when the server stops: new calls are refused, running ones finish."""
         self._streams = 0
@@ -384,14 +385,27 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                       context: SessionContext) -> None:
         try:
             self._open()
-            account = self._registry.accounts.authenticate(context.invocation_metadata())
+            account, version = self._session_player(context.invocation_metadata())
             self._admit_stream()
         except ServiceError as exc:
             await _refuse_opening(context, exc)
         try:
-            await self.sessions.serve(account, context)
+            await self.sessions.serve(account, context, version=version.version_id if version else "",
+                                      checked=version.checked if version else account.checked)
         finally:
             self._streams -= 1
+
+    def _session_player(self, metadata: Iterable[tuple[str, str | bytes]] | None) -> tuple[Account, Version | None]:
+        """Who a Session plays as: an account (its own token), or a hosted version of it (its lease's token)."""
+        try:
+            return self._registry.accounts.authenticate(metadata), None
+        except ServiceError as exc:
+            if exc.reason is not Reason.BAD_TOKEN or (version := self.versions.hosted(bearer_token(metadata))) is None:
+                raise
+            account = self._registry.accounts.get(version.account)
+            if account.revoked:
+                raise ServiceError(Reason.BAD_TOKEN, f"the account {account.name} is revoked") from None
+            return account, version
 
     async def GetLeaderboard(self, request: pb.GetLeaderboardRequest,  # noqa: N802
                              context: Context) -> pb.GetLeaderboardResponse:
@@ -475,3 +489,21 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                                            reason=request.reason, log=request.log)
             return pb.ReportBuildResponse(version=self.versions.message(version))
         return await _guard(context, report())
+
+    async def LeaseHosting(self, request: pb.LeaseHostingRequest,  # noqa: N802
+                           context: Context) -> pb.LeaseHostingResponse:
+        async def lease() -> pb.LeaseHostingResponse:
+            self._open()
+            self._admin.check(context.invocation_metadata())
+
+            def playable(account: str) -> bool:
+                return not self._registry.accounts.get(account).revoked
+            start, keep, stop, until = self.versions.host(request.host, request.capacity, list(request.running),
+                                                          playable)
+            for version_id in stop:  # its bot may still be connected: a Session under a lease no longer held ends
+                self.sessions.close_version(version_id, ServiceError(
+                    Reason.BAD_TOKEN, "this version's hosting lease ended (retired, replaced or moved)"))
+            return pb.LeaseHostingResponse(
+                start=[pb.HostedVersion(version=self.versions.message(v), token=token) for v, token in start],
+                keep=keep, stop=stop, lease_expires_at=timestamp(until))
+        return await _guard(context, lease())

@@ -79,6 +79,10 @@ class Session:
 
     account: Account
     context: SessionContext
+    version: str = ""
+    """The hosted version it plays as (opened with its lease's token); empty: the account's own bot."""
+    checked: bool = False
+    """Whether it (the account, or its version) passed its check match when it opened."""
     appetite: pb.Appetite = field(default_factory=pb.Appetite)
     feeds: dict[str, MatchFeed] = field(default_factory=dict)
     """Match id -> what feeds that match."""
@@ -239,13 +243,20 @@ class Sessions:
         for session in list(self.by_account.values()):
             session.close(why)
 
-    async def serve(self, account: Account, context: SessionContext) -> None:
+    def close_version(self, version_id: str, why: ServiceError) -> None:
+        for session in list(self.by_account.values()):
+            if session.version == version_id:
+                session.close(why)
+
+    async def serve(self, account: Account, context: SessionContext, *, version: str = "",
+                    checked: bool = False) -> None:
         """Run one Session until the client ends it or the server closes it."""
         try:
             first = await opening_request(context, "hello", "Session")
         except ServiceError as exc:
             await abort(context, exc)
-        session = Session(account=account, context=context, appetite=first.hello.accepts,
+        session = Session(account=account, context=context, version=version, checked=checked,
+                          appetite=first.hello.accepts,
                           cursors={c.match_id: c.last_seq for c in first.hello.resume},
                           defer=first.hello.defer_events, batch=first.hello.batch_matches)
         resumed, unread = await self._resumed_seats(account.name, list(session.cursors))
@@ -261,7 +272,7 @@ class Sessions:
             await session.send(pb.SessionResponse(welcome=pb.SessionWelcome(
                 account=account.name, live_matches=[runner.match_id for runner, _ in seats],
                 max_matches=self._registry.limits.account_matches,
-                check_pending=not account.checked, batches=True)))
+                check_pending=not checked, batches=True)))
             if unread:
                 await session.send(notice(ServiceError(
                     Reason.ACCOUNT_LIMIT, f"{unread} resume cursors of matches not live were not looked up: at most"

@@ -5,6 +5,13 @@ run by the organiser: ``president builder``) leases a queued version with the ad
 builds it in its sandbox and reports READY or FAILED with the log.  A lease that ends unreported lets another
 builder take the version, so a lost builder's work is done elsewhere.
 
+A READY version plays once a host (also the organiser's client) leases it: the lease carries a token of the
+version's own, which opens a Session that plays as the version, under the player name ``account@version``
+(`player_name`): its seats, records and ratings name it, and it has a check match of its own.  An account's
+current version is its newest READY one; the arena seats that one only, and at most `account_active_versions`
+stay READY (older ones are RETIRED: they no longer play, their records stay).  A lease left unrenewed expires
+and another host may take the version; the old lease's token then stops working.
+
 A version is the account, its manifest and the archive's SHA-256: the same three again are the same version.
 Archives are kept in 64 KB rows (so that fetching one never loads it whole), once per hash.  Every look-up is
 a small indexed query, run inline like the match store's writes.
@@ -53,7 +60,24 @@ UPLOAD_S = 60.0
 """A SubmitBot call must send its whole archive within this, so that a slow one does not hold its slot."""
 DAY_S = 24 * 3600.0
 _WAITING = (pb.VERSION_STATE_QUEUED, pb.VERSION_STATE_BUILDING)
-_COLUMNS = "id, account, created_at, name, runtime, build, run, sha256, archive_bytes, state, reason"
+_COLUMNS = "id, account, created_at, name, runtime, build, run, sha256, archive_bytes, state, reason, checked"
+_HOSTING_COLUMNS = (("checked", "INTEGER NOT NULL DEFAULT 0"), ("host", "TEXT NOT NULL DEFAULT ''"),
+                    ("host_until", "REAL"), ("host_token_hash", "BLOB"))
+"""Added with hosting: a database from before gets them (no version of it was ever checked or hosted)."""
+MAX_HOSTED = 1000
+"""The most versions one LeaseHosting call names or leases."""
+
+
+def player_name(account: str, version_id: str) -> str:
+    """The name a hosted version plays under: its seats', its records' and its ratings' (an account name holds no
+    '@', so `account_of` reads it back)."""
+    return f"{account}@{version_id}"
+
+
+def account_of(player: str) -> tuple[str, str]:
+    """(account, version id) of a player name; the version id is empty for an account's own bot."""
+    account, _, version_id = player.partition("@")
+    return account, version_id
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -66,6 +90,12 @@ class Version:
     archive_bytes: int
     state: pb.VersionState.ValueType
     reason: str
+    checked: bool = False
+    """Passed its check match: the arena rates it."""
+
+    @property
+    def player(self) -> str:
+        return player_name(self.account, self.version_id)
 
 
 def check_manifest(manifest: pb.BotManifest) -> None:
@@ -120,8 +150,17 @@ class Versions:
         self._limits = limits
         self._clock = clock
         store.write([(sql, ()) for sql in _SCHEMA])
+        have = {row[1] for row in store.query("PRAGMA table_info(versions)")}
+        store.write([(f"ALTER TABLE versions ADD COLUMN {name} {kind}", ()) for name, kind in _HOSTING_COLUMNS
+                     if name not in have]
+                    + [("CREATE INDEX IF NOT EXISTS versions_by_host_token ON versions (host_token_hash)", ())])
         self._uploads: set[str] = set()
         """Accounts with a SubmitBot call reading now (one each; at most `max_uploads` in all)."""
+        self.current: dict[str, str] = {}
+        """Account -> its current version (its newest READY one), for accounts that have one."""
+        for account, version_id in store.query(
+                "SELECT account, id FROM versions WHERE state = ? ORDER BY created_at", (pb.VERSION_STATE_READY,)):
+            self.current[account] = version_id
 
     @contextlib.contextmanager
     def uploading(self, account: str) -> Iterator[None]:
@@ -148,7 +187,7 @@ class Versions:
         self._admit(account)
         now = self._clock()
         statements: list[Statement] = [(
-            f"INSERT INTO versions ({_COLUMNS}, log, builder) VALUES (?,?,?,?,?,?,?,?,?,?,?,'','')",
+            f"INSERT INTO versions ({_COLUMNS}, log, builder) VALUES (?,?,?,?,?,?,?,?,?,?,?,0,'','')",
             (version_id, account, now, *fields, sha, len(archive), pb.VERSION_STATE_QUEUED, ""))]
         statements += [("INSERT OR IGNORE INTO version_archives VALUES (?,?,?)",
                         (sha, seq, archive[at:at + CHUNK_BYTES]))
@@ -182,21 +221,15 @@ class Versions:
         """The account's versions, newest first."""
         rows = self._store.query(f"SELECT {_COLUMNS} FROM versions WHERE account = ? ORDER BY created_at DESC"
                                  " LIMIT ?", (account, LIST_LIMIT))
-        versions = [_version(row) for row in rows]
-        current = self._current(account)
-        return [self.message(v, current=v.version_id == current) for v in versions]
+        return [self.message(_version(row)) for row in rows]
 
-    def _current(self, account: str) -> str | None:
-        rows = self._store.query("SELECT id FROM versions WHERE account = ? AND state = ? ORDER BY created_at DESC"
-                                 " LIMIT 1", (account, pb.VERSION_STATE_READY))
-        return rows[0][0] if rows else None
-
-    def message(self, version: Version, *, current: bool | None = None) -> pb.BotVersion:
-        if current is None:
-            current = self._current(version.account) == version.version_id
+    def message(self, version: Version) -> pb.BotVersion:
+        played = version.state in (pb.VERSION_STATE_READY, pb.VERSION_STATE_RETIRED)
         return pb.BotVersion(version_id=version.version_id, account=version.account, manifest=version.manifest,
                              state=version.state, reason=version.reason, created_at=timestamp(version.created_at),
-                             sha256=version.sha256, archive_bytes=version.archive_bytes, current=current)
+                             sha256=version.sha256, archive_bytes=version.archive_bytes,
+                             current=self.current.get(version.account) == version.version_id,
+                             checked=version.checked, player=version.player if played else "")
 
     def log(self, version_id: str) -> str:
         (text,), = self._store.query("SELECT log FROM versions WHERE id = ?", (version_id,))
@@ -241,9 +274,95 @@ class Versions:
             raise ServiceError(Reason.LEASE_EXPIRED, f"the version {version_id} is no longer leased with this lease"
                                                      " (it expired and was leased again, or it was reported)")
         state = pb.VERSION_STATE_READY if ready else pb.VERSION_STATE_FAILED
-        self._write([("UPDATE versions SET state = ?, reason = ?, log = ?, lease_hash = NULL, lease_until = NULL"
-                      " WHERE id = ?", (state, "" if ready else reason, log, version_id))])
+        statements: list[Statement] = [(
+            "UPDATE versions SET state = ?, reason = ?, log = ?, lease_hash = NULL, lease_until = NULL WHERE id = ?",
+            (state, "" if ready else reason, log, version_id))]
+        if ready:
+            statements += self._retiring(version)
+        self._write(statements)
+        self._recount(version.account)
         return self.get(version.version_id, None)
+
+    def _retiring(self, newest: Version) -> list[Statement]:
+        """Statements retiring the account's READY versions beyond the newest `account_active_versions`, `newest`
+        (becoming READY) counted."""
+        rows = self._store.query("SELECT id FROM versions WHERE account = ? AND state = ? AND id != ?"
+                                 " ORDER BY created_at DESC", (newest.account, pb.VERSION_STATE_READY,
+                                                               newest.version_id))
+        return [("UPDATE versions SET state = ?, host = '', host_until = NULL, host_token_hash = NULL WHERE id = ?",
+                 (pb.VERSION_STATE_RETIRED, version_id))
+                for (version_id,) in rows[self._limits.account_active_versions - 1:]]
+
+    def _recount(self, account: str) -> None:
+        rows = self._store.query("SELECT id FROM versions WHERE account = ? AND state = ? ORDER BY created_at DESC"
+                                 " LIMIT 1", (account, pb.VERSION_STATE_READY))
+        if rows:
+            self.current[account] = rows[0][0]
+        else:
+            self.current.pop(account, None)
+
+    def mark_checked(self, version_id: str) -> None:
+        self._write([("UPDATE versions SET checked = 1 WHERE id = ?", (version_id,))])
+
+    def checked(self, version_id: str) -> bool:
+        rows = self._store.query("SELECT checked FROM versions WHERE id = ?", (version_id,))
+        return bool(rows and rows[0][0])
+
+    # ------------------------------------------------------------------ hosting
+
+    def host(self, host: str, capacity: int, running: list[str],
+             playable: Callable[[str], bool]) -> tuple[list[tuple[Version, str]], list[str], list[str], float]:
+        """A host's LeaseHosting: (versions newly leased to it, each with its token; those of `running` renewed;
+        those of `running` to stop; when the leases end).  `playable`: whether an account may play (not revoked).
+
+        A version of `running` is renewed while it is its account's current version and no other host has
+        leased it (even after its lease expired, as a late build report is taken): a host that was slow to renew
+        keeps its bot.  New leases go to current versions that no host holds (or whose lease expired).
+        """
+        if len(host) > NAME_CHARS or not host.isprintable():
+            raise ServiceError(Reason.MALFORMED, f"the host's name: at most {NAME_CHARS} printable characters")
+        if capacity > MAX_HOSTED or len(running) > MAX_HOSTED:
+            raise ServiceError(Reason.MALFORMED, f"a host runs at most {MAX_HOSTED} versions")
+        now = self._clock()
+        until = now + self._limits.host_lease_s
+        keep: list[str] = []
+        stop: list[str] = []
+        statements: list[Statement] = []
+        for version_id in dict.fromkeys(running):
+            rows = self._store.query("SELECT account, host FROM versions WHERE id = ?", (version_id[:64],))
+            if (rows and rows[0][1] == host and self.current.get(rows[0][0]) == version_id and playable(rows[0][0])
+                    and len(keep) < capacity):
+                keep.append(version_id)
+                statements.append(("UPDATE versions SET host_until = ? WHERE id = ?", (until, version_id)))
+            else:
+                stop.append(version_id[:64])
+                if rows and rows[0][1] == host:
+                    statements.append(("UPDATE versions SET host = '', host_until = NULL, host_token_hash = NULL"
+                                       " WHERE id = ?", (version_id,)))
+        start: list[tuple[Version, str]] = []
+        for account, version_id in self.current.items():
+            if len(keep) + len(start) >= capacity:
+                break
+            if version_id in keep or not playable(account):
+                continue
+            rows = self._store.query("SELECT host, host_until FROM versions WHERE id = ?", (version_id,))
+            if rows and rows[0][0] and rows[0][0] != host and (rows[0][1] or 0) >= now:
+                continue  # another host's, its lease holding
+            token = new_token()
+            statements.append(("UPDATE versions SET host = ?, host_until = ?, host_token_hash = ? WHERE id = ?",
+                               (host, until, token_hash(token), version_id)))
+            start.append((self.get(version_id, None), token))
+        self._write(statements)
+        return start, keep, stop, until
+
+    def hosted(self, token: str) -> Version | None:
+        """The version whose current lease `token` is, while it holds and the version is current."""
+        rows = self._store.query(f"SELECT {_COLUMNS}, host_until FROM versions WHERE host_token_hash = ?",
+                                 (token_hash(token),))
+        if not rows or (rows[0][-1] or 0) < self._clock():
+            return None
+        version = _version(rows[0][:-1])
+        return version if self.current.get(version.account) == version.version_id else None
 
     def _write(self, statements: list[Statement]) -> None:
         try:
@@ -253,7 +372,7 @@ class Versions:
 
 
 def _version(row: tuple[Any, ...]) -> Version:
-    version_id, account, created_at, name, runtime, build, run, sha, size, state, reason = row
+    version_id, account, created_at, name, runtime, build, run, sha, size, state, reason, checked = row
     return Version(version_id=version_id, account=account, created_at=created_at,
                    manifest=pb.BotManifest(name=name, runtime=runtime, build=build, run=run),
-                   sha256=sha, archive_bytes=size, state=state, reason=reason)
+                   sha256=sha, archive_bytes=size, state=state, reason=reason, checked=bool(checked))

@@ -739,6 +739,10 @@ class _VersionStateEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_VersionS
     """Built: it may play."""
     VERSION_STATE_FAILED: _VersionState.ValueType  # 4
     """The build failed (see `reason` and the build log); it never plays."""
+    VERSION_STATE_RETIRED: _VersionState.ValueType  # 5
+    """Was READY, and newer READY versions of its account took its place (an
+    account keeps a few active): it no longer plays; its records stay.
+    """
 
 class VersionState(_VersionState, metaclass=_VersionStateEnumTypeWrapper):
     """Where a version is in its life."""
@@ -753,6 +757,10 @@ VERSION_STATE_READY: VersionState.ValueType  # 3
 """Built: it may play."""
 VERSION_STATE_FAILED: VersionState.ValueType  # 4
 """The build failed (see `reason` and the build log); it never plays."""
+VERSION_STATE_RETIRED: VersionState.ValueType  # 5
+"""Was READY, and newer READY versions of its account took its place (an
+account keeps a few active): it no longer plays; its records stay.
+"""
 Global___VersionState: _TypeAlias = VersionState  # noqa: Y015
 
 @_typing.final
@@ -4171,6 +4179,7 @@ class LeaderboardEntry(_message.Message):
     MEAN_PLACE_HIGH_FIELD_NUMBER: _builtins.int
     PROVISIONAL_FIELD_NUMBER: _builtins.int
     HOUSE_FIELD_NUMBER: _builtins.int
+    VERSION_ID_FIELD_NUMBER: _builtins.int
     account: _builtins.str
     """The account."""
     mu: _builtins.float
@@ -4197,6 +4206,10 @@ class LeaderboardEntry(_message.Message):
     """Still uncertain: sigma above the server's threshold."""
     house: _builtins.bool
     """A house bot."""
+    version_id: _builtins.str
+    """The hosted version this rating is of (empty: the account's own bot,
+    connected by its author). A new version starts a rating of its own.
+    """
     def __init__(
         self,
         *,
@@ -4211,10 +4224,11 @@ class LeaderboardEntry(_message.Message):
         mean_place_high: _builtins.float = ...,
         provisional: _builtins.bool = ...,
         house: _builtins.bool = ...,
+        version_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "deals", b"deals", "house", b"house", "matches", b"matches", "mean_place", b"mean_place", "mean_place_high", b"mean_place_high", "mean_place_low", b"mean_place_low", "mu", b"mu", "ordinal", b"ordinal", "provisional", b"provisional", "sigma", b"sigma"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "deals", b"deals", "house", b"house", "matches", b"matches", "mean_place", b"mean_place", "mean_place_high", b"mean_place_high", "mean_place_low", b"mean_place_low", "mu", b"mu", "ordinal", b"ordinal", "provisional", b"provisional", "sigma", b"sigma", "version_id", b"version_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -4369,6 +4383,8 @@ class BotVersion(_message.Message):
     SHA256_FIELD_NUMBER: _builtins.int
     ARCHIVE_BYTES_FIELD_NUMBER: _builtins.int
     CURRENT_FIELD_NUMBER: _builtins.int
+    CHECKED_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
     version_id: _builtins.str
     """Its id (16 hex digits), derived from the account, the manifest and the
     archive's hash.
@@ -4385,6 +4401,12 @@ class BotVersion(_message.Message):
     """The archive's size in bytes."""
     current: _builtins.bool
     """The account's current version: its newest READY one."""
+    checked: _builtins.bool
+    """Passed its check match against the house bots: the arena rates it."""
+    player: _builtins.str
+    """Where it plays, as `account@version_id`: the name its seats, ratings and
+    records carry (empty until it is READY).
+    """
     @_builtins.property
     def manifest(self) -> Global___BotManifest:
         """Its manifest."""
@@ -4405,10 +4427,12 @@ class BotVersion(_message.Message):
         sha256: _builtins.str = ...,
         archive_bytes: _builtins.int = ...,
         current: _builtins.bool = ...,
+        checked: _builtins.bool = ...,
+        player: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "manifest", b"manifest"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "archive_bytes", b"archive_bytes", "created_at", b"created_at", "current", b"current", "manifest", b"manifest", "reason", b"reason", "sha256", b"sha256", "state", b"state", "version_id", b"version_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "archive_bytes", b"archive_bytes", "checked", b"checked", "created_at", b"created_at", "current", b"current", "manifest", b"manifest", "player", b"player", "reason", b"reason", "sha256", b"sha256", "state", b"state", "version_id", b"version_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -4670,3 +4694,109 @@ class ReportBuildResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ReportBuildResponse: _TypeAlias = ReportBuildResponse  # noqa: Y015
+
+@_typing.final
+class LeaseHostingRequest(_message.Message):
+    """Request of LeaseHosting."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HOST_FIELD_NUMBER: _builtins.int
+    CAPACITY_FIELD_NUMBER: _builtins.int
+    RUNNING_FIELD_NUMBER: _builtins.int
+    host: _builtins.str
+    """The host's name, for the organiser (at most 64 printable characters)."""
+    capacity: _builtins.int
+    """The most versions it runs at once (renewed ones included)."""
+    @_builtins.property
+    def running(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The versions it runs now under its leases, to renew."""
+
+    def __init__(
+        self,
+        *,
+        host: _builtins.str = ...,
+        capacity: _builtins.int = ...,
+        running: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["capacity", b"capacity", "host", b"host", "running", b"running"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LeaseHostingRequest: _TypeAlias = LeaseHostingRequest  # noqa: Y015
+
+@_typing.final
+class HostedVersion(_message.Message):
+    """A version leased to a host, with the token its bot plays with."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    TOKEN_FIELD_NUMBER: _builtins.int
+    token: _builtins.str
+    """The token its bot opens its Session with (as an account token); given
+    this once.
+    """
+    @_builtins.property
+    def version(self) -> Global___BotVersion:
+        """The version, READY and its account's current one."""
+
+    def __init__(
+        self,
+        *,
+        version: Global___BotVersion | None = ...,
+        token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["version", b"version"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["token", b"token", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HostedVersion: _TypeAlias = HostedVersion  # noqa: Y015
+
+@_typing.final
+class LeaseHostingResponse(_message.Message):
+    """Response of LeaseHosting."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    START_FIELD_NUMBER: _builtins.int
+    KEEP_FIELD_NUMBER: _builtins.int
+    STOP_FIELD_NUMBER: _builtins.int
+    LEASE_EXPIRES_AT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def start(self) -> _containers.RepeatedCompositeFieldContainer[Global___HostedVersion]:
+        """Versions newly leased to this host: start them."""
+
+    @_builtins.property
+    def keep(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Of `running`: still this host's, their leases renewed."""
+
+    @_builtins.property
+    def stop(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Of `running`: no longer this host's (retired, replaced by a newer
+        version, its account revoked, or its lease expired): stop them.
+        """
+
+    @_builtins.property
+    def lease_expires_at(self) -> _timestamp_pb2.Timestamp:
+        """When this host's leases expire unless renewed."""
+
+    def __init__(
+        self,
+        *,
+        start: _abc.Iterable[Global___HostedVersion] | None = ...,
+        keep: _abc.Iterable[_builtins.str] | None = ...,
+        stop: _abc.Iterable[_builtins.str] | None = ...,
+        lease_expires_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["lease_expires_at", b"lease_expires_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["keep", b"keep", "lease_expires_at", b"lease_expires_at", "start", b"start", "stop", b"stop"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LeaseHostingResponse: _TypeAlias = LeaseHostingResponse  # noqa: Y015

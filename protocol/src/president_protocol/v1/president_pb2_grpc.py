@@ -140,6 +140,11 @@ class PresidentServiceStub:
                 request_serializer=president_dot_v1_dot_president__pb2.ReportBuildRequest.SerializeToString,
                 response_deserializer=president_dot_v1_dot_president__pb2.ReportBuildResponse.FromString,
                 _registered_method=True)
+        self.LeaseHosting = channel.unary_unary(
+                '/president.v1.PresidentService/LeaseHosting',
+                request_serializer=president_dot_v1_dot_president__pb2.LeaseHostingRequest.SerializeToString,
+                response_deserializer=president_dot_v1_dot_president__pb2.LeaseHostingResponse.FromString,
+                _registered_method=True)
 
 
 class PresidentServiceServicer:
@@ -365,6 +370,23 @@ class PresidentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def LeaseHosting(self, request, context):
+        """For a host (the organiser's, which runs READY versions in its sandbox):
+        renew the leases of the versions it runs and lease new ones, up to
+        `capacity`. Each account's current version is leased to one host at a
+        time; when its host stops renewing, the lease expires and another host
+        may lease it (the old lease's token then stops working). A new lease
+        carries the token the version's bot opens its Session with: valid while
+        the lease holds and the version is its account's current one, and the
+        Session it opens plays as that version (the arena seats the account's
+        current version only; its check match, ratings and records name it).
+        Needs the admin token. Errors: NOT_ADMIN, MISSING_TOKEN, MALFORMED,
+        SHUTTING_DOWN.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PresidentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -472,6 +494,11 @@ def add_PresidentServiceServicer_to_server(servicer, server):
                     servicer.ReportBuild,
                     request_deserializer=president_dot_v1_dot_president__pb2.ReportBuildRequest.FromString,
                     response_serializer=president_dot_v1_dot_president__pb2.ReportBuildResponse.SerializeToString,
+            ),
+            'LeaseHosting': grpc.unary_unary_rpc_method_handler(
+                    servicer.LeaseHosting,
+                    request_deserializer=president_dot_v1_dot_president__pb2.LeaseHostingRequest.FromString,
+                    response_serializer=president_dot_v1_dot_president__pb2.LeaseHostingResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1042,6 +1069,33 @@ class PresidentService:
             '/president.v1.PresidentService/ReportBuild',
             president_dot_v1_dot_president__pb2.ReportBuildRequest.SerializeToString,
             president_dot_v1_dot_president__pb2.ReportBuildResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LeaseHosting(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/president.v1.PresidentService/LeaseHosting',
+            president_dot_v1_dot_president__pb2.LeaseHostingRequest.SerializeToString,
+            president_dot_v1_dot_president__pb2.LeaseHostingResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -185,6 +185,19 @@ class PresidentServiceStub:
     longer the version's: it expired, or the version was reported),
     TOO_LARGE (a log past its cap), MALFORMED (a reason that is not one line).
     """
+    LeaseHosting: _grpc.UnaryUnaryMultiCallable[_president_pb2.LeaseHostingRequest, _president_pb2.LeaseHostingResponse]
+    """For a host (the organiser's, which runs READY versions in its sandbox):
+    renew the leases of the versions it runs and lease new ones, up to
+    `capacity`. Each account's current version is leased to one host at a
+    time; when its host stops renewing, the lease expires and another host
+    may lease it (the old lease's token then stops working). A new lease
+    carries the token the version's bot opens its Session with: valid while
+    the lease holds and the version is its account's current one, and the
+    Session it opens plays as that version (the arena seats the account's
+    current version only; its check match, ratings and records name it).
+    Needs the admin token. Errors: NOT_ADMIN, MISSING_TOKEN, MALFORMED,
+    SHUTTING_DOWN.
+    """
 
 @_typing.type_check_only
 class PresidentServiceAsyncStub(PresidentServiceStub):
@@ -322,6 +335,19 @@ class PresidentServiceAsyncStub(PresidentServiceStub):
     NOT_ADMIN, MISSING_TOKEN, UNKNOWN_VERSION, LEASE_EXPIRED (the lease is no
     longer the version's: it expired, or the version was reported),
     TOO_LARGE (a log past its cap), MALFORMED (a reason that is not one line).
+    """
+    LeaseHosting: _aio.UnaryUnaryMultiCallable[_president_pb2.LeaseHostingRequest, _president_pb2.LeaseHostingResponse]  # type: ignore[assignment]
+    """For a host (the organiser's, which runs READY versions in its sandbox):
+    renew the leases of the versions it runs and lease new ones, up to
+    `capacity`. Each account's current version is leased to one host at a
+    time; when its host stops renewing, the lease expires and another host
+    may lease it (the old lease's token then stops working). A new lease
+    carries the token the version's bot opens its Session with: valid while
+    the lease holds and the version is its account's current one, and the
+    Session it opens plays as that version (the arena seats the account's
+    current version only; its check match, ratings and records name it).
+    Needs the admin token. Errors: NOT_ADMIN, MISSING_TOKEN, MALFORMED,
+    SHUTTING_DOWN.
     """
 
 class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -583,6 +609,25 @@ class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
         NOT_ADMIN, MISSING_TOKEN, UNKNOWN_VERSION, LEASE_EXPIRED (the lease is no
         longer the version's: it expired, or the version was reported),
         TOO_LARGE (a log past its cap), MALFORMED (a reason that is not one line).
+        """
+
+    @_abc_1.abstractmethod
+    def LeaseHosting(
+        self,
+        request: _president_pb2.LeaseHostingRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_president_pb2.LeaseHostingResponse, _abc.Awaitable[_president_pb2.LeaseHostingResponse]]:
+        """For a host (the organiser's, which runs READY versions in its sandbox):
+        renew the leases of the versions it runs and lease new ones, up to
+        `capacity`. Each account's current version is leased to one host at a
+        time; when its host stops renewing, the lease expires and another host
+        may lease it (the old lease's token then stops working). A new lease
+        carries the token the version's bot opens its Session with: valid while
+        the lease holds and the version is its account's current one, and the
+        Session it opens plays as that version (the arena seats the account's
+        current version only; its check match, ratings and records name it).
+        Needs the admin token. Errors: NOT_ADMIN, MISSING_TOKEN, MALFORMED,
+        SHUTTING_DOWN.
         """
 
 def add_PresidentServiceServicer_to_server(servicer: PresidentServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,0 +1,178 @@
+"""Keeping hosted bots running in their sandboxes: one bot folder (`Keeper`), or every version a server leases to
+this host (`Hosting`, ``president host --versions``).
+
+A host is the organiser's client of the server, trusted like the builder: it runs outside any jail, and each bot
+it starts runs only inside one (`president_harness.sandbox`), with its own user id (one slot each), its own
+relayed socket to the server, and the token of its own lease in its environment (never on a command line).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import itertools
+import shlex
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from president_protocol.v1 import president_pb2 as pb
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
+
+from president_harness.builder import Builder, node_path
+from president_harness.sandbox import MB, Jailed, Sandbox, SandboxError, relay_to, stage
+
+ACCOUNT_TOKEN_ENV = "PRESIDENT_ACCOUNT_TOKEN"
+FIRST_DELAY_S = 1.0
+LAST_DELAY_S = 60.0
+"""Restarts wait FIRST_DELAY_S, twice as long after each quick death, at most LAST_DELAY_S."""
+STEADY_S = 60.0
+"""A run that lasted this long was not a crash loop: the next restart waits FIRST_DELAY_S again."""
+
+
+def say(line: str) -> None:
+    print(f"president host: {line}", flush=True)
+
+
+class Keeper:
+    """One bot kept running in its sandbox: started again after each end (1 s, 2 s, 4 s ... up to LAST_DELAY_S
+    after quick deaths), a line for each start and each end, until `stop`."""
+
+    def __init__(self, sandbox: Sandbox, argv: list[str], name: str, log_dir: Path, *, socket: Path | None,
+                 env: dict[str, str], jailed: bool) -> None:
+        self.sandbox, self.argv, self.name = sandbox, argv, name
+        self.socket, self.env, self.jailed = socket, env, jailed
+        self.log, self.previous = log_dir / f"{name}.log", log_dir / f"{name}.previous.log"
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._running: Jailed | None = None
+        self.ended = threading.Event()
+        """Set when it has stopped (waited on, not joined: a join that Ctrl-C interrupts breaks the thread's
+        state in Python 3.11, and the process would then exit without waiting for it)."""
+
+    def start(self) -> None:
+        threading.Thread(target=self._run, name=f"keeper {self.name}").start()
+
+    def _run(self) -> None:
+        try:
+            self._keep()
+        finally:
+            self.ended.set()
+
+    def _keep(self) -> None:
+        sandbox = self.sandbox
+        how = (f"in its sandbox (uid {sandbox.uid}; {sandbox.memory_bytes // MB} MB and {sandbox.cpu_s} CPU s a"
+               f" process, {sandbox.processes} processes)" if self.jailed else
+               "WITHOUT A SANDBOX (--no-sandbox): it can read, write and reach whatever this user can")
+        delay = FIRST_DELAY_S
+        for run in itertools.count(1):
+            with self._lock:
+                if self._stopping.is_set():
+                    break
+                if self.log.exists():
+                    self.log.replace(self.previous)
+                running = self._running = sandbox.start(self.argv, log=self.log, socket=self.socket, env=self.env,
+                                                        jailed=self.jailed)
+            started = time.monotonic()
+            say(f"{self.name}: run {run} started {how}")
+            ended = running.wait()
+            lasted = time.monotonic() - started
+            if self._stopping.is_set():
+                break
+            if lasted >= STEADY_S:
+                delay = FIRST_DELAY_S
+            cut = (f", its output cut at {sandbox.output_bytes // 1024} KB of {ended.output_bytes // 1024} KB"
+                   if ended.output_bytes > sandbox.output_bytes else "")
+            say(f"{self.name}: run {run} {ended.reason} after {lasted:.1f} s{cut} (log {self.log});"
+                 f" starting again in {delay:g} s")
+            if self._stopping.wait(delay):
+                break
+            delay = min(2 * delay, LAST_DELAY_S)
+        say(f"{self.name}: stopped")
+
+    def stop(self) -> None:
+        """End the run in progress and start no other (from any thread)."""
+        with self._lock:
+            self._stopping.set()
+            if self._running is not None:
+                self._running.stop()
+
+
+class Hosting:
+    """The versions a server leases to this host, each kept running by a `Keeper` in a sandbox slot of its own
+    (`first_slot` up to `first_slot + capacity - 1`), its folder WORK/built/VERSION as the builder left it (built
+    here again, in the sandbox, when this machine has not built it)."""
+
+    def __init__(self, *, server: str, name: str, work: Path, log_dir: Path, sandbox: Sandbox, capacity: int,
+                 jailed: bool) -> None:
+        self.server, self.name, self.work, self.log_dir = server, name, work, log_dir
+        self.sandbox, self.capacity, self.jailed = sandbox, capacity, jailed
+        self.running: dict[str, tuple[Keeper, contextlib.ExitStack, int]] = {}
+        """Version id -> its keeper, what to close after it, its slot."""
+        self.unbuildable: set[str] = set()
+        """Versions this host could not build: not started again (their lease lapses and another host may try)."""
+
+    def renew(self, stub: pb_grpc.PresidentServiceStub, admin: tuple[tuple[str, str], ...]) -> None:
+        """Renew this host's leases; stop what is no longer its, start what is newly leased to it."""
+        leased = stub.LeaseHosting(pb.LeaseHostingRequest(host=self.name, capacity=self.capacity,
+                                                          running=list(self.running)), metadata=admin, timeout=30)
+        for version_id in leased.stop:
+            self._stop(version_id, "no longer this host's (retired, replaced, revoked or leased elsewhere)")
+        for hosted in leased.start:
+            if hosted.version.version_id not in self.running and hosted.version.version_id not in self.unbuildable:
+                self._start(stub, admin, hosted)
+
+    def _start(self, stub: pb_grpc.PresidentServiceStub, admin: tuple[tuple[str, str], ...],
+               hosted: pb.HostedVersion) -> None:
+        version = hosted.version
+        slot = next(s for s in itertools.count(self.sandbox.slot) if s not in {v[2] for v in self.running.values()})
+        folder = self.work / "built" / version.version_id
+        try:
+            argv = shlex.split(version.manifest.run)
+            runtime = (node_path(),) if version.manifest.runtime == pb.RUNTIME_NODE else ()
+            if not folder.is_dir():
+                say(f"{version.player}: not built on this machine: building it")
+                archive = b"".join(m.chunk for m in stub.FetchVersion(
+                    pb.FetchVersionRequest(version_id=version.version_id), metadata=admin, timeout=60))
+                built = Builder(self.work, slot=slot, wall_s=600.0, memory_bytes=self.sandbox.memory_bytes,
+                                folder_bytes=256 * MB).build(version, archive, wall_s=600.0)
+                if not built.ready:
+                    raise SandboxError(f"its build failed here: {built.reason}")
+        except (ValueError, OSError, SandboxError) as exc:
+            say(f"{version.player}: not started: {exc}")
+            self.unbuildable.add(version.version_id)
+            return
+        stack = contextlib.ExitStack()
+        try:
+            sandbox = Sandbox(folder=folder, slot=slot, memory_bytes=self.sandbox.memory_bytes,
+                              cpu_s=self.sandbox.cpu_s, processes=self.sandbox.processes, wall_s=self.sandbox.wall_s,
+                              runtime=runtime)
+            if self.jailed:
+                snapshot = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="president-host-")))
+                sandbox = dataclasses.replace(sandbox, folder=stage(folder, snapshot))
+                socket = stack.enter_context(relay_to(self.server, sandbox.uid))
+                env = {ACCOUNT_TOKEN_ENV: hosted.token}
+            else:
+                socket, env = None, {ACCOUNT_TOKEN_ENV: hosted.token, "PRESIDENT_SERVER": self.server}
+        except (OSError, SandboxError) as exc:
+            stack.close()
+            say(f"{version.player}: not started: {exc}")
+            return
+        keeper = Keeper(sandbox, argv, version.player, self.log_dir, socket=socket, env=env, jailed=self.jailed)
+        self.running[version.version_id] = (keeper, stack, slot)
+        keeper.start()
+
+    def _stop(self, version_id: str, why: str) -> None:
+        found = self.running.pop(version_id, None)
+        if found is None:
+            return
+        keeper, stack, _ = found
+        say(f"{keeper.name}: stopping: {why}")
+        keeper.stop()
+        keeper.ended.wait()
+        stack.close()
+
+    def stop_all(self) -> None:
+        for version_id in list(self.running):
+            self._stop(version_id, "the host is stopping")
