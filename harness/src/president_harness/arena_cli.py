@@ -178,14 +178,14 @@ def _show(stub: pb_grpc.PresidentServiceStub, board: Queue, shown: dict[Queue, l
     a table that moves only in its figures is not worth a screenful each match."""
     preset, players = board
     entries = stub.GetLeaderboard(pb.GetLeaderboardRequest(preset=preset, players=players), timeout=10).entries
-    order = [e.account for e in entries]
+    order = [f"{e.account}@{e.version_id}" if e.version_id else e.account for e in entries]
     if not entries or shown.get(board) == order:
         return
     shown[board] = order
-    width = max(len(e.account) for e in entries)
+    width = max(len(player) for player in order)
     print(f"leaderboard {preset}:{players}: by rating (OpenSkill's conservative mu - 3 sigma)", flush=True)
-    for rank, e in enumerate(entries, 1):
+    for rank, (e, player) in enumerate(zip(entries, order, strict=True), 1):
         notes = ", ".join(n for n, on in (("house", e.house), ("provisional", e.provisional)) if on)
-        print(f"  {rank:>2}  {e.account:<{width}}  rating {e.ordinal:6.2f}  mean place {e.mean_place:.2f}"
+        print(f"  {rank:>2}  {player:<{width}}  rating {e.ordinal:6.2f}  mean place {e.mean_place:.2f}"
               f" [{e.mean_place_low:.2f}, {e.mean_place_high:.2f}]  {e.matches} match{'es' if e.matches != 1 else ''}"
               f"{f'  ({notes})' if notes else ''}", flush=True)

@@ -93,10 +93,12 @@
     const place = Number(entry.mean_place || 0);
     const marks = [entry.house ? el("span", { class: "pill", text: "house bot" }) : null,
       entry.provisional ? el("span", { class: "pill waiting", text: "provisional" }) : null];
+    // A hosted version plays (and is listed) as account@version.
+    const player = entry.version_id ? `${entry.account}@${entry.version_id}` : entry.account;
     return el("tr", { "data-account": entry.account },
       el("td", { text: String(rank) }),
-      el("td", {}, el("a", { href: `/?player=${encodeURIComponent(entry.account)}`, text: entry.account,
-        title: `${entry.account}'s matches` }), " ", marks),
+      el("td", {}, el("a", { href: `/?player=${encodeURIComponent(player)}`, text: player,
+        title: `${player}'s matches` }), " ", marks),
       el("td", { text: Number(entry.ordinal || 0).toFixed(2) }),
       el("td", { text: `${place.toFixed(2)} [${low.toFixed(2)}, ${high.toFixed(2)}]` }),
       el("td", { text: String(entry.matches || 0) }));
