@@ -78,6 +78,14 @@ COVERED = {
         "tests/harness/test_submissions.py reads a READY and a FAILED version's log so",
     "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president builder --server unix:run/president.sock --work builds/"
     " --slot 2": "tests/harness/test_submissions.py runs the builder so (with --admin-token and --once)",
+    ".venv/bin/president arena --admin-token SECRET --db run/event.db": "tests/harness/test_hosted_versions.py runs the organiser's flow with these commands (on free ports)",
+    '.venv/bin/president account create ada --owner "Ada" --server localhost:50051 --admin-token SECRET':
+        "tests/harness/test_hosted_versions.py runs the organiser's flow with these commands",
+    ".venv/bin/president submit adabot/ --server localhost:50051 --account-token TOKEN": "tests/harness/test_hosted_versions.py runs the organiser's flow with these commands",
+    "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president builder --server localhost:50051 --work builds/ --slot 2":
+        "tests/harness/test_hosted_versions.py runs the organiser's flow with these commands (with --once)",
+    "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president host --server localhost:50051 --versions --work builds/"
+    " --slot 10 --bots 8": "tests/harness/test_hosted_versions.py runs the organiser's flow with these commands",
 }
 
 
