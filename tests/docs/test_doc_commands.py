@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ("README.md", "sdk/README.md", "examples/node/README.md", "examples/go/README.md", *sorted(
     str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")))
 
+HOSTED_FLOW = "tests/harness/test_hosted_versions.py runs the organiser's flow with these commands"
 COVERED = {
     "make test": "CI runs it (.ci/run) on a fresh machine",
     "make venv": "every `make test` starts with it",
@@ -78,14 +79,14 @@ COVERED = {
         "tests/harness/test_submissions.py reads a READY and a FAILED version's log so",
     "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president builder --server unix:run/president.sock --work builds/"
     " --slot 2": "tests/harness/test_submissions.py runs the builder so (with --admin-token and --once)",
-    ".venv/bin/president arena --admin-token SECRET --db run/event.db": "tests/harness/test_hosted_versions.py runs the organiser's flow with these commands (on free ports)",
+    ".venv/bin/president arena --admin-token SECRET --db run/event.db": HOSTED_FLOW + " (on free ports)",
     '.venv/bin/president account create ada --owner "Ada" --server localhost:50051 --admin-token SECRET':
-        "tests/harness/test_hosted_versions.py runs the organiser's flow with these commands",
-    ".venv/bin/president submit adabot/ --server localhost:50051 --account-token TOKEN": "tests/harness/test_hosted_versions.py runs the organiser's flow with these commands",
+        HOSTED_FLOW,
+    ".venv/bin/president submit adabot/ --server localhost:50051 --account-token TOKEN": HOSTED_FLOW,
     "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president builder --server localhost:50051 --work builds/ --slot 2":
-        "tests/harness/test_hosted_versions.py runs the organiser's flow with these commands (with --once)",
+        HOSTED_FLOW + " (with --once)",
     "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president host --server localhost:50051 --versions --work builds/"
-    " --slot 10 --bots 8": "tests/harness/test_hosted_versions.py runs the organiser's flow with these commands",
+    " --slot 10 --bots 8": HOSTED_FLOW,
 }
 
 

@@ -23,10 +23,10 @@ from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
+from president_service.accounts import Account
 from president_service.acts import answer, apply_act, rejected
 from president_service.arena import Arena, ArenaSettings
 from president_service.arena_ratings import Ratings
-from president_service.accounts import Account
 from president_service.auth import AdminKey, bearer_token
 from president_service.clock import ClockSettings
 from president_service.errors import Reason, ServiceError, abort

@@ -19,8 +19,10 @@ Conventions used throughout:
   admin token for CreateMatch, a seat token (from CreateMatch or JoinMatch)
   for Play, SubmitAction and GetTurn. A seat token names both the match and
   the seat. An account token for Session, SubmitBot, ListVersions and
-  GetBuildLog; the admin token for the account RPCs and a builder's
-  LeaseBuild, FetchVersion and ReportBuild. The other RPCs are public.
+  GetBuildLog (a Session also takes a hosted version's token, from
+  LeaseHosting); the admin token for the account RPCs, a builder's
+  LeaseBuild, FetchVersion and ReportBuild, and a host's LeaseHosting. The
+  other RPCs are public.
 """
 
 from collections import abc as _abc
