@@ -8,8 +8,8 @@ RUN_STAMP := $(VENV)/.installed-run
 PYPROJECTS := engine/pyproject.toml protocol/pyproject.toml sdk/pyproject.toml service/pyproject.toml harness/pyproject.toml \
   learn/pyproject.toml
 
-.PHONY: all venv test lint typecheck pytest pytest-compiled engine-compiled bench bench-engine bench-bots bench-expert bench-service bench-arena \
-  bench-ladder bench-ladder-speed bench-seat bench-install run clean
+.PHONY: all venv test lint typecheck pytest pytest-compiled engine-compiled bench bench-engine bench-bots bench-expert bench-expert-clock bench-service bench-arena \
+  bench-ladder bench-ladder-speed bench-seat bench-sandbox bench-install run clean
 
 all: test
 
@@ -166,8 +166,9 @@ go-kit:
 examples/node/node_modules/.package-lock.json: examples/node/package-lock.json
 	cd examples/node && npm ci --no-audit --no-fund
 
-## bench: throughput figures (medians of 5 runs); not a test.
-bench: bench-engine bench-bots bench-service bench-arena bench-ladder bench-ladder-speed bench-seat
+## bench: throughput figures (medians of 5 runs), and whether the expert keeps its clock (issue 28's bar); not a test.
+bench: bench-engine bench-bots bench-service bench-arena bench-ladder bench-ladder-speed bench-seat bench-sandbox \
+  bench-expert-clock
 
 bench-engine: $(STAMP) $(ENGINE_COMPILED)/.built
 	$(PY) benchmarks/engine_bench.py
@@ -179,6 +180,16 @@ bench-bots: $(STAMP)
 ## bench-expert: the expert's bar: hard -> expert on duplicate boards in every preset and at 5 players (long: ~40 min on 2 cores).
 bench-expert: $(STAMP)
 	$(PY) benchmarks/bots_bench.py --deals 0 --expert-boards 8 --jobs 2
+
+## bench-expert-clock: the expert's time per searched decision at the shipped budget, every preset, unloaded and with the
+## other core busy (medians of 3 runs, ~15 min); fails when a 99th percentile is above 1.2x the budget.
+bench-expert-clock: $(STAMP)
+	$(PY) benchmarks/expert_clock.py
+
+## bench-sandbox: the sandbox of hosted bots: start per process, memory per bot, a match of jailed bots against plain
+## ones (needs bubblewrap).
+bench-sandbox: $(STAMP)
+	$(PY) benchmarks/sandbox_bench.py
 
 bench-service: $(STAMP)
 	$(PY) benchmarks/service_bench.py

@@ -9,14 +9,18 @@ differ only in cards this player cannot see get the same decision from it.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
-from president_engine import PRESETS, CardSet, Match, Phase, Rules, visible_to
+from president_engine import PRESETS, Action, CardSet, Match, Observation, Phase, Rules, visible_to
 from president_engine.events import CardsGiven, DealStarted
 from president_sdk import play_local
 from president_sdk.bots import ExpertBot, HardBot, NormalBot
+from president_sdk.bots.expert.clock import WALL_SLACK, Clock
 from president_sdk.bots.expert.endgame import solve
 from president_sdk.bots.expert.knowledge import DealKnowledge
+from president_sdk.bots.expert.rollout import CHECK, Rollout
+from president_sdk.bots.expert.search import SearchResult, WorldPool, search
 from president_sdk.bots.expert.worlds import PlayModel, Sampler, holdings
 
 CAP = 24
@@ -112,7 +116,7 @@ def test_cards_the_player_cannot_see_do_not_change_its_decision() -> None:
     rules = Rules.preset("cardverse")
     base = Match(rules, seed=12)
     rng = random.Random(12)
-    actions = []
+    actions: list[Action] = []
     while len(actions) < 14 or base.to_act != 0 or len(base.legal_actions()) <= 2:
         action = rng.choice(base.legal_actions())
         actions.append(action)
@@ -170,7 +174,7 @@ def test_the_endgame_solver_agrees_with_plain_minimax(preset: str) -> None:
         world = Match.from_view(view, [match.hand(p) for p in range(4)])
         player = world.to_act
         assert player is not None
-        answer = solve(world.copy(), player, deadline=None)
+        answer = solve(world.copy(), player, clock=None)
         winnable = _wins(world.copy(), player)
         assert (answer is not None) == winnable
         if answer is not None:
@@ -181,9 +185,93 @@ def test_the_endgame_solver_agrees_with_plain_minimax(preset: str) -> None:
     assert checked >= 10
 
 
-def test_a_tiny_budget_still_answers_after_one_evaluation_per_candidate() -> None:
-    rules = Rules.preset("cardverse")
-    bot = ExpertBot(1, budget=0.0, playouts=10_000)
-    result = play_local([bot, HardBot(), NormalBot(), HardBot()], rules, seed=2)
+class _Noting(ExpertBot):
+    """The expert, noting of each decision it searched its playouts, its answer and the `hard` level's."""
+
+    def __init__(self, budget: float) -> None:
+        super().__init__(1, budget=budget, playouts=10_000)
+        self.searched: list[tuple[Phase, int, Action, Action]] = []
+
+    def decide(self, obs: Observation) -> Action:
+        action = super().decide(obs)
+        if self.last_searched:
+            self.searched.append((obs.phase, self.last_playouts, action, HardBot().decide(obs)))
+        return action
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_a_zero_budget_starts_no_playout_and_answers_the_anchor(preset: str) -> None:
+    """No time, no evaluation (not one per candidate, as before the clock was kept): every decision it would have
+    searched, plays and the exchange's and requests alike, is the `hard` level's choice, the search's anchor."""
+    rules = Rules.preset(preset, deals=3)
+    bot = _Noting(0.0)
+    result = play_local([bot, HardBot(), NormalBot(), HardBot(), NormalBot()][:rules.players], rules, seed=1)
     assert result.fault_count == 0
-    assert bot.last_playouts < 40
+    assert len(bot.searched) >= 10
+    if preset == "norwegian":
+        assert {Phase.GIVE_BACK, Phase.REQUEST} <= {phase for phase, _, _, _ in bot.searched}
+    assert all(playouts == 0 for _, playouts, _, _ in bot.searched)
+    assert all(answer == hard for _, _, answer, hard in bot.searched)
+
+
+def test_a_small_budget_searches_and_says_which_decisions_it_searched() -> None:
+    bot = _Noting(0.01)
+    result = play_local([bot, HardBot(), NormalBot(), HardBot()], Rules.preset("cardverse"), seed=2)
+    assert result.fault_count == 0 and bot.searched
+    assert sum(playouts > 0 for _, playouts, _, _ in bot.searched) > len(bot.searched) // 2
+
+
+class _Ticking(Rollout):
+    """The playout policy on a fake clock: every move it chooses takes MOVE seconds of `now`."""
+
+    def __init__(self, rules: Rules) -> None:
+        super().__init__(rules)
+        self.now = 0.0
+
+    def choose(self, world: Match, legal: tuple[Action, ...], held: int) -> Action:
+        self.now += MOVE
+        return super().choose(world, legal, held)
+
+
+MOVE = 0.0001
+LATE = CHECK * MOVE
+"""The most a playout runs on after its clock ran out."""
+
+
+def _timed_search(clock: Callable[[_Ticking], Clock]) -> tuple[SearchResult, _Ticking, list[Action]]:
+    """A search mid-deal, its anchor the first action, with playouts on a fake clock; the result, the rollout
+    and the candidates."""
+    match = _mid_deal("cardverse", 2, 0)
+    obs = match.observation(0)
+    sampler = Sampler(obs, _seen_by(match, 0), PlayModel(obs.rules), random.Random(1))
+    pool = WorldPool(sampler.sample, lambda hands: Match.from_view(obs, hands), random.Random(1))
+    first = pool.world(pool.draw(0))
+    actions = [first.check(a) for a in obs.legal_actions]
+    assert len(actions) > 2
+    rollout = _Ticking(obs.rules)
+    return search(actions, 0, pool, rollout, 0, playouts=10_000, clock=clock(rollout)), rollout, actions
+
+
+@pytest.mark.parametrize("budget", [0.05, 0.01])
+def test_the_search_stops_within_a_few_moves_of_its_cpu_budget(budget: float) -> None:
+    """Also before every candidate had its first evaluation (the small budget: 9 candidates, about 6 playouts)."""
+    result, rollout, _ = _timed_search(lambda r: Clock(budget, cpu=lambda: r.now, wall=lambda: 0.0))
+    assert result.playouts > 1
+    assert budget - 0.005 < rollout.now <= budget + LATE
+
+
+def test_the_wall_clock_ends_a_search_the_machine_starves() -> None:
+    result, rollout, _ = _timed_search(lambda r: Clock(0.05, cpu=lambda: 0.0, wall=lambda: r.now))
+    assert result.playouts > 1
+    assert 0.05 * WALL_SLACK - 0.005 < rollout.now <= 0.05 * WALL_SLACK + LATE
+
+
+def test_a_playout_that_outlasts_the_budget_is_dropped_for_the_anchor() -> None:
+    result, rollout, actions = _timed_search(lambda r: Clock(5 * MOVE, cpu=lambda: r.now, wall=lambda: r.now))
+    assert result.playouts == 0 and result.action == actions[0]
+    assert 5 * MOVE < rollout.now <= 5 * MOVE + LATE
+
+
+def test_a_spent_budget_answers_the_anchor_without_a_playout() -> None:
+    result, rollout, actions = _timed_search(lambda r: Clock(0.0, cpu=lambda: r.now, wall=lambda: r.now))
+    assert result.playouts == 0 and rollout.now == 0.0 and result.action == actions[0]

@@ -6,9 +6,12 @@ checked is that every table and line they promise is printed.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,3 +43,27 @@ def test_bots_bench_reports_every_step_and_the_experts_timing() -> None:
     assert "italian: all five levels, 5 players" in out
     assert "hard -> expert, the presets at 4 players pooled" in out
     assert "decisions/s" in out and "ms per decision" in out
+
+
+def test_expert_clock_bench_prints_both_loads_of_each_preset() -> None:
+    done = _bench("expert_clock.py", "--runs", "1", "--decisions", "5", "--budget", "0.01", "--preset", "italian",
+                  "--preset", "cardverse")
+    assert done.returncode in (0, 1), done.stderr  # 1: a 99th percentile above the bar (so few, so short decisions)
+    out = done.stdout
+    assert "source (pure Python)" in out and "budget 10 ms of CPU time" in out
+    rows = [line.split()[:2] for line in out.splitlines() if line.startswith(("cardverse", "italian"))]
+    assert rows == [["italian", "unloaded"], ["italian", "busy"], ["cardverse", "unloaded"], ["cardverse", "busy"]]
+
+
+def test_sandbox_bench_prints_its_three_figures_beside_their_floors() -> None:
+    from president_harness.sandbox import Sandbox
+    if (problem := Sandbox(folder=Path()).check()) is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"{problem}; .ci/run installs bubblewrap")
+        pytest.skip(problem)
+    done = _bench("sandbox_bench.py", "--runs", "1", "--deals", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split(" (")[0] for line in lines] == [
+        "start per bot process", "memory per hosted bot", "a 1-deal match of four first bots, start to last exit"]
+    assert all("sandbox" in line and "plain" in line for line in lines), lines

@@ -10,21 +10,24 @@ two players hold cards, nothing is hidden any more and the deal is solved
 exactly (endgame.py).
 
 It reads only its observation and the events shown to it, and it keeps to
-a time budget per decision (`budget` seconds, default 0.1) and a playout cap
-(`playouts`): with ``budget=None`` only the cap counts, and a bot made with a
-seed then repeats every decision exactly.
+a time budget per decision (`budget` seconds of its thread's CPU time, default
+0.1, with a wall-clock backstop; clock.py), counted from the moment it is asked,
+and a playout cap (`playouts`): with ``budget=None`` only the cap counts, and a
+bot made with a seed then repeats every decision exactly.  With no time left
+for a single evaluation (a zero budget, say) it answers the `hard` level's
+choice, the anchor of every search.
 """
 
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Sequence
 
 from president_engine import Action, CardSet, Event, Match, Observation, Play, Request
 from president_engine.events import DealStarted
 
 from president_sdk.bot import Bot
+from president_sdk.bots.expert.clock import Clock, TimeUpError
 from president_sdk.bots.expert.endgame import solve
 from president_sdk.bots.expert.knowledge import DealKnowledge
 from president_sdk.bots.expert.rollout import Rollout
@@ -35,7 +38,7 @@ from president_sdk.bots.plan import Plan, Weights
 from president_sdk.legal import give_backs, going_out, plays
 
 BUDGET = 0.1
-"""Seconds per decision by default."""
+"""Seconds of CPU time per decision by default."""
 PLAYOUTS = 2000
 """Playouts per decision at most, by default (the budget usually ends the search first)."""
 CANDIDATES = 10
@@ -58,7 +61,10 @@ class ExpertBot(Bot):
         self._hard = HardBot()
         """The anchor of every search: the `hard` level's own choice."""
         self.last_playouts = 0
-        """Playouts of the last decision (0 when it needed no search)."""
+        """Playouts of the last decision (0 when it needed no search or had no time for one)."""
+        self.last_searched = False
+        """Whether the last decision was searched on its clock (the endgame or the Monte Carlo search ran): not
+        forced, not obvious.  A benchmark times these."""
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, DealStarted):
@@ -67,38 +73,40 @@ class ExpertBot(Bot):
             self._knowledge.see(event)
 
     def play(self, obs: Observation) -> Action:
+        clock = self._start()
         legal = obs.legal_actions
-        self.last_playouts = 0
         if len(legal) == 1:
             return legal[0]
         out = going_out(obs)
         if out is not None:
             return out
-        deadline = None if self.budget is None else time.perf_counter() + self.budget
         holders = [p for p, size in enumerate(obs.hand_sizes) if size and p != obs.player]
         hidden = obs.rules.deck - obs.played - obs.hand
         if len(holders) == 1 and len(hidden) == obs.hand_sizes[holders[0]]:  # nothing is hidden any more
             hands = [CardSet()] * obs.rules.players
             hands[obs.player], hands[holders[0]] = obs.hand, hidden
-            endgame_deadline = None if self.budget is None else time.perf_counter() + self.budget * ENDGAME_SHARE
-            solved = solve(Match.from_view(obs, hands), obs.player, deadline=endgame_deadline)
+            endgame = None if self.budget is None else Clock(self.budget * ENDGAME_SHARE)
+            self.last_searched = True
+            solved = solve(Match.from_view(obs, hands), obs.player, clock=endgame)
             if solved is not None:
                 return next(a for a in legal if a == solved)
-        return self._search(obs, self._play_candidates(obs), deadline)
+        return self._search(obs, self._play_candidates(obs), clock)
 
     def give_back(self, obs: Observation) -> Action:
+        clock = self._start()
         options = give_backs(obs)
         if len(options) > CANDIDATES:
             plan = Plan(obs, Weights())
             options = tuple(sorted(options, key=lambda g: -plan.value(obs.hand - g.cards, lead=False))[:CANDIDATES])
-        return self._search(obs, options, self._deadline())
+        return self._search(obs, options, clock)
 
     def request(self, obs: Observation) -> Action:
+        clock = self._start()
         wanted = [card for card in obs.rules.best_first if obs.hand.count(card) < obs.rules.deck.count(card)]
         best = set(wanted[:REQUEST_CARDS])
         options = [a for a in obs.legal_actions
                    if isinstance(a, Request) and all(card in best for card in a.cards.distinct())]
-        return self._search(obs, options[:CANDIDATES * 2], self._deadline())
+        return self._search(obs, options[:CANDIDATES * 2], clock)
 
     def _play_candidates(self, obs: Observation) -> list[Action]:
         legal = list(obs.legal_actions)
@@ -120,22 +128,29 @@ class ExpertBot(Bot):
             self._helpers = PlayModel(obs.rules), Rollout(obs.rules)
         return self._helpers
 
-    def _deadline(self) -> float | None:
-        return None if self.budget is None else time.perf_counter() + self.budget
+    def _start(self) -> Clock | None:
+        """A decision begins: its clock (None with no budget), started before anything else is done."""
+        self.last_playouts = 0
+        self.last_searched = False
+        return None if self.budget is None else Clock(self.budget)
 
-    def _search(self, obs: Observation, candidates: Sequence[Action], deadline: float | None) -> Action:
+    def _search(self, obs: Observation, candidates: Sequence[Action], clock: Clock | None) -> Action:
         preferred = self._hard.decide(obs)
         if preferred not in candidates:
             candidates = [preferred, *candidates]
         if len(candidates) == 1:
             return candidates[0]
+        self.last_searched = True
         model, rollout = self._tools(obs)
         knowledge = self._knowledge if self._knowledge.agrees_with(obs) else None
         sampler = Sampler(obs, knowledge, model, self._rng)
         pool = WorldPool(sampler.sample, lambda hands: Match.from_view(obs, hands), self._rng)
-        first = pool.world(pool.draw(0))
+        try:
+            first = pool.world(pool.draw(0, clock))
+        except TimeUpError:  # no time even for the first worlds: the anchor, as after a search with no playout
+            return preferred
         actions = [first.check(c) for c in candidates]
         anchor = candidates.index(preferred)
-        result = search(actions, anchor, pool, rollout, obs.player, playouts=self.playouts, deadline=deadline)
+        result = search(actions, anchor, pool, rollout, obs.player, playouts=self.playouts, clock=clock)
         self.last_playouts = result.playouts
         return candidates[actions.index(result.action)]

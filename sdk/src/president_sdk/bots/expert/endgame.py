@@ -4,30 +4,32 @@ The other player's hand is every card not yet seen, so the state is known
 exactly.  The deal ends when one of the two goes out, so the question is
 only who does first: an AND-OR search (this player needs one winning action,
 the other player's every action must still lose for them), with the states
-already solved remembered.  It gives up (None) at its node limit or deadline;
-it also answers None when every action loses against perfect play, leaving
-the choice to the Monte Carlo search, which plays for the other player's
-mistakes.
+already solved remembered.  It gives up (None) at its node limit or when
+its clock runs out; it also answers None when every action loses against
+perfect play, leaving the choice to the Monte Carlo search, which plays for
+the other player's mistakes.
 """
 
 from __future__ import annotations
 
-import time
-
 from president_engine import Action, Match, Play, RevolutionTrigger
+
+from president_sdk.bots.expert.clock import Clock
 
 NODES = 20_000
 """States searched at most before giving up."""
 
 
 class _LimitError(Exception):
-    """The node limit or the deadline was reached."""
+    """The node limit was reached or the clock ran out."""
 
 
-def solve(world: Match, player: int, *, deadline: float | None, nodes: int = NODES) -> Action | None:
+def solve(world: Match, player: int, *, clock: Clock | None, nodes: int = NODES) -> Action | None:
     """An action of `player` that goes out before the other player whatever they do, or None (see above)."""
     remember = not (world.rules.revolution and RevolutionTrigger.FOUR_SINGLES in world.rules.revolution_triggers)
-    solver = _Solver(player, remember, deadline, nodes)  # four singles: the run so far is not in the public state
+    solver = _Solver(player, remember, clock, nodes)  # four singles: the run so far is not in the public state
+    if clock is not None and clock.left() <= 0:
+        return None
     try:
         for action in solver.ordered(world):
             child = world.copy()
@@ -40,10 +42,10 @@ def solve(world: Match, player: int, *, deadline: float | None, nodes: int = NOD
 
 
 class _Solver:
-    def __init__(self, player: int, remember: bool, deadline: float | None, nodes: int) -> None:
+    def __init__(self, player: int, remember: bool, clock: Clock | None, nodes: int) -> None:
         self.player = player
         self.remember = remember
-        self.deadline = deadline
+        self.clock = clock
         self.nodes = nodes
         self.known: dict[tuple[object, ...], bool] = {}
 
@@ -57,8 +59,7 @@ class _Solver:
             if found is not None:
                 return found
         self.nodes -= 1
-        if self.nodes < 0 or (self.deadline is not None and self.nodes % 256 == 0
-                              and time.perf_counter() > self.deadline):
+        if self.nodes < 0 or (self.clock is not None and self.nodes % 256 == 0 and self.clock.left() <= 0):
             raise _LimitError
         mine = world.to_act == self.player
         result = not mine

@@ -41,8 +41,12 @@ from president_engine import (
 )
 from president_engine.cards import SLOT_MAX, bits_size
 
+from president_sdk.bots.expert.clock import Clock
+
 FIGHT = 2
 """Spend kept cards once the hand is down to this many groups, or an opponent to this many cards."""
+CHECK = 16
+"""Moves of a playout between two looks at the clock (a few playouts are long enough to overrun a budget)."""
 
 
 class Rollout:
@@ -66,10 +70,17 @@ class Rollout:
         self.fours = rules.revolution and RevolutionTrigger.FOUR_OF_A_KIND in rules.revolution_triggers
         self._wilds: dict[int, tuple[Play, int]] = {}
 
-    def finish(self, world: Match) -> tuple[int, ...]:
-        """Play `world` to its end (a state from `Match.from_view` ends with its deal); the places."""
+    def finish(self, world: Match, clock: Clock | None = None) -> tuple[int, ...]:
+        """Play `world` to its end (a state from `Match.from_view` ends with its deal); the places.
+
+        Raises `TimeUpError` when `clock` runs out on the way, so that a long playout cannot overrun the budget.
+        """
         held = sum(world.hand(p).bits for p in range(self.rules.players))
+        moves = 0
         while not world.is_over:
+            moves += 1
+            if moves % CHECK == 0 and clock is not None:
+                clock.check()
             legal = world.legal_actions()
             action = legal[0] if len(legal) == 1 else self.choose(world, legal, held)
             if isinstance(action, Play):

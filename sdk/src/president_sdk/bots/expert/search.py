@@ -12,22 +12,26 @@ worlds).  UCB1 on those gains picks the candidate that gets the next
 playout.  A world drawn twice from the pool costs no second playout.
 
 The search stops at the playout cap, at PULLS evaluations per playout of
-the cap, or at the deadline (each candidate gets at least one evaluation),
-and answers the candidate whose mean gain is highest less CONFIDENCE
+the cap (each candidate gets at least one evaluation before those count), or
+when the clock's time left is below the median cost of an evaluation so far:
+an evaluation is not started unless it will most likely end in time, and
+one that runs out of time anyway (a long playout, a chunk of samples) is
+dropped.  It answers the candidate whose mean gain is highest less CONFIDENCE
 standard errors, if that is above 0; else the anchor.  So the search departs
 from the anchor only on evidence.
 """
 
 from __future__ import annotations
 
+import bisect
 import math
 import random
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from president_engine import Action, CardSet, Match
 
+from president_sdk.bots.expert.clock import Clock, TimeUpError
 from president_sdk.bots.expert.rollout import Rollout
 
 EXPLORATION = 0.4
@@ -66,16 +70,18 @@ class WorldPool:
         self._worlds: dict[int, Match] = {}
         self._draws: list[int] = []
 
-    def draw(self, i: int) -> int:
-        """The index of the sample that is world i of the sequence."""
+    def draw(self, i: int, clock: Clock | None = None) -> int:
+        """The index of the sample that is world i of the sequence (`TimeUpError` when `clock` runs out while a chunk
+        is sampled: the chunk is dropped)."""
         while len(self._draws) <= i:
-            first = len(self._samples)
-            weights = []
+            chunk = []
             for _ in range(self._chunk):
-                sample, weight = self._sample()
-                self._samples.append(sample)
-                weights.append(weight)
-            self._draws.extend(first + j for j in self._rng.choices(range(self._chunk), weights=weights,
+                if clock is not None:
+                    clock.check()
+                chunk.append(self._sample())
+            first = len(self._samples)
+            self._samples.extend(sample for sample, _ in chunk)
+            self._draws.extend(first + j for j in self._rng.choices(range(self._chunk), weights=[w for _, w in chunk],
                                                                      k=self._chunk))
         return self._draws[i]
 
@@ -87,11 +93,11 @@ class WorldPool:
 
 
 def search(candidates: Sequence[Action], anchor: int, pool: WorldPool, rollout: Rollout, player: int, *,
-           playouts: int, deadline: float | None) -> SearchResult:
+           playouts: int, clock: Clock | None) -> SearchResult:
     """The candidate with the best mean gain over the anchor for `player` (see the module docstring).
 
     `candidates` must be actions as the worlds take them (interned: `Match.check` returns them);
-    `deadline` is a `time.perf_counter` value or None.
+    with no `clock`, only the cap ends the search.
     """
     k = len(candidates)
     scale = len(rollout.rules.points) - 1
@@ -100,12 +106,12 @@ def search(candidates: Sequence[Action], anchor: int, pool: WorldPool, rollout: 
 
     def reward(arm: int, i: int) -> float:
         nonlocal played
-        index = pool.draw(i)
+        index = pool.draw(i, clock)
         found = known.get((arm, index))
         if found is None:
             world = pool.world(index).copy()
             world.apply(candidates[arm])
-            found = known[arm, index] = 1.0 - rollout.finish(world).index(player) / scale
+            found = known[arm, index] = 1.0 - rollout.finish(world, clock).index(player) / scale
             played += 1
         return found
 
@@ -114,19 +120,28 @@ def search(candidates: Sequence[Action], anchor: int, pool: WorldPool, rollout: 
     visits = [0] * k
     arms = [i for i in range(k) if i != anchor]
     pulls = 0
-    while arms and (pulls < len(arms) or (played < playouts and pulls < PULLS * playouts
-                                          and (deadline is None or time.perf_counter() < deadline))):
+    costs: list[float] = []  # each evaluation's time so far, sorted
+    left = math.inf if clock is None else clock.left()
+    while (arms and (pulls < len(arms) or (played < playouts and pulls < PULLS * playouts))
+           and left > (costs[len(costs) // 2] if costs else 0.0)):
         if pulls < len(arms):
             arm = arms[pulls]
         else:
             spread = EXPLORATION * math.sqrt(math.log(pulls))
             arm = max(arms, key=lambda a: gains[a] / visits[a] + spread / math.sqrt(visits[a]))
         i = visits[arm]
-        gain = reward(arm, i) - reward(anchor, i)
+        try:
+            gain = reward(arm, i) - reward(anchor, i)
+        except TimeUpError:
+            break
         gains[arm] += gain
         squares[arm] += gain * gain
         visits[arm] += 1
         pulls += 1
+        if clock is not None:
+            now = clock.left()
+            bisect.insort(costs, left - now)
+            left = now
     means = tuple(gains[a] / visits[a] if visits[a] else 0.0 for a in range(k))
     best = max(range(k), key=lambda a: (_lower_bound(means[a], squares[a], visits[a]), a == anchor, -a))
     return SearchResult(action=candidates[best], playouts=played)
