@@ -91,7 +91,7 @@ def test_submitted_bots_are_built_hosted_checked_and_rated_by_version(tmp_path: 
         assert rated == {"ada": versions["ada"], "bob": versions["bob"]}
         for name in ("ada", "bob"):
             listed = _cli("versions", "--server", server, "--account-token", tokens[name])
-            assert re.search(rf"^{versions[name]}  READY \*", listed, re.M), listed
+            assert re.search(rf"^{versions[name]}  READY \*  .*  \(check match passed\)$", listed, re.M), listed
         assert "FAILED" in _cli("versions", "--server", server, "--account-token", tokens["cy"])
         started = host_out.read_text()
         for name in ("ada", "bob"):

@@ -45,7 +45,7 @@ PACKED_BYTES = 64 * 1024 * 1024
 SKIPPED = {".git", "__pycache__"}
 """Folder names never packed."""
 STATES = {pb.VERSION_STATE_QUEUED: "QUEUED", pb.VERSION_STATE_BUILDING: "BUILDING",
-          pb.VERSION_STATE_READY: "READY", pb.VERSION_STATE_FAILED: "FAILED"}
+          pb.VERSION_STATE_READY: "READY", pb.VERSION_STATE_FAILED: "FAILED", pb.VERSION_STATE_RETIRED: "RETIRED"}
 
 
 def add_submit_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -184,9 +184,10 @@ def _table(versions: Sequence[pb.BotVersion]) -> None:
     for v in versions:
         submitted = datetime.fromtimestamp(v.created_at.ToSeconds(), UTC).strftime("%Y-%m-%d %H:%M")
         state = STATES.get(v.state, "?") + (" *" if v.current else "")
+        check = "" if not v.player else "  (check match passed)" if v.checked else "  (check match to come)"
         print(f"{v.version_id:<16}  {state:<10}  {submitted:<16}  {v.sha256[:12]:<12}  {v.manifest.name}"
-              + (f"  ({v.reason})" if v.reason else ""))
-    print("* the account's current version: its newest READY one")
+              + (f"  ({v.reason})" if v.reason else "") + check)
+    print("* the account's current version: its newest READY one, which a host runs and the arena seats")
 
 
 def build_log_command(args: argparse.Namespace) -> int:
