@@ -163,6 +163,11 @@ node-deps: examples/node/node_modules/.package-lock.json
 go-kit:
 	$(MAKE) -C examples/go
 
+## java-kit: build the Java kit's bot, examples/java/bot, from protos/ (Debian's Java packages: examples/java/README.md).
+.PHONY: java-kit
+java-kit:
+	$(MAKE) -C examples/java
+
 examples/node/node_modules/.package-lock.json: examples/node/package-lock.json
 	cd examples/node && npm ci --no-audit --no-fund
 

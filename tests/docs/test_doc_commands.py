@@ -25,7 +25,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = ("README.md", "sdk/README.md", "examples/node/README.md", "examples/go/README.md", *sorted(
+DOCS = ("README.md", "sdk/README.md", "examples/node/README.md", "examples/go/README.md", "examples/java/README.md",
+        *sorted(
     str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")))
 
 HOSTED_FLOW = "tests/harness/test_hosted_versions.py runs the organiser's flow with these commands"
@@ -63,6 +64,18 @@ COVERED = {
     ".venv/bin/president conformance -- examples/go/bot --server {server} --token {token}": "tests/go/test_go_kit.py",
     ".venv/bin/president conformance -- examples/go/bot --server {server} --account-token {account_token}":
         "tests/go/test_go_kit.py",
+    "sudo apt-get install default-jdk-headless protobuf-compiler protobuf-compiler-grpc-java-plugin libgrpc-java"
+    " libprotobuf-java libgoogle-common-protos-java libguava-java libnetty-java libperfmark-java libgoogle-gson-java":
+        ".ci/run installs the same packages on a fresh machine",
+    "make -C examples/java": "tests/java/test_java_kit.py builds a clean copy of the kit with it",
+    "examples/java/bot --server localhost:50051 --token TOKEN": "tests/java/test_java_kit.py runs the built bot so"
+                                                                " against the conformance suite's server",
+    "examples/java/bot --server 127.0.0.1:50051 --account-token TOKEN --arena": "tests/java/test_java_kit.py runs"
+                                                                               " the built bot so (both modes)",
+    ".venv/bin/president conformance -- examples/java/bot --server {server} --token {token}":
+        "tests/java/test_java_kit.py",
+    ".venv/bin/president conformance -- examples/java/bot --server {server} --account-token {account_token}":
+        "tests/java/test_java_kit.py",
     "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president serve --db run/president.db --arena --unix run/president.sock":
         "tests/harness/test_host_cli.py serves on a Unix socket the same way (on a free TCP port beside it)",
     '.venv/bin/president account create theirbot --owner "Ada" --server unix:run/president.sock'

@@ -1,0 +1,17 @@
+import president.Kit;
+
+/**
+ * The example bot's command:
+ *
+ * <pre>
+ *   ./bot --server HOST:PORT --token SEAT_TOKEN              one seat, until its match is over
+ *   ./bot --server HOST:PORT --account-token ACCOUNT_TOKEN   every match of an account, many at once
+ * </pre>
+ */
+public final class Main {
+    private Main() {}
+
+    public static void main(String[] args) {
+        Kit.main(args, new MyBot());
+    }
+}
