@@ -222,6 +222,10 @@ class SessionClient:
                     await self._connect()
                     message, reason, code = "the server ended the session", "", grpc.StatusCode.UNAVAILABLE
                 except grpc.aio.AioRpcError as exc:
+                    if (running := asyncio.current_task()) is not None and running.cancelling():
+                        # grpc turned this task's cancellation (Ctrl-C, SIGTERM) into the call's CANCELLED status:
+                        # reconnecting would swallow it and play on for ever
+                        raise asyncio.CancelledError from exc
                     reason, message = rpc_error(exc)
                     code = exc.code()
                 delay = self._reconnection.after(code, reason, message)
@@ -249,8 +253,11 @@ class SessionClient:
             await call.write(pb.SessionRequest(hello=pb.SessionHello(
                 accepts=self._appetite.to_proto(), resume=resume, defer_events=self._defer,
                 batch_matches=self._batch)))
+            task = asyncio.current_task()
             while True:
                 read = await call.read()
+                if task is not None and task.cancelling():
+                    raise asyncio.CancelledError  # a cancellation swallowed on the way (by grpc or a wait): honour it
                 if read is grpc.aio.EOF:
                     return
                 response = cast(pb.SessionResponse, read)
