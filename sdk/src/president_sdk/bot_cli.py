@@ -273,7 +273,8 @@ def _session(factory: Callable[[int | None], Bot], token: str, args: argparse.Na
         task = asyncio.current_task()
         assert task is not None
         with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows' loop: Ctrl-C still works
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+            for stop in (signal.SIGINT, signal.SIGTERM):  # SIGINT too: it may have been inherited ignored
+                asyncio.get_running_loop().add_signal_handler(stop, task.cancel)
         with contextlib.suppress(asyncio.CancelledError):
             await client.run()
 
