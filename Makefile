@@ -163,6 +163,11 @@ node-deps: examples/node/node_modules/.package-lock.json
 go-kit:
 	$(MAKE) -C examples/go
 
+## cpp-kit: build the C++ kit's bot, examples/cpp/bot, from protos/ (Debian's gRPC packages: examples/cpp/README.md).
+.PHONY: cpp-kit
+cpp-kit:
+	$(MAKE) -C examples/cpp
+
 ## java-kit: build the Java kit's bot, examples/java/bot, from protos/ (Debian's Java packages: examples/java/README.md).
 .PHONY: java-kit
 java-kit:
