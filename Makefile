@@ -57,11 +57,12 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 # Two workers at least (pytest-xdist): most tests wait on servers and subprocesses, and the README's commands
-# (tests/docs, the longest) run beside the rest.
+# (tests/docs, the longest) run beside the rest; --dist loadgroup keeps a kit's tests on one worker, which builds the
+# kit once.
 PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -lt 2 ] && n=2; echo $$n)
 
 pytest: $(STAMP)
-	$(BIN)/pytest -q -n $(PYTEST_WORKERS)
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
 
 ## engine-compiled: the engine's typed source compiled by mypyc into build/engine-compiled (PYTHONPATH=build/engine-compiled uses it).
 ## pytest-compiled: the rules tests (tests/engine, tests/golden) and the search bot's (tests/sdk/test_expert.py) again,

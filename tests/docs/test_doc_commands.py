@@ -26,10 +26,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ("README.md", "sdk/README.md", "examples/node/README.md", "examples/go/README.md", "examples/java/README.md",
-        *sorted(
-    str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")))
+        "examples/cpp/README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")))
 
 HOSTED_FLOW = "tests/harness/test_hosted_versions.py runs the organiser's flow with these commands"
+TOURNAMENT_FLOW = "tests/harness/test_tournament_flow.py runs the organiser's flow with these commands (free ports)"
 COVERED = {
     "make test": "CI runs it (.ci/run) on a fresh machine",
     "make venv": "every `make test` starts with it",
@@ -76,6 +76,17 @@ COVERED = {
         "tests/java/test_java_kit.py",
     ".venv/bin/president conformance -- examples/java/bot --server {server} --account-token {account_token}":
         "tests/java/test_java_kit.py",
+    "sudo apt-get install g++ make pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc":
+        ".ci/run installs the same packages on a fresh machine",
+    "make -C examples/cpp": "tests/cpp/test_cpp_kit.py builds a clean copy of the kit with it",
+    "examples/cpp/bot --server localhost:50051 --token TOKEN": "tests/cpp/test_cpp_kit.py runs the built bot so"
+                                                               " against the conformance suite's server",
+    "examples/cpp/bot --server localhost:50051 --account-token TOKEN --arena": "tests/cpp/test_cpp_kit.py runs"
+                                                                               " the built bot on a Session so",
+    ".venv/bin/president conformance -- examples/cpp/bot --server {server} --token {token}":
+        "tests/cpp/test_cpp_kit.py",
+    ".venv/bin/president conformance -- examples/cpp/bot --server {server} --account-token {account_token}":
+        "tests/cpp/test_cpp_kit.py",
     "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president serve --db run/president.db --arena --unix run/president.sock":
         "tests/harness/test_host_cli.py serves on a Unix socket the same way (on a free TCP port beside it)",
     '.venv/bin/president account create theirbot --owner "Ada" --server unix:run/president.sock'
@@ -100,6 +111,15 @@ COVERED = {
         HOSTED_FLOW + " (with --once)",
     "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president host --server localhost:50051 --versions --work builds/"
     " --slot 10 --bots 8": HOSTED_FLOW,
+    "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president serve --db run/event.db --http-port 8080": TOURNAMENT_FLOW,
+    '.venv/bin/president account create alice --owner "Alice" --admin-token SECRET': TOURNAMENT_FLOW,
+    ".venv/bin/president-bot examples/python/first_bot.py --account-token TOKEN --max-matches 8": TOURNAMENT_FLOW,
+    ".venv/bin/president house hard,normal,easy,random --admin-token SECRET": TOURNAMENT_FLOW,
+    ".venv/bin/president tournament create spring --format swiss --rounds 3 --duplicate --entrants alice"
+    " --builtin hard,normal,easy,random --admin-token SECRET": TOURNAMENT_FLOW,
+    ".venv/bin/president tournament start ID --admin-token SECRET": TOURNAMENT_FLOW,
+    ".venv/bin/president tournament status ID --watch": TOURNAMENT_FLOW,
+    ".venv/bin/president tournament export ID --as md --out spring.md": TOURNAMENT_FLOW,
 }
 
 

@@ -4,78 +4,38 @@ CI set), where a missing toolchain is a failure: .ci/run installs it."""
 
 from __future__ import annotations
 
-import os
-import re
-import shutil
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-from support import free_port
+from kit_support import Kit, assert_one_line_mistake, assert_own_tests_pass, assert_passes_conformance, both_modes
 
-ROOT = Path(__file__).resolve().parents[2]
-KIT = ROOT / "examples" / "go"
-PRESIDENT = Path(sys.executable).parent / "president"
-TOOLS = ("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc")
-MISSING = [tool for tool in TOOLS if shutil.which(tool) is None]
-PACKAGES = "golang-go golang-google-grpc-dev protoc-gen-go-grpc golang-goprotobuf-dev protobuf-compiler"
+KIT = Kit("go", "Go", "golang-go golang-google-grpc-dev protoc-gen-go-grpc golang-goprotobuf-dev protobuf-compiler",
+          tools=("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc"))
 
-pytestmark = pytest.mark.skipif(bool(MISSING) and not os.environ.get("CI"),
-                                reason=f"{', '.join(MISSING)} not installed: the Go kit needs {PACKAGES}")
-
-
-def make(kit: Path, *targets: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["make", "-C", str(kit), *targets], capture_output=True, text=True, timeout=900,
-                          check=False)
+pytestmark = [KIT.skip_unless_ci, pytest.mark.xdist_group("go-kit")]  # one worker builds the kit once
 
 
 @pytest.fixture(scope="module")
 def kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of examples/go and protos/ as a fresh clone has them, built by `make -C examples/go`."""
-    if MISSING:
-        pytest.fail(f"{', '.join(MISSING)} missing in CI: .ci/run installs {PACKAGES}")
-    root = tmp_path_factory.mktemp("clone")
-    shutil.copytree(ROOT / "protos", root / "protos")
-    shutil.copytree(KIT, root / "examples" / "go", ignore=shutil.ignore_patterns("build", "bot"))
-    started = time.monotonic()
-    built = make(root / "examples" / "go")
-    assert built.returncode == 0, built.stdout + built.stderr
-    print(f"the Go kit built in {time.monotonic() - started:.1f} s")
-    return root / "examples" / "go"
+    return KIT.build(tmp_path_factory)
 
 
 def test_the_code_is_generated_from_the_proto_at_build_time(kit: Path) -> None:
     generated = kit / "build" / "gopath" / "src" / "presidentpb" / "v1"
     assert {p.name for p in generated.glob("*.go")} == {"president.pb.go", "president_grpc.pb.go"}
-    assert not [p for p in KIT.rglob("*.pb.go") if "build" not in p.relative_to(KIT).parts], "generated code in git"
+    assert not KIT.generated_in_git("*.pb.go"), "generated code in git"
     assert (kit / "bot").is_file()
 
 
 def test_the_kits_own_tests_pass(kit: Path) -> None:
-    tested = make(kit, "test")
-    assert tested.returncode == 0, tested.stdout + tested.stderr
-    assert re.search(r"^ok\s", tested.stdout, re.M), tested.stdout
+    assert_own_tests_pass(kit)
 
 
-@pytest.mark.parametrize("account", [False, True], ids=["play", "session"])
+@both_modes
 def test_the_go_bot_passes_conformance(kit: Path, account: bool) -> None:
-    token = ("--account-token", "{account_token}") if account else ("--token", "{token}")
-    result = subprocess.run([str(PRESIDENT), "conformance", "--", str(kit / "bot"), "--server", "{server}", *token],
-                            capture_output=True, text=True, timeout=900, check=False)
-    assert result.returncode == 0, result.stdout + result.stderr
-    cases = re.findall(r"^(PASS|FAIL|SKIP)  ", result.stdout, re.M)
-    assert len(cases) >= 17 and set(cases) == {"PASS"}, result.stdout
-    assert ("3 matches at once on one Session" in result.stdout) == account
+    assert_passes_conformance(kit / "bot", account)
 
 
-@pytest.mark.parametrize(("args", "status", "message"), [
-    (["--server", f"127.0.0.1:{free_port()}", "--token", "t"], 1, "go-bot: error: cannot reach 127.0.0.1:"),
-    (["--server", "127.0.0.1:1"], 2, "go-bot: give --token SEAT_TOKEN or --account-token ACCOUNT_TOKEN"),
-    (["--turbo"], 2, "go-bot: flag provided but not defined: -turbo"),
-], ids=["no-server", "no-token", "bad-flag"])
+@KIT.mistakes("flag provided but not defined: -turbo")
 def test_the_go_bot_explains_a_mistake_in_one_line(kit: Path, args: list[str], status: int, message: str) -> None:
-    result = subprocess.run([str(kit / "bot"), *args], capture_output=True, text=True, timeout=60, check=False)
-    assert result.returncode == status and result.stdout == "", result.stdout + result.stderr
-    assert result.stderr.count("\n") == 1 and result.stderr.startswith(message), result.stderr
+    assert_one_line_mistake(kit / "bot", args, status, message)

@@ -18,23 +18,7 @@ from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_service.limits import Limits
 from service_support import ADMIN, auth, client, running
 from session_support import SessionBot, new_account
-
-MANIFEST = pb.BotManifest(name="mybot", runtime=pb.RUNTIME_PYTHON, run="president-bot bot.py --arena")
-
-
-async def _ready(stub: pb_grpc.PresidentServiceAsyncStub, token: str, content: bytes) -> pb.BotVersion:
-    """A new version of the account, built (READY)."""
-    async def requests():  # type: ignore[no-untyped-def]
-        yield pb.SubmitBotRequest(manifest=MANIFEST)
-        yield pb.SubmitBotRequest(chunk=content)
-    submitted = await stub.SubmitBot(requests(), metadata=auth(token))
-    leased = await stub.LeaseBuild(pb.LeaseBuildRequest(builder="tests"), metadata=auth(ADMIN))
-    assert leased.version.version_id == submitted.version.version_id
-    reported = await stub.ReportBuild(pb.ReportBuildRequest(version_id=leased.version.version_id,
-                                                            lease_id=leased.lease_id, ready=True, log="ok\n"),
-                                      metadata=auth(ADMIN))
-    version: pb.BotVersion = reported.version
-    return version
+from version_support import ready_version
 
 
 async def _host(stub: pb_grpc.PresidentServiceAsyncStub, host: str, running: tuple[str, ...] = (),
@@ -66,7 +50,7 @@ def test_a_host_leases_the_current_version_and_its_token_plays_as_the_version(tm
     async def main() -> None:
         async with running(tmp_path / "h.db") as server, client(server.port) as stub:
             token = await new_account(stub, "ada")
-            version = await _ready(stub, token, b"first")
+            version = await ready_version(stub, token, b"first")
             assert version.current and not version.checked and version.player == f"ada@{version.version_id}"
             leased = await _host(stub, "host-a")
             [hosted] = leased.start
@@ -87,14 +71,14 @@ def test_a_newer_version_takes_over_and_the_oldest_beyond_the_active_ones_retire
         async with running(tmp_path / "h.db", limits=Limits(account_active_versions=2)) as server, \
                 client(server.port) as stub:
             token = await new_account(stub, "ada")
-            first = await _ready(stub, token, b"first")
+            first = await ready_version(stub, token, b"first")
             [hosted] = (await _host(stub, "host-a")).start
-            second = await _ready(stub, token, b"second")
+            second = await ready_version(stub, token, b"second")
             moved = await _host(stub, "host-a", (first.version_id,))
             assert list(moved.stop) == [first.version_id]
             assert [h.version.version_id for h in moved.start] == [second.version_id]
             assert await _refusal(stub, hosted.token) == "BAD_TOKEN", "a replaced version's token stops working"
-            third = await _ready(stub, token, b"third")
+            third = await ready_version(stub, token, b"third")
             listed = {v.version_id: v for v in (await stub.ListVersions(pb.ListVersionsRequest(),
                                                                         metadata=auth(token))).versions}
             assert listed[first.version_id].state == pb.VERSION_STATE_RETIRED
@@ -109,7 +93,7 @@ def test_an_unrenewed_lease_passes_to_another_host_and_its_token_stops_working(t
         async with running(tmp_path / "h.db", limits=Limits(host_lease_s=0.3)) as server, \
                 client(server.port) as stub:
             token = await new_account(stub, "ada")
-            version = await _ready(stub, token, b"first")
+            version = await ready_version(stub, token, b"first")
             [lost] = (await _host(stub, "host-a")).start
             await asyncio.sleep(0.5)
             [taken] = (await _host(stub, "host-b")).start
@@ -130,7 +114,7 @@ def test_the_arena_checks_rates_and_lists_the_version_and_seats_only_the_current
             tasks = [asyncio.create_task(h.run()) for h in houses]
             token = await new_account(stub, "ada")
             others = [SessionBot(stub, await new_account(stub, name), accepts=ARENA) for name in ("bob", "cy")]
-            version = await _ready(stub, token, b"first")
+            version = await ready_version(stub, token, b"first")
             [hosted] = (await _host(stub, "host-a")).start
             own = SessionBot(stub, token, accepts=ARENA)  # the author's own connection, beside the hosted version
             tasks.append(asyncio.create_task(own.run()))

@@ -7,58 +7,15 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import sqlite3
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import grpc
 from president_protocol.status import read_refusal
 from president_protocol.v1 import president_pb2 as pb
-from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_service.limits import Limits
 from service_support import ADMIN, auth, client, refused, running
 from session_support import new_account
-
-MANIFEST = pb.BotManifest(name="mybot", runtime=pb.RUNTIME_PYTHON, build="python -m compileall -q .",
-                          run="president-bot bot.py --arena")
-ARCHIVE = bytes(range(256)) * 700
-"""179,200 bytes: three of the store's 64 KB rows."""
-
-
-async def _requests(manifest: pb.BotManifest | None, archive: bytes,
-                    chunk: int = 32 * 1024) -> AsyncIterator[pb.SubmitBotRequest]:
-    if manifest is not None:
-        yield pb.SubmitBotRequest(manifest=manifest)
-    for at in range(0, len(archive), chunk):
-        yield pb.SubmitBotRequest(chunk=archive[at:at + chunk])
-
-
-async def submit(stub: pb_grpc.PresidentServiceAsyncStub, token: str, archive: bytes = ARCHIVE,
-                 manifest: pb.BotManifest | None = MANIFEST) -> pb.SubmitBotResponse:
-    answer: pb.SubmitBotResponse = await stub.SubmitBot(_requests(manifest, archive), metadata=auth(token))
-    return answer
-
-
-async def versions(stub: pb_grpc.PresidentServiceAsyncStub, token: str) -> list[pb.BotVersion]:
-    listed = await stub.ListVersions(pb.ListVersionsRequest(), metadata=auth(token))
-    return list(listed.versions)
-
-
-async def fetch(stub: pb_grpc.PresidentServiceAsyncStub, version_id: str, token: str = ADMIN) -> bytes:
-    return b"".join([m.chunk async for m in stub.FetchVersion(pb.FetchVersionRequest(version_id=version_id),
-                                                              metadata=auth(token))])
-
-
-async def lease(stub: pb_grpc.PresidentServiceAsyncStub) -> pb.LeaseBuildResponse:
-    leased: pb.LeaseBuildResponse = await stub.LeaseBuild(pb.LeaseBuildRequest(builder="tests"), metadata=auth(ADMIN))
-    return leased
-
-
-async def report(stub: pb_grpc.PresidentServiceAsyncStub, leased: pb.LeaseBuildResponse, *, ready: bool = True,
-                 reason: str = "", log: str = "built\n") -> pb.ReportBuildResponse:
-    reported: pb.ReportBuildResponse = await stub.ReportBuild(pb.ReportBuildRequest(
-        version_id=leased.version.version_id, lease_id=leased.lease_id, ready=ready, reason=reason, log=log),
-        metadata=auth(ADMIN))
-    return reported
+from version_support import ARCHIVE, MANIFEST, fetch, lease, report, submit, versions
 
 
 def test_the_same_content_is_one_version_stored_once(tmp_path: Path) -> None:

@@ -36,8 +36,8 @@ from president_service.serve_cli import port_number
 
 from president_harness.builtin_sessions import BuiltinSessions
 from president_harness.child_server import ChildServer, ServerError, free_port
+from president_harness.house_cli import HouseError, account_token, house_name
 from president_harness.interrupts import terminate_as_interrupt
-from president_harness.rpc_errors import describe_rpc_error, error_reason
 
 ADMIN_TOKEN_ENV = "PRESIDENT_ADMIN_TOKEN"
 HOUSE_LEVELS = ("hard", "normal", "easy", "random")
@@ -120,11 +120,11 @@ def _run(server: ChildServer, admin: str, queues: Sequence[Queue], levels: Seque
     address = server.address
     with grpc.insecure_channel(address) as channel:
         stub = pb_grpc.PresidentServiceStub(channel)
-        house = {_account(stub, admin, f"house-{level}", house=True, server=address): level for level in levels}
+        house = {_account(stub, admin, house_name(level), house=True, server=address): level for level in levels}
         newcomer = _account(stub, admin, args.newcomer, house=False, server=address)
         print(f"president arena: serving on {address} (database {args.db}); queues"
               f" {', '.join(f'{p}:{n}' for p, n in queues)}; house bots"
-              f" {', '.join(f'house-{level}' for level in levels)}", flush=True)
+              f" {', '.join(house_name(level) for level in levels)}", flush=True)
         print(f"president arena: web pages on {server.web} (the leaderboard, live matches, replays)", flush=True)
         print(f"""
 Join the arena with your bot (account {args.newcomer}); it first plays a check match against the house bots:
@@ -159,18 +159,11 @@ Ctrl-C stops the arena.
 
 def _account(stub: pb_grpc.PresidentServiceStub, admin: str, name: str, *, house: bool, server: str) -> str:
     """The token of account `name`: made now, or a new one for the account the arena's db already has."""
-    metadata = (("authorization", f"Bearer {admin}"),)
     try:
-        try:
-            return str(stub.CreateAccount(pb.CreateAccountRequest(name=name, owner="president arena", house=house),
-                                          metadata=metadata, timeout=10).token)
-        except grpc.RpcError as exc:
-            if error_reason(exc) != "ACCOUNT_EXISTS":
-                raise
-        return str(stub.RotateAccountToken(pb.RotateAccountTokenRequest(name=name), metadata=metadata,
-                                           timeout=10).token)
-    except grpc.RpcError as exc:
-        raise ArenaError(f"account {name}: {describe_rpc_error(exc, server)}") from None
+        return account_token(stub, (("authorization", f"Bearer {admin}"),), name, server, house=house,
+                             owner="president arena")
+    except HouseError as exc:
+        raise ArenaError(str(exc)) from None
 
 
 def _show(stub: pb_grpc.PresidentServiceStub, board: Queue, shown: dict[Queue, list[str]]) -> None:

@@ -138,7 +138,7 @@ your bot in seat 0 against {', '.join(GUEST_LEVELS)} (no clock: take your time).
   .venv/bin/president-bot examples/python/first_bot.py --server {address} --token {token}
 
 or any other bot: `president-bot builtin:hard ...`, `node examples/node/bot.js --server {address} --token ...`,
-`examples/go/bot --server {address} --token ...` (see "Write your first bot" in the README).
+`examples/go/bot --server {address} --token ...`, java/ or cpp/ for go/ (see "Write your first bot" in the README).
 Seat 0 shows your bot's name (`--name NAME` picks another).
 The match is shown here as it is played, and in a browser at {web}/matches/{created.match_id}; when it
 ends, its replay's address is printed and a new seat is opened. Ctrl-C stops the server.

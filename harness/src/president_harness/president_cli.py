@@ -13,6 +13,9 @@
     president submit mybot/ --server HOST:PORT --account-token T a bot folder stored as a new version of its account
     president versions --server HOST:PORT --account-token T    the account's versions; build-log VERSION: a build's log
     president builder --server unix:PATH --admin-token SECRET   build submitted versions in a sandbox
+    president tournament create NAME --entrants A,B --builtin hard  a tournament on a running server (then start,
+                                                                status, export)
+    president house hard,normal --server HOST:PORT              built-in levels playing house accounts
 """
 
 from __future__ import annotations
@@ -30,10 +33,12 @@ from president_harness.builder import add_builder_parser
 from president_harness.conformance import add_conformance_parser
 from president_harness.demo import add_demo_parser
 from president_harness.host_cli import add_host_parser
+from president_harness.house_cli import add_house_parser
 from president_harness.ladder.ladder_cli import add_ladder_parser
 from president_harness.match_cli import add_match_parser
 from president_harness.replay_cli import add_replay_parser
 from president_harness.submit_cli import add_submit_parsers
+from president_harness.tournament_cli import add_tournament_parser
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -51,6 +56,8 @@ def _parser() -> argparse.ArgumentParser:
     add_host_parser(commands)
     add_submit_parsers(commands)
     add_builder_parser(commands)
+    add_tournament_parser(commands)
+    add_house_parser(commands)
     return parser
 
 

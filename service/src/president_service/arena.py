@@ -132,7 +132,7 @@ class Arena:
         """Accounts waiting for their next check match after a failed one."""
         self._poked = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        registry.finishing = self._finishing
+        registry.finishing.append(self._finishing)
         registry.on_over.append(self._over)
         sessions.on_change.append(self.poke)
         sessions.on_request["challenge"] = self._challenge

@@ -23,7 +23,8 @@ Every leaderboard (this one, and the ladder's table) shows one rating, the
 ordinal mu - 3 sigma, and is ordered by it (`rank_key`): a sure estimate
 ranks above a lucky streak of a few matches.  The mean place with its
 interval is the second statistic, the one a close call is read from.  The
-ladder rates with the same model (`rating_model`), so the two scales agree.
+ladder and tournaments rate with the same model (`rating_model`) and the same
+update (`rate_deals`), so the scales agree.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from openskill.models import PlackettLuce
+from openskill.models import PlackettLuce, PlackettLuceRating
 
 from president_service.intervals import Interval, interval_from_sums
 from president_service.match_store import MatchStore, Statement
@@ -64,6 +65,15 @@ def ordinal(mu: float, sigma: float) -> float:
     """The rating shown: OpenSkill's conservative ordinal mu - 3 sigma, a skill the account is almost surely above,
     so that a few lucky matches do not rank it high."""
     return mu - 3 * sigma
+
+
+def rate_deals(model: PlackettLuce, ratings: dict[str, PlackettLuceRating], orders: Iterable[Sequence[str]]) -> None:
+    """Rate each deal in turn as one game ranked by its finishing order (first place best), replacing the players'
+    entries in `ratings`: the one update of the arena, the ladder and tournaments, so their scales agree."""
+    for order in orders:
+        teams = model.rate([[ratings[name]] for name in order], ranks=list(range(1, len(order) + 1)))
+        for name, team in zip(order, teams, strict=True):
+            ratings[name] = team[0]
 
 
 def rank_key(*, rating: float, mean_place: float, name: str) -> tuple[float, float, str]:
@@ -130,11 +140,10 @@ class Ratings:
         accounts = sorted({name for order in orders for name in order})
         current = {name: self.standing(board, name) for name in accounts}
         ratings = {name: self._model.rating(mu=s.mu, sigma=s.sigma, name=name) for name, s in current.items()}
+        rate_deals(self._model, ratings, orders)
         places: dict[str, list[int]] = {name: [] for name in accounts}
         for order in orders:
-            teams = self._model.rate([[ratings[name]] for name in order], ranks=list(range(1, len(order) + 1)))
-            for place, (name, team) in enumerate(zip(order, teams, strict=True), 1):
-                ratings[name] = team[0]
+            for place, name in enumerate(order, 1):
                 places[name].append(place)
         statements: list[Statement] = []
         preset, players = board

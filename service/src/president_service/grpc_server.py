@@ -105,6 +105,7 @@ class RunningServer:
         self.servicer.draining = True
         await self.health.enter_graceful_shutdown()
         self.servicer.arena.close()
+        self.servicer.tournaments.close()
         self.servicer.sessions.close_all(shutting_down())
         self.registry.close()  # wakes every stream, which sees `draining` and ends itself
         if self.web is not None:
@@ -182,6 +183,7 @@ async def _serve(config: ServerConfig, admin: AdminKey, store: MatchStore,
             raise StartError(f"cannot serve the web pages on {config.host}:{config.http_port}: {exc.strerror or exc}"
                              " (try another --http-port, or 0 for a free one)") from None
     servicer.arena.start()
+    servicer.tournaments.start(config.start_grace_s)
     await checker.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     await checker.set("", health_pb2.HealthCheckResponse.SERVING)
     log.info("listening on %s:%d%s (%d %s restored)%s", config.host, port,

@@ -21,7 +21,7 @@ from president_protocol.v1 import president_pb2 as pb
 
 from president_service.clock import ClockError, ClockSettings
 from president_service.errors import Reason, ServiceError
-from president_service.match_store import MatchKind
+from president_service.match_store import MatchKind, Statement
 
 MAX_DEALS = 1_000
 """The most deals a match may last (a deal takes about a hundred moves)."""
@@ -49,6 +49,10 @@ class MatchRequest:
     kind: MatchKind = MatchKind.ORGANISED
     bot_seeds: tuple[int | None, ...] = ()
     """The seed for each player's bot (None: none); empty when none is given."""
+    match_id: str = ""
+    """The new match's id, chosen by its maker (a tournament, which logs it in `also`); empty: the server draws one."""
+    also: tuple[Statement, ...] = ()
+    """Statements committed in the match's creating transaction (a tournament's log of its matches)."""
 
 
 def rules_from_request(preset: str, overrides: pb.Rules) -> Rules:

@@ -95,6 +95,8 @@ class MatchKind(Enum):
     """A new account's check match against the house bots."""
     CHALLENGE = "challenge"
     """One account's challenge to others."""
+    TOURNAMENT = "tournament"
+    """A match of a tournament's round."""
 
 
 class Source(IntEnum):
@@ -203,7 +205,8 @@ class MatchStore:
 
     # ------------------------------------------------------------------ writes (inline, one transaction each)
 
-    def create(self, stored: StoredMatch) -> None:
+    def create(self, stored: StoredMatch, also: Sequence[Statement] = ()) -> None:
+        """Store a new match; `also`: statements committed in the same transaction."""
         hands = None if stored.hands is None else json.dumps([[str(h) for h in deal] for deal in stored.hands])
         statements: list[Statement] = [(
             "INSERT INTO matches (id, created_at, preset, rules, seed, hands, clock, names, open_seats, kind) "
@@ -219,7 +222,7 @@ class MatchStore:
                         (h, stored.match_id, player, int(claimed), account, seed, int(named)))
                        for player, (h, claimed, account, seed, named) in enumerate(
                            zip(stored.token_hashes, stored.claimed, accounts, seeds, stored.named, strict=True))]
-        self.write(statements)
+        self.write([*statements, *also])
 
     def append(self, match_id: str, row: ActionRow) -> None:
         """Durably add one applied action; returns once it is committed."""

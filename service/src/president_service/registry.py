@@ -36,7 +36,7 @@ Metadata = Iterable[tuple[str, str | bytes]] | None
 Seated = Callable[[str, MatchRunner, int], None]
 """Told when an account is seated in a new live match: (account, match, player)."""
 Finishing = Callable[[MatchRunner], Sequence[Statement]]
-"""Asked, as a match ends, for statements to commit with its result (the arena's rating update)."""
+"""Asked, as a match ends, for statements to commit with its result (a rating update, a tournament's result)."""
 _DAY_S = 24 * 3600.0
 
 
@@ -51,7 +51,8 @@ class Registry:
         self.on_seated: list[Seated] = []
         self.on_over: list[Callable[[MatchRunner], None]] = []
         """Told when a live match has ended (after its result is stored)."""
-        self.finishing: Finishing | None = None
+        self.finishing: list[Finishing] = []
+        """Asked as a match ends (the arena's ratings, a tournament's results)."""
         self._by_account: dict[str, dict[str, tuple[MatchRunner, int]]] = {}
         """Account -> its live matches (match id -> the match and the account's player)."""
         self._started: dict[str, deque[float]] = {}
@@ -83,7 +84,7 @@ class Registry:
                            self._dealt, self._finishing)
 
     def _finishing(self, runner: MatchRunner) -> Sequence[Statement]:
-        return () if self.finishing is None else self.finishing(runner)
+        return [statement for finishing in self.finishing for statement in finishing(runner)]
 
     def _go_live(self, runner: MatchRunner) -> None:
         self.live[runner.match_id] = runner
@@ -145,7 +146,7 @@ class Registry:
         named = tuple(bool(name) for name in names)
         tokens = [new_token() for _ in range(players)]
         stored = StoredMatch(
-            match_id=secrets.token_hex(8),
+            match_id=request.match_id or secrets.token_hex(8),
             created_at=time.time(),
             preset=request.preset,
             rules=rules,
@@ -161,7 +162,7 @@ class Registry:
             kind=request.kind,
             bot_seeds=request.bot_seeds,
         )
-        self.store.create(stored)
+        self.store.create(stored, request.also)
         runner = self._runner(stored)
         self._go_live(runner)
         for player, account in enumerate(request.accounts):

@@ -38,6 +38,7 @@ from president_service.messages import account_message, finished_summary, match_
 from president_service.registry import Registry
 from president_service.request_guard import next_request, opening_request
 from president_service.session import SessionContext, Sessions
+from president_service.tournaments import Tournaments
 from president_service.versions import CHUNK_BYTES, Version, Versions, read_submission
 
 log = logging.getLogger(__name__)
@@ -92,6 +93,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         self.versions = Versions(registry.store, registry.limits)
         self.arena = Arena(registry, registry.accounts, self.sessions, Ratings(registry.store),
                            arena or ArenaSettings(), registry.limits, self.versions)
+        self.tournaments = Tournaments(registry, self.sessions, self.versions, default_clock)
         self.draining = False
         """Set when the server stops: new calls are refused, running ones finish."""
         self._streams = 0
@@ -412,6 +414,37 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         async def board() -> pb.GetLeaderboardResponse:
             return self.arena.leaderboard((request.preset or "cardverse", request.players or 4))
         return await _guard(context, board())
+
+    # ------------------------------------------------------------------ tournaments
+
+    async def CreateTournament(self, request: pb.CreateTournamentRequest,  # noqa: N802
+                               context: Context) -> pb.CreateTournamentResponse:
+        async def create() -> pb.CreateTournamentResponse:
+            self._open()
+            self._admin.check(context.invocation_metadata())
+            return pb.CreateTournamentResponse(tournament=self.tournaments.create(request.spec))
+        return await _guard(context, create())
+
+    async def ControlTournament(self, request: pb.ControlTournamentRequest,  # noqa: N802
+                                context: Context) -> pb.ControlTournamentResponse:
+        async def control() -> pb.ControlTournamentResponse:
+            self._open()
+            self._admin.check(context.invocation_metadata())
+            return pb.ControlTournamentResponse(
+                tournament=self.tournaments.control(request.tournament_id, request.control))
+        return await _guard(context, control())
+
+    async def GetTournament(self, request: pb.GetTournamentRequest,  # noqa: N802
+                            context: Context) -> pb.GetTournamentResponse:
+        async def get() -> pb.GetTournamentResponse:
+            return pb.GetTournamentResponse(tournament=self.tournaments.message(request.tournament_id))
+        return await _guard(context, get())
+
+    async def ListTournaments(self, request: pb.ListTournamentsRequest,  # noqa: N802
+                              context: Context) -> pb.ListTournamentsResponse:
+        async def listing() -> pb.ListTournamentsResponse:
+            return pb.ListTournamentsResponse(tournaments=self.tournaments.listing())
+        return await _guard(context, listing())
 
     async def GetReplay(self, request: pb.GetReplayRequest, context: Context) -> pb.GetReplayResponse:  # noqa: N802
         return await _guard(context, self.replay(request.match_id,

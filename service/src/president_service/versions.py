@@ -26,7 +26,7 @@ import json
 import math
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -157,7 +157,10 @@ class Versions:
         self._uploads: set[str] = set()
         """Accounts with a SubmitBot call reading now (one each; at most `max_uploads` in all)."""
         self.current: dict[str, str] = {}
-        """Account -> its current version (its newest READY one), for accounts that have one."""
+        """Account -> its current version (its newest READY one, or the one a running tournament pinned), for
+        accounts that have one."""
+        self._pins: dict[str, str] = {}
+        """Account -> the version running tournaments hold it at (`pin`)."""
         for account, version_id in store.query(
                 "SELECT account, id FROM versions WHERE state = ? ORDER BY created_at", (pb.VERSION_STATE_READY,)):
             self.current[account] = version_id
@@ -291,9 +294,22 @@ class Versions:
                                                                newest.version_id))
         return [("UPDATE versions SET state = ?, host = '', host_until = NULL, host_token_hash = NULL WHERE id = ?",
                  (pb.VERSION_STATE_RETIRED, version_id))
-                for (version_id,) in rows[self._limits.account_active_versions - 1:]]
+                for (version_id,) in rows[self._limits.account_active_versions - 1:]
+                if version_id != self._pins.get(newest.account)]
+
+    def pin(self, pins: Mapping[str, str]) -> None:
+        """Hold these accounts at these versions (a running tournament's entrants, pinned when it started): each
+        stays its account's current version, the one hosts run and the arena seats, and is not retired, until it
+        is no longer pinned.  A later submission is built and checked meanwhile, and becomes current then."""
+        changed = set(self._pins) | set(pins)
+        self._pins = dict(pins)
+        for account in changed:
+            self._recount(account)
 
     def _recount(self, account: str) -> None:
+        if account in self._pins:
+            self.current[account] = self._pins[account]
+            return
         rows = self._store.query("SELECT id FROM versions WHERE account = ? AND state = ? ORDER BY created_at DESC"
                                  " LIMIT 1", (account, pb.VERSION_STATE_READY))
         if rows:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from president_service.arena_ratings import ordinal, rating_model
+from president_service.arena_ratings import ordinal, rate_deals, rating_model
 
 from president_harness.ladder.outcome import Outcome
 
@@ -39,12 +39,11 @@ def rate(names: Sequence[str], outcomes: Iterable[Outcome]) -> list[Rating]:
     """Ratings of `names` from `outcomes`, best ordinal first."""
     model = rating_model(skill_drifts=False)
     current = {name: model.rating(name=name) for name in names}
+    orders = [order for outcome in sorted(outcomes, key=lambda o: o.index) for order in outcome.orders()]
+    rate_deals(model, current, orders)
     deals = dict.fromkeys(names, 0)
-    for outcome in sorted(outcomes, key=lambda o: o.index):
-        for order in outcome.orders():
-            teams = model.rate([[current[name]] for name in order], ranks=list(range(1, len(order) + 1)))
-            for name, team in zip(order, teams, strict=True):
-                current[name] = team[0]
-                deals[name] += 1
+    for order in orders:
+        for name in order:
+            deals[name] += 1
     ratings = [Rating(name=n, mu=current[n].mu, sigma=current[n].sigma, deals=deals[n]) for n in names]
     return sorted(ratings, key=lambda r: r.ordinal, reverse=True)

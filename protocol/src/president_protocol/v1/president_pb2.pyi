@@ -526,6 +526,13 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     and the version was leased again, or it was reported already
     (FAILED_PRECONDITION).
     """
+    ERROR_REASON_UNKNOWN_TOURNAMENT: _ErrorReason.ValueType  # 30
+    """No tournament has this id (NOT_FOUND)."""
+    ERROR_REASON_TOURNAMENT_STATE: _ErrorReason.ValueType  # 31
+    """The tournament's state does not allow the change: starting it twice,
+    resuming one that is not paused, changing one that is over
+    (FAILED_PRECONDITION). ErrorInfo metadata `state` holds its state.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """---------------------------------------------------------------------------
@@ -631,6 +638,13 @@ ERROR_REASON_LEASE_EXPIRED: ErrorReason.ValueType  # 29
 """A build report for a lease that is no longer the version's: it expired
 and the version was leased again, or it was reported already
 (FAILED_PRECONDITION).
+"""
+ERROR_REASON_UNKNOWN_TOURNAMENT: ErrorReason.ValueType  # 30
+"""No tournament has this id (NOT_FOUND)."""
+ERROR_REASON_TOURNAMENT_STATE: ErrorReason.ValueType  # 31
+"""The tournament's state does not allow the change: starting it twice,
+resuming one that is not paused, changing one that is over
+(FAILED_PRECONDITION). ErrorInfo metadata `state` holds its state.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
 
@@ -764,6 +778,119 @@ VERSION_STATE_RETIRED: VersionState.ValueType  # 5
 account keeps a few active): it no longer plays; its records stay.
 """
 Global___VersionState: _TypeAlias = VersionState  # noqa: Y015
+
+class _TournamentFormat:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TournamentFormatEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TournamentFormat.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TOURNAMENT_FORMAT_UNSPECIFIED: _TournamentFormat.ValueType  # 0
+    """Not set (refused: BAD_OPTION)."""
+    TOURNAMENT_FORMAT_ROUND_ROBIN: _TournamentFormat.ValueType  # 1
+    """Every set of `players` entrants is one table, `rounds` times over: every
+    entrant meets every other equally often.
+    """
+    TOURNAMENT_FORMAT_SWISS: _TournamentFormat.ValueType  # 2
+    """`rounds` rounds, each seating entrants of similar points together and
+    avoiding repeated tablemates while that is possible; byes rotate.
+    """
+    TOURNAMENT_FORMAT_STAGES: _TournamentFormat.ValueType  # 3
+    """Groups of `group_size` play a round robin (`rounds` times over); the top
+    `advance` of each group go on, until a single group plays the final.
+    """
+
+class TournamentFormat(_TournamentFormat, metaclass=_TournamentFormatEnumTypeWrapper):
+    """---------------------------------------------------------------------------
+    Tournaments
+    ---------------------------------------------------------------------------
+
+    How a tournament seats its entrants round after round (docs/tournaments.md).
+    """
+
+TOURNAMENT_FORMAT_UNSPECIFIED: TournamentFormat.ValueType  # 0
+"""Not set (refused: BAD_OPTION)."""
+TOURNAMENT_FORMAT_ROUND_ROBIN: TournamentFormat.ValueType  # 1
+"""Every set of `players` entrants is one table, `rounds` times over: every
+entrant meets every other equally often.
+"""
+TOURNAMENT_FORMAT_SWISS: TournamentFormat.ValueType  # 2
+"""`rounds` rounds, each seating entrants of similar points together and
+avoiding repeated tablemates while that is possible; byes rotate.
+"""
+TOURNAMENT_FORMAT_STAGES: TournamentFormat.ValueType  # 3
+"""Groups of `group_size` play a round robin (`rounds` times over); the top
+`advance` of each group go on, until a single group plays the final.
+"""
+Global___TournamentFormat: _TypeAlias = TournamentFormat  # noqa: Y015
+
+class _TournamentState:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TournamentStateEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TournamentState.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TOURNAMENT_STATE_UNSPECIFIED: _TournamentState.ValueType  # 0
+    """Not set."""
+    TOURNAMENT_STATE_CREATED: _TournamentState.ValueType  # 1
+    """Created, not started."""
+    TOURNAMENT_STATE_RUNNING: _TournamentState.ValueType  # 2
+    """Playing its rounds."""
+    TOURNAMENT_STATE_PAUSED: _TournamentState.ValueType  # 3
+    """Paused: matches being played finish, no new one starts."""
+    TOURNAMENT_STATE_FINISHED: _TournamentState.ValueType  # 4
+    """Every round played: the standings are final."""
+    TOURNAMENT_STATE_CANCELLED: _TournamentState.ValueType  # 5
+    """Cancelled by the organiser: no new match starts."""
+
+class TournamentState(_TournamentState, metaclass=_TournamentStateEnumTypeWrapper):
+    """Where a tournament is in its life."""
+
+TOURNAMENT_STATE_UNSPECIFIED: TournamentState.ValueType  # 0
+"""Not set."""
+TOURNAMENT_STATE_CREATED: TournamentState.ValueType  # 1
+"""Created, not started."""
+TOURNAMENT_STATE_RUNNING: TournamentState.ValueType  # 2
+"""Playing its rounds."""
+TOURNAMENT_STATE_PAUSED: TournamentState.ValueType  # 3
+"""Paused: matches being played finish, no new one starts."""
+TOURNAMENT_STATE_FINISHED: TournamentState.ValueType  # 4
+"""Every round played: the standings are final."""
+TOURNAMENT_STATE_CANCELLED: TournamentState.ValueType  # 5
+"""Cancelled by the organiser: no new match starts."""
+Global___TournamentState: _TypeAlias = TournamentState  # noqa: Y015
+
+class _TournamentControl:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TournamentControlEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TournamentControl.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TOURNAMENT_CONTROL_UNSPECIFIED: _TournamentControl.ValueType  # 0
+    """Not set (refused: MALFORMED)."""
+    TOURNAMENT_CONTROL_START: _TournamentControl.ValueType  # 1
+    """CREATED -> RUNNING, pinning the entrants' versions."""
+    TOURNAMENT_CONTROL_PAUSE: _TournamentControl.ValueType  # 2
+    """RUNNING -> PAUSED."""
+    TOURNAMENT_CONTROL_RESUME: _TournamentControl.ValueType  # 3
+    """PAUSED -> RUNNING."""
+    TOURNAMENT_CONTROL_CANCEL: _TournamentControl.ValueType  # 4
+    """CREATED, RUNNING or PAUSED -> CANCELLED."""
+
+class TournamentControl(_TournamentControl, metaclass=_TournamentControlEnumTypeWrapper):
+    """A change to a tournament's state."""
+
+TOURNAMENT_CONTROL_UNSPECIFIED: TournamentControl.ValueType  # 0
+"""Not set (refused: MALFORMED)."""
+TOURNAMENT_CONTROL_START: TournamentControl.ValueType  # 1
+"""CREATED -> RUNNING, pinning the entrants' versions."""
+TOURNAMENT_CONTROL_PAUSE: TournamentControl.ValueType  # 2
+"""RUNNING -> PAUSED."""
+TOURNAMENT_CONTROL_RESUME: TournamentControl.ValueType  # 3
+"""PAUSED -> RUNNING."""
+TOURNAMENT_CONTROL_CANCEL: TournamentControl.ValueType  # 4
+"""CREATED, RUNNING or PAUSED -> CANCELLED."""
+Global___TournamentControl: _TypeAlias = TournamentControl  # noqa: Y015
 
 @_typing.final
 class Card(_message.Message):
@@ -4802,3 +4929,545 @@ class LeaseHostingResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___LeaseHostingResponse: _TypeAlias = LeaseHostingResponse  # noqa: Y015
+
+@_typing.final
+class TournamentSpec(_message.Message):
+    """What a tournament is: fixed when it is created."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    PRESET_FIELD_NUMBER: _builtins.int
+    RULES_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    FORMAT_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    GROUP_SIZE_FIELD_NUMBER: _builtins.int
+    ADVANCE_FIELD_NUMBER: _builtins.int
+    DUPLICATE_FIELD_NUMBER: _builtins.int
+    ENTRANTS_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    START_AT_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """Its name (1 to 64 printable characters)."""
+    preset: _builtins.str
+    """The preset every match plays: "cardverse", "norwegian" or "italian"."""
+    format: Global___TournamentFormat.ValueType
+    """The format."""
+    rounds: _builtins.int
+    """SWISS: the rounds; ROUND_ROBIN and STAGES: how many times each round
+    robin is played through.
+    """
+    group_size: _builtins.int
+    """STAGES: entrants per group in the first stage (at least the table size)."""
+    advance: _builtins.int
+    """STAGES: how many of each group go on to the next stage."""
+    duplicate: _builtins.bool
+    """Duplicate boards: each table plays one set of hands in every rotation of
+    its seats (as many matches as players), so the luck of the deal cancels.
+    """
+    seed: _builtins.int
+    """The seed of the pairings and the shuffles; unset: the server draws one."""
+    @_builtins.property
+    def rules(self) -> Global___Rules:
+        """Overrides of the preset's options, as in CreateMatch; `players` is the
+        table size (3 to 6) and `deals` the deals of each match.
+        """
+
+    @_builtins.property
+    def clock(self) -> Global___ClockSettings:
+        """Time control of every match; unset uses the server's defaults."""
+
+    @_builtins.property
+    def entrants(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The entrants: account names, each once."""
+
+    @_builtins.property
+    def start_at(self) -> _timestamp_pb2.Timestamp:
+        """When the server starts it by itself; unset: when ControlTournament
+        starts it.
+        """
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        preset: _builtins.str = ...,
+        rules: Global___Rules | None = ...,
+        clock: Global___ClockSettings | None = ...,
+        format: Global___TournamentFormat.ValueType = ...,
+        rounds: _builtins.int = ...,
+        group_size: _builtins.int = ...,
+        advance: _builtins.int = ...,
+        duplicate: _builtins.bool = ...,
+        entrants: _abc.Iterable[_builtins.str] | None = ...,
+        seed: _builtins.int | None = ...,
+        start_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "rules", b"rules", "seed", b"seed", "start_at", b"start_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "advance", b"advance", "clock", b"clock", "duplicate", b"duplicate", "entrants", b"entrants", "format", b"format", "group_size", b"group_size", "name", b"name", "preset", b"preset", "rounds", b"rounds", "rules", b"rules", "seed", b"seed", "start_at", b"start_at"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
+    _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seed) -> _WhichOneofReturnType__seed | None: ...
+
+Global___TournamentSpec: _TypeAlias = TournamentSpec  # noqa: Y015
+
+@_typing.final
+class TournamentEntrant(_message.Message):
+    """An entrant as the tournament plays it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    VERSION_ID_FIELD_NUMBER: _builtins.int
+    HOUSE_FIELD_NUMBER: _builtins.int
+    account: _builtins.str
+    """The account."""
+    player: _builtins.str
+    """The name it plays and is ranked under: the account, or
+    `account@version` for the hosted version pinned when the tournament
+    started (a later submission does not change a running tournament).
+    """
+    version_id: _builtins.str
+    """The pinned version (empty: the account's own bot)."""
+    house: _builtins.bool
+    """A house bot (a built-in level)."""
+    def __init__(
+        self,
+        *,
+        account: _builtins.str = ...,
+        player: _builtins.str = ...,
+        version_id: _builtins.str = ...,
+        house: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "house", b"house", "player", b"player", "version_id", b"version_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TournamentEntrant: _TypeAlias = TournamentEntrant  # noqa: Y015
+
+@_typing.final
+class TournamentStanding(_message.Message):
+    """One entrant's place in the standings."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RANK_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
+    TABLES_FIELD_NUMBER: _builtins.int
+    DEALS_FIELD_NUMBER: _builtins.int
+    BYES_FIELD_NUMBER: _builtins.int
+    MEAN_PLACE_FIELD_NUMBER: _builtins.int
+    MEAN_PLACE_LOW_FIELD_NUMBER: _builtins.int
+    MEAN_PLACE_HIGH_FIELD_NUMBER: _builtins.int
+    MU_FIELD_NUMBER: _builtins.int
+    SIGMA_FIELD_NUMBER: _builtins.int
+    ORDINAL_FIELD_NUMBER: _builtins.int
+    HEAD_TO_HEAD_FIELD_NUMBER: _builtins.int
+    BUCHHOLZ_FIELD_NUMBER: _builtins.int
+    rank: _builtins.int
+    """1 = first; every rank is different (ties broken as declared in
+    docs/tournaments.md: points, head to head, Buchholz, name).
+    """
+    player: _builtins.str
+    """The entrant's player name."""
+    points: _builtins.float
+    """Points: players - place for each deal, and a bye's worth."""
+    tables: _builtins.int
+    """Tables played (byes not counted)."""
+    deals: _builtins.int
+    """Deals played."""
+    byes: _builtins.int
+    """Rounds sat out."""
+    mean_place: _builtins.float
+    """Mean finishing place per table (1 = first) with its 95% interval."""
+    mean_place_low: _builtins.float
+    """The interval's lower end."""
+    mean_place_high: _builtins.float
+    """The interval's upper end."""
+    mu: _builtins.float
+    """OpenSkill (Plackett-Luce) mean skill over the tournament's deals."""
+    sigma: _builtins.float
+    """Its uncertainty."""
+    ordinal: _builtins.float
+    """mu - 3 sigma."""
+    head_to_head: _builtins.float
+    """The first tie-break: deals against the entrants on equal points, +1 for
+    each finished behind, -1 for each ahead.
+    """
+    buchholz: _builtins.float
+    """The second tie-break: the points of every tablemate at every table."""
+    def __init__(
+        self,
+        *,
+        rank: _builtins.int = ...,
+        player: _builtins.str = ...,
+        points: _builtins.float = ...,
+        tables: _builtins.int = ...,
+        deals: _builtins.int = ...,
+        byes: _builtins.int = ...,
+        mean_place: _builtins.float = ...,
+        mean_place_low: _builtins.float = ...,
+        mean_place_high: _builtins.float = ...,
+        mu: _builtins.float = ...,
+        sigma: _builtins.float = ...,
+        ordinal: _builtins.float = ...,
+        head_to_head: _builtins.float = ...,
+        buchholz: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["buchholz", b"buchholz", "byes", b"byes", "deals", b"deals", "head_to_head", b"head_to_head", "mean_place", b"mean_place", "mean_place_high", b"mean_place_high", "mean_place_low", b"mean_place_low", "mu", b"mu", "ordinal", b"ordinal", "player", b"player", "points", b"points", "rank", b"rank", "sigma", b"sigma", "tables", b"tables"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TournamentStanding: _TypeAlias = TournamentStanding  # noqa: Y015
+
+@_typing.final
+class TournamentTable(_message.Message):
+    """One table of a round."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    MATCH_IDS_FIELD_NUMBER: _builtins.int
+    ABSENT_FIELD_NUMBER: _builtins.int
+    FINISHED_FIELD_NUMBER: _builtins.int
+    finished: _builtins.bool
+    """Every match of the table is over."""
+    @_builtins.property
+    def players(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The players in seat order of its first match."""
+
+    @_builtins.property
+    def match_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Its matches (one, or one per rotation with duplicate boards), in the
+        order they were started; fewer while some have not started.
+        """
+
+    @_builtins.property
+    def absent(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Players whose account had no Session when one of the table's matches
+        started: the server's clock played their seats until they came.
+        """
+
+    def __init__(
+        self,
+        *,
+        players: _abc.Iterable[_builtins.str] | None = ...,
+        match_ids: _abc.Iterable[_builtins.str] | None = ...,
+        absent: _abc.Iterable[_builtins.str] | None = ...,
+        finished: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["absent", b"absent", "finished", b"finished", "match_ids", b"match_ids", "players", b"players"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TournamentTable: _TypeAlias = TournamentTable  # noqa: Y015
+
+@_typing.final
+class TournamentRound(_message.Message):
+    """One round."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NUMBER_FIELD_NUMBER: _builtins.int
+    STAGE_FIELD_NUMBER: _builtins.int
+    TABLES_FIELD_NUMBER: _builtins.int
+    BYES_FIELD_NUMBER: _builtins.int
+    number: _builtins.int
+    """1-based."""
+    stage: _builtins.int
+    """STAGES: the stage, 1-based; 0 in the other formats."""
+    @_builtins.property
+    def tables(self) -> _containers.RepeatedCompositeFieldContainer[Global___TournamentTable]:
+        """Its tables."""
+
+    @_builtins.property
+    def byes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Entrants sitting this round out."""
+
+    def __init__(
+        self,
+        *,
+        number: _builtins.int = ...,
+        stage: _builtins.int = ...,
+        tables: _abc.Iterable[Global___TournamentTable] | None = ...,
+        byes: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["byes", b"byes", "number", b"number", "stage", b"stage", "tables", b"tables"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TournamentRound: _TypeAlias = TournamentRound  # noqa: Y015
+
+@_typing.final
+class Tournament(_message.Message):
+    """A tournament as it stands."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    SPEC_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
+    ROUND_COUNT_FIELD_NUMBER: _builtins.int
+    ROUNDS_BEGUN_FIELD_NUMBER: _builtins.int
+    ENTRANTS_FIELD_NUMBER: _builtins.int
+    STANDINGS_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    CREATED_AT_FIELD_NUMBER: _builtins.int
+    STARTED_AT_FIELD_NUMBER: _builtins.int
+    ENDED_AT_FIELD_NUMBER: _builtins.int
+    tournament_id: _builtins.str
+    """Its id."""
+    state: Global___TournamentState.ValueType
+    """Its state."""
+    round_count: _builtins.int
+    """Rounds the tournament has in all."""
+    rounds_begun: _builtins.int
+    """Rounds begun."""
+    @_builtins.property
+    def spec(self) -> Global___TournamentSpec:
+        """What it was created with (the seed filled in)."""
+
+    @_builtins.property
+    def entrants(self) -> _containers.RepeatedCompositeFieldContainer[Global___TournamentEntrant]:
+        """The entrants (pinned once started)."""
+
+    @_builtins.property
+    def standings(self) -> _containers.RepeatedCompositeFieldContainer[Global___TournamentStanding]:
+        """Best first; refreshed as each match ends."""
+
+    @_builtins.property
+    def rounds(self) -> _containers.RepeatedCompositeFieldContainer[Global___TournamentRound]:
+        """The rounds begun, first first."""
+
+    @_builtins.property
+    def created_at(self) -> _timestamp_pb2.Timestamp:
+        """When it was created."""
+
+    @_builtins.property
+    def started_at(self) -> _timestamp_pb2.Timestamp:
+        """When it started (unset before)."""
+
+    @_builtins.property
+    def ended_at(self) -> _timestamp_pb2.Timestamp:
+        """When it finished or was cancelled (unset before)."""
+
+    def __init__(
+        self,
+        *,
+        tournament_id: _builtins.str = ...,
+        spec: Global___TournamentSpec | None = ...,
+        state: Global___TournamentState.ValueType = ...,
+        round_count: _builtins.int = ...,
+        rounds_begun: _builtins.int = ...,
+        entrants: _abc.Iterable[Global___TournamentEntrant] | None = ...,
+        standings: _abc.Iterable[Global___TournamentStanding] | None = ...,
+        rounds: _abc.Iterable[Global___TournamentRound] | None = ...,
+        created_at: _timestamp_pb2.Timestamp | None = ...,
+        started_at: _timestamp_pb2.Timestamp | None = ...,
+        ended_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "ended_at", b"ended_at", "spec", b"spec", "started_at", b"started_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "ended_at", b"ended_at", "entrants", b"entrants", "round_count", b"round_count", "rounds", b"rounds", "rounds_begun", b"rounds_begun", "spec", b"spec", "standings", b"standings", "started_at", b"started_at", "state", b"state", "tournament_id", b"tournament_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Tournament: _TypeAlias = Tournament  # noqa: Y015
+
+@_typing.final
+class CreateTournamentRequest(_message.Message):
+    """Request of CreateTournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SPEC_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def spec(self) -> Global___TournamentSpec:
+        """The tournament."""
+
+    def __init__(
+        self,
+        *,
+        spec: Global___TournamentSpec | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["spec", b"spec"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["spec", b"spec"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateTournamentRequest: _TypeAlias = CreateTournamentRequest  # noqa: Y015
+
+@_typing.final
+class CreateTournamentResponse(_message.Message):
+    """Response of CreateTournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tournament(self) -> Global___Tournament:
+        """The tournament created, CREATED."""
+
+    def __init__(
+        self,
+        *,
+        tournament: Global___Tournament | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["tournament", b"tournament"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournament", b"tournament"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateTournamentResponse: _TypeAlias = CreateTournamentResponse  # noqa: Y015
+
+@_typing.final
+class ControlTournamentRequest(_message.Message):
+    """Request of ControlTournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    CONTROL_FIELD_NUMBER: _builtins.int
+    tournament_id: _builtins.str
+    """The tournament."""
+    control: Global___TournamentControl.ValueType
+    """The change."""
+    def __init__(
+        self,
+        *,
+        tournament_id: _builtins.str = ...,
+        control: Global___TournamentControl.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["control", b"control", "tournament_id", b"tournament_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ControlTournamentRequest: _TypeAlias = ControlTournamentRequest  # noqa: Y015
+
+@_typing.final
+class ControlTournamentResponse(_message.Message):
+    """Response of ControlTournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tournament(self) -> Global___Tournament:
+        """The tournament after the change."""
+
+    def __init__(
+        self,
+        *,
+        tournament: Global___Tournament | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["tournament", b"tournament"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournament", b"tournament"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ControlTournamentResponse: _TypeAlias = ControlTournamentResponse  # noqa: Y015
+
+@_typing.final
+class GetTournamentRequest(_message.Message):
+    """Request of GetTournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    tournament_id: _builtins.str
+    """The tournament."""
+    def __init__(
+        self,
+        *,
+        tournament_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournament_id", b"tournament_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetTournamentRequest: _TypeAlias = GetTournamentRequest  # noqa: Y015
+
+@_typing.final
+class GetTournamentResponse(_message.Message):
+    """Response of GetTournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tournament(self) -> Global___Tournament:
+        """The tournament."""
+
+    def __init__(
+        self,
+        *,
+        tournament: Global___Tournament | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["tournament", b"tournament"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournament", b"tournament"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetTournamentResponse: _TypeAlias = GetTournamentResponse  # noqa: Y015
+
+@_typing.final
+class ListTournamentsRequest(_message.Message):
+    """Request of ListTournaments."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListTournamentsRequest: _TypeAlias = ListTournamentsRequest  # noqa: Y015
+
+@_typing.final
+class ListTournamentsResponse(_message.Message):
+    """Response of ListTournaments."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tournaments(self) -> _containers.RepeatedCompositeFieldContainer[Global___Tournament]:
+        """Newest first, each without standings and rounds."""
+
+    def __init__(
+        self,
+        *,
+        tournaments: _abc.Iterable[Global___Tournament] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournaments", b"tournaments"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListTournamentsResponse: _TypeAlias = ListTournamentsResponse  # noqa: Y015

@@ -145,6 +145,26 @@ class PresidentServiceStub:
                 request_serializer=president_dot_v1_dot_president__pb2.LeaseHostingRequest.SerializeToString,
                 response_deserializer=president_dot_v1_dot_president__pb2.LeaseHostingResponse.FromString,
                 _registered_method=True)
+        self.CreateTournament = channel.unary_unary(
+                '/president.v1.PresidentService/CreateTournament',
+                request_serializer=president_dot_v1_dot_president__pb2.CreateTournamentRequest.SerializeToString,
+                response_deserializer=president_dot_v1_dot_president__pb2.CreateTournamentResponse.FromString,
+                _registered_method=True)
+        self.ControlTournament = channel.unary_unary(
+                '/president.v1.PresidentService/ControlTournament',
+                request_serializer=president_dot_v1_dot_president__pb2.ControlTournamentRequest.SerializeToString,
+                response_deserializer=president_dot_v1_dot_president__pb2.ControlTournamentResponse.FromString,
+                _registered_method=True)
+        self.GetTournament = channel.unary_unary(
+                '/president.v1.PresidentService/GetTournament',
+                request_serializer=president_dot_v1_dot_president__pb2.GetTournamentRequest.SerializeToString,
+                response_deserializer=president_dot_v1_dot_president__pb2.GetTournamentResponse.FromString,
+                _registered_method=True)
+        self.ListTournaments = channel.unary_unary(
+                '/president.v1.PresidentService/ListTournaments',
+                request_serializer=president_dot_v1_dot_president__pb2.ListTournamentsRequest.SerializeToString,
+                response_deserializer=president_dot_v1_dot_president__pb2.ListTournamentsResponse.FromString,
+                _registered_method=True)
 
 
 class PresidentServiceServicer:
@@ -387,6 +407,46 @@ class PresidentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateTournament(self, request, context):
+        """Create a tournament (docs/tournaments.md): its rules, table size, clock,
+        format and entrants (accounts: a connected bot, a house bot, or an
+        account whose current hosted version plays). It is CREATED until it is
+        started (by ControlTournament, or at `start_at`). Needs the admin token.
+        Errors: NOT_ADMIN, MISSING_TOKEN, BAD_OPTION (a rule option, the clock,
+        or a format these entrants cannot play: ErrorInfo metadata `option`
+        names it), UNKNOWN_ACCOUNT (an entrant), MALFORMED, STORAGE.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ControlTournament(self, request, context):
+        """Start, pause, resume or cancel a tournament. Starting pins each entrant
+        at its account's current version; pausing lets the matches being played
+        finish and starts no more until it is resumed. Needs the admin token.
+        Errors: NOT_ADMIN, MISSING_TOKEN, UNKNOWN_TOURNAMENT, TOURNAMENT_STATE
+        (the change does not apply in its state: starting twice, resuming what
+        is not paused, changing a finished or cancelled one), STORAGE.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetTournament(self, request, context):
+        """A tournament: its definition, state, standings and rounds (each round's
+        tables with their match ids). Public. Errors: UNKNOWN_TOURNAMENT.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTournaments(self, request, context):
+        """Every tournament, newest first, without standings and rounds. Public.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PresidentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -499,6 +559,26 @@ def add_PresidentServiceServicer_to_server(servicer, server):
                     servicer.LeaseHosting,
                     request_deserializer=president_dot_v1_dot_president__pb2.LeaseHostingRequest.FromString,
                     response_serializer=president_dot_v1_dot_president__pb2.LeaseHostingResponse.SerializeToString,
+            ),
+            'CreateTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateTournament,
+                    request_deserializer=president_dot_v1_dot_president__pb2.CreateTournamentRequest.FromString,
+                    response_serializer=president_dot_v1_dot_president__pb2.CreateTournamentResponse.SerializeToString,
+            ),
+            'ControlTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.ControlTournament,
+                    request_deserializer=president_dot_v1_dot_president__pb2.ControlTournamentRequest.FromString,
+                    response_serializer=president_dot_v1_dot_president__pb2.ControlTournamentResponse.SerializeToString,
+            ),
+            'GetTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTournament,
+                    request_deserializer=president_dot_v1_dot_president__pb2.GetTournamentRequest.FromString,
+                    response_serializer=president_dot_v1_dot_president__pb2.GetTournamentResponse.SerializeToString,
+            ),
+            'ListTournaments': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTournaments,
+                    request_deserializer=president_dot_v1_dot_president__pb2.ListTournamentsRequest.FromString,
+                    response_serializer=president_dot_v1_dot_president__pb2.ListTournamentsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1096,6 +1176,114 @@ class PresidentService:
             '/president.v1.PresidentService/LeaseHosting',
             president_dot_v1_dot_president__pb2.LeaseHostingRequest.SerializeToString,
             president_dot_v1_dot_president__pb2.LeaseHostingResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/president.v1.PresidentService/CreateTournament',
+            president_dot_v1_dot_president__pb2.CreateTournamentRequest.SerializeToString,
+            president_dot_v1_dot_president__pb2.CreateTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ControlTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/president.v1.PresidentService/ControlTournament',
+            president_dot_v1_dot_president__pb2.ControlTournamentRequest.SerializeToString,
+            president_dot_v1_dot_president__pb2.ControlTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/president.v1.PresidentService/GetTournament',
+            president_dot_v1_dot_president__pb2.GetTournamentRequest.SerializeToString,
+            president_dot_v1_dot_president__pb2.GetTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTournaments(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/president.v1.PresidentService/ListTournaments',
+            president_dot_v1_dot_president__pb2.ListTournamentsRequest.SerializeToString,
+            president_dot_v1_dot_president__pb2.ListTournamentsResponse.FromString,
             options,
             channel_credentials,
             insecure,

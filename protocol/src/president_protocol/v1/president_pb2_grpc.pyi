@@ -200,6 +200,29 @@ class PresidentServiceStub:
     Needs the admin token. Errors: NOT_ADMIN, MISSING_TOKEN, MALFORMED,
     SHUTTING_DOWN.
     """
+    CreateTournament: _grpc.UnaryUnaryMultiCallable[_president_pb2.CreateTournamentRequest, _president_pb2.CreateTournamentResponse]
+    """Create a tournament (docs/tournaments.md): its rules, table size, clock,
+    format and entrants (accounts: a connected bot, a house bot, or an
+    account whose current hosted version plays). It is CREATED until it is
+    started (by ControlTournament, or at `start_at`). Needs the admin token.
+    Errors: NOT_ADMIN, MISSING_TOKEN, BAD_OPTION (a rule option, the clock,
+    or a format these entrants cannot play: ErrorInfo metadata `option`
+    names it), UNKNOWN_ACCOUNT (an entrant), MALFORMED, STORAGE.
+    """
+    ControlTournament: _grpc.UnaryUnaryMultiCallable[_president_pb2.ControlTournamentRequest, _president_pb2.ControlTournamentResponse]
+    """Start, pause, resume or cancel a tournament. Starting pins each entrant
+    at its account's current version; pausing lets the matches being played
+    finish and starts no more until it is resumed. Needs the admin token.
+    Errors: NOT_ADMIN, MISSING_TOKEN, UNKNOWN_TOURNAMENT, TOURNAMENT_STATE
+    (the change does not apply in its state: starting twice, resuming what
+    is not paused, changing a finished or cancelled one), STORAGE.
+    """
+    GetTournament: _grpc.UnaryUnaryMultiCallable[_president_pb2.GetTournamentRequest, _president_pb2.GetTournamentResponse]
+    """A tournament: its definition, state, standings and rounds (each round's
+    tables with their match ids). Public. Errors: UNKNOWN_TOURNAMENT.
+    """
+    ListTournaments: _grpc.UnaryUnaryMultiCallable[_president_pb2.ListTournamentsRequest, _president_pb2.ListTournamentsResponse]
+    """Every tournament, newest first, without standings and rounds. Public."""
 
 @_typing.type_check_only
 class PresidentServiceAsyncStub(PresidentServiceStub):
@@ -351,6 +374,29 @@ class PresidentServiceAsyncStub(PresidentServiceStub):
     Needs the admin token. Errors: NOT_ADMIN, MISSING_TOKEN, MALFORMED,
     SHUTTING_DOWN.
     """
+    CreateTournament: _aio.UnaryUnaryMultiCallable[_president_pb2.CreateTournamentRequest, _president_pb2.CreateTournamentResponse]  # type: ignore[assignment]
+    """Create a tournament (docs/tournaments.md): its rules, table size, clock,
+    format and entrants (accounts: a connected bot, a house bot, or an
+    account whose current hosted version plays). It is CREATED until it is
+    started (by ControlTournament, or at `start_at`). Needs the admin token.
+    Errors: NOT_ADMIN, MISSING_TOKEN, BAD_OPTION (a rule option, the clock,
+    or a format these entrants cannot play: ErrorInfo metadata `option`
+    names it), UNKNOWN_ACCOUNT (an entrant), MALFORMED, STORAGE.
+    """
+    ControlTournament: _aio.UnaryUnaryMultiCallable[_president_pb2.ControlTournamentRequest, _president_pb2.ControlTournamentResponse]  # type: ignore[assignment]
+    """Start, pause, resume or cancel a tournament. Starting pins each entrant
+    at its account's current version; pausing lets the matches being played
+    finish and starts no more until it is resumed. Needs the admin token.
+    Errors: NOT_ADMIN, MISSING_TOKEN, UNKNOWN_TOURNAMENT, TOURNAMENT_STATE
+    (the change does not apply in its state: starting twice, resuming what
+    is not paused, changing a finished or cancelled one), STORAGE.
+    """
+    GetTournament: _aio.UnaryUnaryMultiCallable[_president_pb2.GetTournamentRequest, _president_pb2.GetTournamentResponse]  # type: ignore[assignment]
+    """A tournament: its definition, state, standings and rounds (each round's
+    tables with their match ids). Public. Errors: UNKNOWN_TOURNAMENT.
+    """
+    ListTournaments: _aio.UnaryUnaryMultiCallable[_president_pb2.ListTournamentsRequest, _president_pb2.ListTournamentsResponse]  # type: ignore[assignment]
+    """Every tournament, newest first, without standings and rounds. Public."""
 
 class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
     """The President game service."""
@@ -631,5 +677,52 @@ class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
         Needs the admin token. Errors: NOT_ADMIN, MISSING_TOKEN, MALFORMED,
         SHUTTING_DOWN.
         """
+
+    @_abc_1.abstractmethod
+    def CreateTournament(
+        self,
+        request: _president_pb2.CreateTournamentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_president_pb2.CreateTournamentResponse, _abc.Awaitable[_president_pb2.CreateTournamentResponse]]:
+        """Create a tournament (docs/tournaments.md): its rules, table size, clock,
+        format and entrants (accounts: a connected bot, a house bot, or an
+        account whose current hosted version plays). It is CREATED until it is
+        started (by ControlTournament, or at `start_at`). Needs the admin token.
+        Errors: NOT_ADMIN, MISSING_TOKEN, BAD_OPTION (a rule option, the clock,
+        or a format these entrants cannot play: ErrorInfo metadata `option`
+        names it), UNKNOWN_ACCOUNT (an entrant), MALFORMED, STORAGE.
+        """
+
+    @_abc_1.abstractmethod
+    def ControlTournament(
+        self,
+        request: _president_pb2.ControlTournamentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_president_pb2.ControlTournamentResponse, _abc.Awaitable[_president_pb2.ControlTournamentResponse]]:
+        """Start, pause, resume or cancel a tournament. Starting pins each entrant
+        at its account's current version; pausing lets the matches being played
+        finish and starts no more until it is resumed. Needs the admin token.
+        Errors: NOT_ADMIN, MISSING_TOKEN, UNKNOWN_TOURNAMENT, TOURNAMENT_STATE
+        (the change does not apply in its state: starting twice, resuming what
+        is not paused, changing a finished or cancelled one), STORAGE.
+        """
+
+    @_abc_1.abstractmethod
+    def GetTournament(
+        self,
+        request: _president_pb2.GetTournamentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_president_pb2.GetTournamentResponse, _abc.Awaitable[_president_pb2.GetTournamentResponse]]:
+        """A tournament: its definition, state, standings and rounds (each round's
+        tables with their match ids). Public. Errors: UNKNOWN_TOURNAMENT.
+        """
+
+    @_abc_1.abstractmethod
+    def ListTournaments(
+        self,
+        request: _president_pb2.ListTournamentsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_president_pb2.ListTournamentsResponse, _abc.Awaitable[_president_pb2.ListTournamentsResponse]]:
+        """Every tournament, newest first, without standings and rounds. Public."""
 
 def add_PresidentServiceServicer_to_server(servicer: PresidentServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -3,6 +3,8 @@
     /                            the match list (`?player=NAME`: that player's matches)
     /matches/ID                  a match as a spectator sees it, live
     /matches/ID/replay           a finished match, every hand face up
+    /tournaments                 the tournaments, newest first
+    /tournaments/ID              a tournament: its standings and rounds, refreshed while it runs
     /api/matches[?player=NAME&offset=N&page_size=N]
                                  ListMatches, as JSON: every live match and a page of finished ones (50 unless
                                  page_size says), from `offset`, with how many finished matches there are
@@ -10,6 +12,9 @@
     /api/matches/ID/live         the Spectate stream, as server-sent events (Last-Event-ID resumes)
     /api/matches/ID/replay       the replay's frames (replay_frames), built from GetReplay's record
     /api/leaderboards            GetLeaderboard of every arena queue that has rated accounts, as JSON
+    /api/tournaments             ListTournaments, as JSON (without standings and rounds)
+    /api/tournaments/ID          GetTournament, as JSON, with the ids of its live matches a spectator may
+                                 not watch yet (`hidden`: another live match deals the same cards)
 
 Every API route calls the servicer's own method for its RPC, so a page gets
 the same messages, the same redaction and the same refusals as a gRPC
@@ -63,12 +68,16 @@ def web_app(servicer: PresidentServicer) -> web.Application:
     app.router.add_get("/", _page("index.html"))
     app.router.add_get("/matches/{match_id}", _page("live.html"))
     app.router.add_get("/matches/{match_id}/replay", _page("replay.html"))
+    app.router.add_get("/tournaments", _page("tournaments.html"))
+    app.router.add_get("/tournaments/{tournament_id}", _page("tournaments.html"))
     app.router.add_static("/assets/", ASSETS)
     app.router.add_get("/api/matches", _list)
     app.router.add_get("/api/matches/{match_id}", _summary)
     app.router.add_get("/api/matches/{match_id}/live", _live)
     app.router.add_get("/api/matches/{match_id}/replay", _replay)
     app.router.add_get("/api/leaderboards", _leaderboards)
+    app.router.add_get("/api/tournaments", _tournaments)
+    app.router.add_get("/api/tournaments/{tournament_id}", _tournament)
     return app
 
 
@@ -124,6 +133,22 @@ async def _leaderboards(request: web.Request) -> web.Response:
     arena = request.app[_SERVICER].arena
     boards = [arena.leaderboard(queue) for queue in arena.settings.queues]
     return web.json_response({"leaderboards": [proto_json(b) for b in boards if b.entries]}, dumps=_json)
+
+
+async def _tournaments(request: web.Request) -> web.Response:
+    listed = request.app[_SERVICER].tournaments.listing()
+    return web.json_response({"tournaments": [proto_json(t) for t in listed]}, dumps=_json)
+
+
+async def _tournament(request: web.Request) -> web.Response:
+    servicer = request.app[_SERVICER]
+    try:
+        found = servicer.tournaments.message(request.match_info["tournament_id"])
+    except ServiceError as exc:
+        return _refusal(exc)
+    hidden = [m for r in found.rounds for t in r.tables if not t.finished for m in t.match_ids
+              if not servicer.shown(m)]
+    return web.json_response({"tournament": proto_json(found), "hidden": hidden}, dumps=_json)
 
 
 async def _summary(request: web.Request) -> web.Response:

@@ -296,12 +296,15 @@ window.President = (function () {
         el("aside", { class: "side" }, standings(view), logBox(view))));
   }
 
-  /** The bar on top of a page; `home` links the name to the match list (not in a replay file). */
+  /** The bar on top of a page; `home` links the name to the match list and adds the links to the other pages
+      (not in a replay file, which is read with no server). */
   function topbar(sub, right, home = true) {
     return el("header", { class: "topbar" }, el("div", { class: "inner" },
       el(home ? "a" : "span", { class: "brand", href: home ? "/" : null },
         el("span", { class: "suits", "aria-hidden": "true", text: "\u2660\u2665\u2666\u2663" }), "President"),
-      el("span", { class: "sub" }, sub), el("span", { class: "right" }, right)));
+      el("span", { class: "sub" }, sub), el("span", { class: "right" }, right),
+      home ? el("nav", { class: "nav", "aria-label": "pages" }, el("a", { href: "/", text: "Matches" }),
+        el("a", { href: "/tournaments", text: "Tournaments" })) : null));
   }
 
   async function fetchJson(url) {
