@@ -9,7 +9,7 @@ PYPROJECTS := engine/pyproject.toml protocol/pyproject.toml sdk/pyproject.toml s
   learn/pyproject.toml
 
 .PHONY: all venv test lint typecheck pytest pytest-compiled engine-compiled bench bench-engine bench-bots bench-expert bench-expert-clock bench-service bench-arena \
-  bench-ladder bench-ladder-speed bench-seat bench-sandbox bench-install run clean
+  bench-ladder bench-ladder-speed bench-seat bench-sandbox bench-tournament bench-install run clean
 
 all: test
 
@@ -179,7 +179,7 @@ examples/node/node_modules/.package-lock.json: examples/node/package-lock.json
 
 ## bench: throughput figures (medians of 5 runs), and whether the expert keeps its clock (issue 28's bar); not a test.
 bench: bench-engine bench-bots bench-service bench-arena bench-ladder bench-ladder-speed bench-seat bench-sandbox \
-  bench-expert-clock
+  bench-tournament bench-expert-clock
 
 bench-engine: $(STAMP) $(ENGINE_COMPILED)/.built
 	$(PY) benchmarks/engine_bench.py
@@ -201,6 +201,11 @@ bench-expert-clock: $(STAMP)
 ## ones (needs bubblewrap).
 bench-sandbox: $(STAMP)
 	$(PY) benchmarks/sandbox_bench.py
+
+## bench-tournament: a 64-entrant Swiss of 7 rounds at tables of 4 with duplicate boards, built-in bots as entrants:
+## wall time and server CPU per match against the same matches run as a ladder over a server, as a ratio (medians of 3).
+bench-tournament: $(STAMP)
+	$(PY) benchmarks/tournament_bench.py
 
 bench-service: $(STAMP)
 	$(PY) benchmarks/service_bench.py

@@ -67,3 +67,15 @@ def test_sandbox_bench_prints_its_three_figures_beside_their_floors() -> None:
     assert [line.split(" (")[0] for line in lines] == [
         "start per bot process", "memory per hosted bot", "a 1-deal match of four first bots, start to last exit"]
     assert all("sandbox" in line and "plain" in line for line in lines), lines
+
+
+def test_tournament_bench_prints_both_sides_and_their_ratio() -> None:
+    done = _bench("tournament_bench.py", "--entrants", "8", "--rounds", "2", "--runs", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines] == [
+        "machine", "tournament (server-side Swiss)", "ladder (the same matches by ServerTable, round by round)",
+        "tournament / ladder per match", "GetTournament of the finished event", "absent entrants at the tournament's tables"]
+    assert "16 matches" in lines[1] and "16 matches" in lines[2], lines  # 2 rounds of 2 tables of 4 rotations
+    assert all("ms wall" in line and "ms CPU" in line for line in lines[1:3]), lines
+    assert "wall" in lines[3] and "server CPU" in lines[3] and lines[3].endswith("x"), lines

@@ -451,12 +451,12 @@ class Tournaments:
             started_at=_stamp(event.started_at), ended_at=_stamp(event.ended_at))
         if full:
             history = event.history()
-            table = standings(event.players, event.rules.players, history)
+            ranked = standings(event.players, event.rules.players, history)
             if event.plan.format is Format.STAGES:  # the stage reached ranks first
                 at = {name: i for i, name in enumerate(stage_order(event.players, event.rules.players, history))}
-                table = [dataclasses.replace(s, rank=rank) for rank, s in
-                         enumerate(sorted(table, key=lambda s: at[s.entrant]), 1)]
-            for s in table:
+                ranked = [dataclasses.replace(s, rank=rank) for rank, s in
+                          enumerate(sorted(ranked, key=lambda s: at[s.entrant]), 1)]
+            for s in ranked:
                 out.standings.append(pb.TournamentStanding(
                     rank=s.rank, player=s.entrant, points=s.points, tables=s.tables, deals=s.deals, byes=s.byes,
                     mean_place=s.mean_place.mean, mean_place_low=s.mean_place.low, mean_place_high=s.mean_place.high,
