@@ -7,6 +7,7 @@ checked is that every table and line they promise is printed.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -69,13 +70,16 @@ def test_sandbox_bench_prints_its_three_figures_beside_their_floors() -> None:
     assert all("sandbox" in line and "plain" in line for line in lines), lines
 
 
-def test_tournament_bench_prints_both_sides_and_their_ratio() -> None:
-    done = _bench("tournament_bench.py", "--entrants", "8", "--rounds", "2", "--runs", "1")
+def test_tournament_bench_prints_its_three_sides_and_the_ratios() -> None:
+    done = _bench("tournament_bench.py", "--entrants", "8", "--rounds", "2", "--runs", "1", "--settle", "0.5")
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    assert [line.split(":")[0] for line in lines] == [
-        "machine", "tournament (server-side Swiss)", "ladder (the same matches by ServerTable, round by round)",
-        "tournament / ladder per match", "GetTournament of the finished event", "absent entrants at the tournament's tables"]
-    assert "16 matches" in lines[1] and "16 matches" in lines[2], lines  # 2 rounds of 2 tables of 4 rotations
-    assert all("ms wall" in line and "ms CPU" in line for line in lines[1:3]), lines
-    assert "wall" in lines[3] and "server CPU" in lines[3] and lines[3].endswith("x"), lines
+    assert [line.split(" (")[0].split(":")[0] for line in lines] == [
+        "machine", "tournament", "ladder", "bare matches", "tournament / ladder per match",
+        "tournament / bare matches per match", "GetTournament of the finished event", "absent entrants at the"
+        " tournament's tables"]
+    sides = lines[1:4]
+    assert all("16 matches" in line for line in sides), lines  # 2 rounds of 2 tables, 4 rotations each
+    assert all("ms wall" in line and "ms CPU" in line for line in sides), lines
+    assert all(re.search(r"wall [\d.]+x, server CPU [\d.]+x \(server CPU a move [\d.]+x\)$", line)
+               for line in lines[4:6]), lines

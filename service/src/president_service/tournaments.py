@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import hashlib
 import json
 import logging
@@ -135,6 +136,11 @@ class _Event:
     shown: tuple[tuple[int, ...], pb.Tournament] | None = None
     """The last full message, with what it was built from (`Tournaments.message`)."""
 
+    @functools.cached_property
+    def round_count(self) -> int:
+        """Fixed by the format and the number of entrants (computing it builds a round robin's schedule)."""
+        return count_rounds(self.plan, [e.account for e in self.entrants])
+
     @property
     def players(self) -> list[str]:
         return [e.player for e in self.entrants]
@@ -174,6 +180,7 @@ class Tournaments:
         self._live = False
         """Whether new matches may start (after the start grace of a restart)."""
         self._filling = False
+        self._retrying: asyncio.TimerHandle | None = None
         self._store.write([(sql, ()) for sql in _SCHEMA])
         for row in self._store.query("SELECT id, created_at, spec, state, entrants, started_at, ended_at"
                                      " FROM tournaments ORDER BY created_at"):
@@ -218,6 +225,8 @@ class Tournaments:
         self.poke()
 
     def close(self) -> None:
+        if self._retrying is not None:
+            self._retrying.cancel()
         for event in self._events.values():
             if event.timer is not None:
                 event.timer.cancel()
@@ -343,11 +352,22 @@ class Tournaments:
             if event.state == pb.TOURNAMENT_STATE_RUNNING:
                 try:
                     self._advance(event)
-                except ServiceError as exc:  # a limit (the server's matches, an account's day): try again later
-                    wait = exc.retry_after_s or _RETRY_S
-                    log.warning("tournament %s: %s; it tries again in %.0f s or at the next change",
-                                event.tournament_id, exc.message, wait)
-                    asyncio.get_running_loop().call_later(wait, self.poke)
+                except ServiceError as exc:  # the database, or the server's limit of matches
+                    self._retry(event, exc)
+
+    def _retry(self, event: _Event, exc: ServiceError) -> None:
+        """A match that could not start (a limit): try again when the refusal says, or at the next change; one
+        retry pending at a time, and one line for it."""
+        if self._retrying is not None:
+            return
+        wait = exc.retry_after_s or _RETRY_S
+        log.warning("tournament %s: %s; it tries again in %.0f s or at the next change", event.tournament_id,
+                    exc.message, wait)
+        self._retrying = asyncio.get_running_loop().call_later(wait, self._retried)
+
+    def _retried(self) -> None:
+        self._retrying = None
+        self.poke()
 
     def _advance(self, event: _Event) -> None:
         """Pair the next round once the current one is over (or finish the tournament), then start matches."""
@@ -378,7 +398,12 @@ class Tournaments:
                 entrants = [by_player[p] for p in table]
                 if not all(self._room(e.account) for e in entrants):
                     continue
-                self._start_match(event, (round_, t, seating), entrants)
+                try:
+                    self._start_match(event, (round_, t, seating), entrants)
+                except ServiceError as exc:
+                    if exc.metadata.get("account") not in {e.account for e in entrants}:
+                        raise  # not one account's limit (the server's): nothing else can start either
+                    self._retry(event, exc)  # one account's limit (its day): the other tables go on
 
     def _room(self, account: str) -> bool:
         session = self._sessions.by_account.get(account)
@@ -444,7 +469,7 @@ class Tournaments:
             return event.shown[1]
         out = pb.Tournament(
             tournament_id=event.tournament_id, spec=event.spec, state=event.state,
-            round_count=count_rounds(event.plan, event.players), rounds_begun=len(event.rounds),
+            round_count=event.round_count, rounds_begun=len(event.rounds),
             entrants=[pb.TournamentEntrant(account=e.account, player=e.player, version_id=e.version, house=e.house)
                       for e in event.entrants],
             created_at=timestamp(event.created_at),
