@@ -103,6 +103,13 @@ COVERED = {
         "tests/harness/test_submissions.py reads a READY and a FAILED version's log so",
     "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president builder --server unix:run/president.sock --work builds/"
     " --slot 2": "tests/harness/test_submissions.py runs the builder so (with --admin-token and --once)",
+    ".venv/bin/president submit examples/go --server localhost:50051 --account-token TOKEN":
+        "tests/harness/test_hosted_kits.py submits a built copy of the kit so to `president arena` (free ports)",
+    ".venv/bin/president versions --server localhost:50051 --account-token TOKEN":
+        "tests/harness/test_hosted_kits.py lists the kit's version so once it is checked",
+    ".venv/bin/president submit examples/cpp --server localhost:50051 --account-token TOKEN":
+        "tests/harness/test_hosted_kits.py submits the Go kit so, whose manifest is the same (a second C++ build"
+        " does not fit the CI budget)",
     ".venv/bin/president arena --admin-token SECRET --db run/event.db": HOSTED_FLOW + " (on free ports)",
     '.venv/bin/president account create ada --owner "Ada" --server localhost:50051 --admin-token SECRET':
         HOSTED_FLOW,

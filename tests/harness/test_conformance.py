@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from president_engine import PRESETS
+from support import node_packages
 
 ROOT = Path(__file__).resolve().parents[2]
 PRESIDENT = Path(sys.executable).parent / "president"
@@ -18,7 +19,6 @@ FIRST_BOT = ("president-bot", "examples/python/first_bot.py:FirstBot", "--server
 PLAY = ("--token", "{token}")
 SESSION = ("--account-token", "{account_token}")
 NODE = shutil.which("node")
-NODE_DIR = ROOT / "examples" / "node"
 
 BROKEN_BOT = '''
 """A Play-stream bot that breaks the contract on purpose: --illegal plays a joker it does not hold; without, it
@@ -136,13 +136,7 @@ def node_bot() -> Path:
     """examples/node/bot.js with its npm packages (as tests/node installs them)."""
     if NODE is None:
         pytest.skip("node is not installed: the Node example bot needs Node 18+")
-    if not (NODE_DIR / "node_modules" / "@grpc" / "grpc-js").is_dir():
-        npm = shutil.which("npm")
-        assert npm is not None, "node is installed but npm is not: cannot install examples/node's packages"
-        installed = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, capture_output=True,
-                                   text=True, timeout=600, check=False)
-        assert installed.returncode == 0, installed.stdout + installed.stderr
-    return NODE_DIR / "bot.js"
+    return node_packages()
 
 
 @pytest.mark.slow

@@ -27,9 +27,9 @@ from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk import builtin_bot, run
 from president_sdk.session_client import SessionClient
+from support import node_packages
 
 ROOT = Path(__file__).resolve().parents[2]
-NODE_DIR = ROOT / "examples" / "node"
 NODE = shutil.which("node")
 ADMIN = "node-test-admin"
 DEALS = 3  # presets play one deal; three make the exchange (and Norwegian requests) happen
@@ -73,13 +73,7 @@ def action_text(action: pb.Action) -> str:
 @pytest.fixture(scope="module")
 def node_bot() -> Path:
     """examples/node/bot.js with its npm packages installed (`npm ci` when node_modules is missing)."""
-    if not (NODE_DIR / "node_modules" / "@grpc" / "grpc-js").is_dir():
-        npm = shutil.which("npm")
-        assert npm is not None, "node is installed but npm is not: cannot install examples/node's packages"
-        result = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, capture_output=True,
-                                text=True, timeout=600, check=False)
-        assert result.returncode == 0, f"npm ci failed in examples/node:\n{result.stdout}{result.stderr}"
-    return NODE_DIR / "bot.js"
+    return node_packages()
 
 
 @dataclass(frozen=True, kw_only=True)

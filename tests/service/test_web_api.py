@@ -25,7 +25,9 @@ from service_support import (
     read_sent,
     running,
 )
+from session_support import new_account
 from support import free_port
+from version_support import lease, report, submit
 
 NO_CLOCK = pb.ClockSettings(move_time_limit_ms=0)
 
@@ -88,6 +90,60 @@ def test_pages_and_their_api_answer_as_the_rpcs_do(tmp_path: Path) -> None:
             for path in ("/api/matches/nope", "/api/matches/nope/live", "/api/matches/nope/replay"):
                 status, _, missing = await _get(web, path)
                 assert (status, missing["error"]["reason"]) == (404, "UNKNOWN_MATCH"), path
+
+    asyncio.run(scenario())
+
+
+def test_an_authors_versions_and_build_logs_answer_as_the_rpcs_do_for_the_headers_token_only(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with running(tmp_path / "web.db", http_port=0) as server, client(server.port) as stub:
+            web = server.http_port
+            assert web is not None
+            ada, bob = await new_account(stub, "ada"), await new_account(stub, "bob")
+            await submit(stub, ada)
+            built = (await report(stub, await lease(stub), log="<b>built</b>\n")).version
+            queued = (await submit(stub, ada, b"another archive")).version
+            board = ("cardverse", 4)
+            arena = server.servicer.arena
+            server.registry.store.write(arena.ratings.update(board, [[built.player, "bob"]]))
+            arena.ratings.reload(board, [built.player, "bob"])
+
+            status, kind, body = await _get(web, "/versions")
+            assert status == 200 and kind.startswith("text/html") and b"/assets/versions.js" in body
+            status, _, listed = await _get(web, "/api/versions", Authorization=f"Bearer {ada}")
+            rpc = await stub.ListVersions(pb.ListVersionsRequest(), metadata=auth(ada))
+            assert status == 200
+            assert [json_format.ParseDict(v["version"], pb.BotVersion()) for v in listed["versions"]] == list(
+                rpc.versions)
+            ratings = {v["version"]["version_id"]: v["ratings"] for v in listed["versions"]}
+            assert ratings[queued.version_id] == []
+            (rating,) = ratings[built.version_id]
+            entry = next(e for e in arena.leaderboard(board).entries if e.version_id == built.version_id)
+            assert rating == {"preset": "cardverse", "players": 4, "rank": 1, "of": 2, "ordinal": entry.ordinal,
+                              "matches": 1, "deals": 1, "mean_place": 1.0, "mean_place_low": entry.mean_place_low,
+                              "mean_place_high": entry.mean_place_high, "provisional": entry.provisional}
+            log_path = f"/api/versions/{built.version_id}/log"
+            for token in (ada, ADMIN):  # the owner's token, or the admin's
+                status, _, found = await _get(web, log_path, Authorization=f"Bearer {token}")
+                assert status == 200 and found["log"] == "<b>built</b>\n"
+                assert found["version"]["version_id"] == built.version_id
+
+            for path, headers, want in (
+                    ("/api/versions", {}, (401, "MISSING_TOKEN")),
+                    (f"/api/versions?token={ada}", {}, (401, "MISSING_TOKEN")),  # never read from the query
+                    ("/api/versions", {"Authorization": f"Basic {ada}"}, (401, "BAD_TOKEN")),
+                    ("/api/versions", {"Authorization": "Bearer nope"}, (401, "BAD_TOKEN")),
+                    ("/api/versions", {"Authorization": f"Bearer {ADMIN}"}, (401, "BAD_TOKEN")),  # not an account's
+                    (log_path, {}, (401, "MISSING_TOKEN")),
+                    (log_path, {"Authorization": f"Bearer {bob}"}, (404, "UNKNOWN_VERSION")),
+                    ("/api/versions/0123456789abcdef/log", {"Authorization": f"Bearer {ada}"},
+                     (404, "UNKNOWN_VERSION"))):
+                status, _, refused = await _get(web, path, **headers)
+                assert (status, refused["error"]["reason"]) == want, path
+            async with aiohttp.ClientSession() as session, session.get(
+                    f"http://127.0.0.1:{web}/api/versions", headers={"Authorization": f"Bearer {bob}"}) as answer:
+                assert await answer.json() == {"versions": []}
+                assert answer.headers["Cache-Control"] == "no-store"  # an account's own answers: no cache keeps them
 
     asyncio.run(scenario())
 

@@ -476,19 +476,29 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
     async def ListVersions(self, request: pb.ListVersionsRequest,  # noqa: N802
                            context: Context) -> pb.ListVersionsResponse:
         async def listing() -> pb.ListVersionsResponse:
-            account = self._registry.accounts.authenticate(context.invocation_metadata())
-            return pb.ListVersionsResponse(versions=self.versions.listing(account.name))
+            return self.version_listing(context.invocation_metadata())
         return await _guard(context, listing())
+
+    def version_listing(self, metadata: Iterable[tuple[str, str | bytes]] | None) -> pb.ListVersionsResponse:
+        """ListVersions: the versions of the account whose token `metadata` carries, newest first (the web's
+        /api/versions calls it too, with the request's Authorization header)."""
+        account = self._registry.accounts.authenticate(metadata)
+        return pb.ListVersionsResponse(versions=self.versions.listing(account.name))
 
     async def GetBuildLog(self, request: pb.GetBuildLogRequest,  # noqa: N802
                           context: Context) -> pb.GetBuildLogResponse:
         async def build_log() -> pb.GetBuildLogResponse:
-            metadata = context.invocation_metadata()
-            owner = None if self._admin.given(metadata) else self._registry.accounts.authenticate(metadata).name
-            version = self.versions.get(request.version_id, owner)
-            return pb.GetBuildLogResponse(version=self.versions.message(version),
-                                          log=self.versions.log(version.version_id))
+            return self.build_log(context.invocation_metadata(), request.version_id)
         return await _guard(context, build_log())
+
+    def build_log(self, metadata: Iterable[tuple[str, str | bytes]] | None,
+                  version_id: str) -> pb.GetBuildLogResponse:
+        """GetBuildLog: a version and its build log, for its account's token or the admin token; UNKNOWN_VERSION
+        for another account's (the web's /api/versions/ID/log calls it too)."""
+        owner = None if self._admin.given(metadata) else self._registry.accounts.authenticate(metadata).name
+        version = self.versions.get(version_id, owner)
+        return pb.GetBuildLogResponse(version=self.versions.message(version),
+                                      log=self.versions.log(version.version_id))
 
     async def LeaseBuild(self, request: pb.LeaseBuildRequest, context: Context) -> pb.LeaseBuildResponse:  # noqa: N802
         async def lease() -> pb.LeaseBuildResponse:

@@ -5,6 +5,7 @@
     /matches/ID/replay           a finished match, every hand face up
     /tournaments                 the tournaments, newest first
     /tournaments/ID              a tournament: its standings and rounds, refreshed while it runs
+    /versions                    an author's bot versions (the account token typed into the page) and build logs
     /api/matches[?player=NAME&offset=N&page_size=N]
                                  ListMatches, as JSON: every live match and a page of finished ones (50 unless
                                  page_size says), from `offset`, with how many finished matches there are
@@ -15,6 +16,14 @@
     /api/tournaments             ListTournaments, as JSON (without standings and rounds)
     /api/tournaments/ID          GetTournament, as JSON, with the ids of its live matches a spectator may
                                  not watch yet (`hidden`: another live match deals the same cards)
+    /api/versions                ListVersions of the account whose token the `Authorization: Bearer T` header
+                                 carries, as JSON, each version with its arena ratings (its leaderboard entries)
+    /api/versions/ID/log         GetBuildLog, as JSON, for the header's token: the version's account's, or the
+                                 admin token
+
+A token is read from the Authorization header only, never from the query
+(an address lands in logs and history), and the answers it opens are not
+cached.
 
 Every API route calls the servicer's own method for its RPC, so a page gets
 the same messages, the same redaction and the same refusals as a gRPC
@@ -26,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from typing import Any
@@ -70,6 +80,7 @@ def web_app(servicer: PresidentServicer) -> web.Application:
     app.router.add_get("/matches/{match_id}/replay", _page("replay.html"))
     app.router.add_get("/tournaments", _page("tournaments.html"))
     app.router.add_get("/tournaments/{tournament_id}", _page("tournaments.html"))
+    app.router.add_get("/versions", _page("versions.html"))
     app.router.add_static("/assets/", ASSETS)
     app.router.add_get("/api/matches", _list)
     app.router.add_get("/api/matches/{match_id}", _summary)
@@ -78,6 +89,8 @@ def web_app(servicer: PresidentServicer) -> web.Application:
     app.router.add_get("/api/leaderboards", _leaderboards)
     app.router.add_get("/api/tournaments", _tournaments)
     app.router.add_get("/api/tournaments/{tournament_id}", _tournament)
+    app.router.add_get("/api/versions", _versions)
+    app.router.add_get("/api/versions/{version_id}/log", _build_log)
     return app
 
 
@@ -149,6 +162,57 @@ async def _tournament(request: web.Request) -> web.Response:
     hidden = [m for r in found.rounds for t in r.tables if not t.finished for m in t.match_ids
               if not servicer.shown(m)]
     return web.json_response({"tournament": proto_json(found), "hidden": hidden}, dumps=_json)
+
+
+def _authorization(request: web.Request) -> list[tuple[str, str]]:
+    """The request's Authorization header as the call metadata the servicer reads (none: MISSING_TOKEN there)."""
+    header = request.headers.get("Authorization")
+    return [] if header is None else [("authorization", header)]
+
+
+def _private(data: dict[str, Any]) -> web.Response:
+    """An answer only the token's holder may see: kept by no cache."""
+    return web.json_response(data, dumps=_json, headers={"Cache-Control": "no-store"})
+
+
+def _ratings(servicer: PresidentServicer, account: str) -> dict[str, list[dict[str, Any]]]:
+    """Version id -> the account's arena ratings of it: its entry on each queue's leaderboard, with its rank there."""
+    arena = servicer.arena
+    found: dict[str, list[dict[str, Any]]] = {}
+    for queue in arena.settings.queues:
+        board = arena.leaderboard(queue)
+        for rank, entry in enumerate(board.entries, 1):
+            if entry.version_id and entry.account == account:
+                found.setdefault(entry.version_id, []).append({
+                    "preset": board.preset, "players": board.players, "rank": rank, "of": len(board.entries),
+                    "ordinal": _finite(entry.ordinal), "matches": entry.matches, "deals": entry.deals,
+                    "mean_place": _finite(entry.mean_place), "mean_place_low": _finite(entry.mean_place_low),
+                    "mean_place_high": _finite(entry.mean_place_high), "provisional": entry.provisional})
+    return found
+
+
+def _finite(value: float) -> float | None:
+    """A number for JSON, which has no NaN (none: null)."""
+    return value if math.isfinite(value) else None
+
+
+async def _versions(request: web.Request) -> web.Response:
+    servicer = request.app[_SERVICER]
+    try:
+        listed = servicer.version_listing(_authorization(request))
+    except ServiceError as exc:
+        return _refusal(exc)
+    ratings = _ratings(servicer, listed.versions[0].account) if listed.versions else {}
+    return _private({"versions": [{"version": proto_json(v), "ratings": ratings.get(v.version_id, [])}
+                                  for v in listed.versions]})
+
+
+async def _build_log(request: web.Request) -> web.Response:
+    try:
+        found = request.app[_SERVICER].build_log(_authorization(request), request.match_info["version_id"])
+    except ServiceError as exc:
+        return _refusal(exc)
+    return _private(proto_json(found))
 
 
 async def _summary(request: web.Request) -> web.Response:

@@ -1,0 +1,230 @@
+/* An author's bot versions (/versions): each one's state, check match and arena ratings, and its build log.
+   The account token is typed into the page and kept in this tab's sessionStorage only (Forget clears it); it
+   is sent only as the Authorization header of the API's requests, never in an address. While a version waits
+   for its build the page asks again every 3 seconds and draws it again only when the answer changed.
+   A build log is the author's own text: it is shown as text (textContent), never as markup. */
+"use strict";
+
+(function () {
+  const P = window.President;
+  const el = P.el;
+  const page = document.getElementById("page");
+  const KEY = "president.accountToken";
+  const POLL_MS = 3000;
+  const STATES = {
+    VERSION_STATE_QUEUED: ["waiting", "QUEUED"], VERSION_STATE_BUILDING: ["waiting", "BUILDING"],
+    VERSION_STATE_READY: ["ready", "READY"], VERSION_STATE_FAILED: ["failed", "FAILED"],
+    VERSION_STATE_RETIRED: ["over", "RETIRED"],
+  };
+  const WAITING = new Set(["VERSION_STATE_QUEUED", "VERSION_STATE_BUILDING"]);
+
+  /** Why a request was refused, as the server says it ("BAD_TOKEN: ..."). */
+  class Refused extends Error {}
+
+  function stored() {
+    try { return sessionStorage.getItem(KEY) || ""; } catch (error) { return ""; }
+  }
+
+  function store(token) {
+    try {
+      if (token) sessionStorage.setItem(KEY, token);
+      else sessionStorage.removeItem(KEY);
+    } catch (error) { /* storage refused (a private window): the token lives in the field only */ }
+  }
+
+  /** The API's answer to `url` with the token as the Authorization header; a refusal throws its reason. */
+  async function fetchWithToken(url, token) {
+    let response;
+    try {
+      response = await fetch(url, { headers: { Accept: "application/json", Authorization: `Bearer ${token}` },
+        cache: "no-store", credentials: "omit" });
+    } catch (error) {
+      throw new Refused(`the server cannot be reached (${error.message})`);
+    }
+    const body = await response.json().catch(() => null);
+    if (!response.ok) {
+      const error = body && body.error;
+      const refused = new Refused(error ? `${error.reason}: ${error.message}` : `${response.status} ${response.statusText}`);
+      refused.status = response.status;
+      throw refused;
+    }
+    return body;
+  }
+
+  function when(timestamp) {
+    const date = new Date(timestamp);
+    return timestamp && !Number.isNaN(date.getTime()) ? date.toLocaleString([], { dateStyle: "medium", timeStyle: "short" }) : "";
+  }
+
+  function fixed(value) {
+    return value === null || value === undefined || !Number.isFinite(Number(value)) ? "\u2013" : Number(value).toFixed(2);
+  }
+
+  function matches(n) { return `${n} match${Number(n) === 1 ? "" : "es"}`; }
+
+  // ------------------------------------------------------------------ the token
+
+  const input = el("input", { type: "password", id: "token", autocomplete: "off", spellcheck: "false",
+    placeholder: "the token CreateAccount gave", "aria-describedby": "token-help" });
+  const show = el("button", { type: "submit", id: "show", text: "Show my versions" });
+  const forget = el("button", { type: "button", id: "forget", text: "Forget the token" });
+  // No name on the field and a POST form: even a submit the script missed would carry no token in an address.
+  const form = el("form", { class: "token-form", id: "token-form", method: "post", autocomplete: "off" },
+    el("label", { for: "token", text: "Account token" }), input, show, forget);
+  const help = el("p", { class: "muted", id: "token-help", text: "Kept in this tab only (its session storage) and"
+    + " sent only as the Authorization header; Forget clears it. The admin token lists no versions: use the"
+    + " account's own." });
+  const refusal = el("div", { class: "notice error", id: "refusal", role: "status", hidden: true });
+  const listing = el("section", { id: "versions" });
+  const logBox = el("section", { id: "build-log", hidden: true });
+
+  function refuse(text) {
+    refusal.textContent = text;
+    refusal.hidden = !text;
+  }
+
+  // ------------------------------------------------------------------ the versions
+
+  function statePill(v) {
+    const [cls, label] = STATES[v.state] || ["", v.state];
+    return [el("span", { class: `pill ${cls}`, "data-state": v.state, text: label }),
+      v.current ? [" ", el("span", { class: "pill current", "data-current": "", title: "the account's current version: its newest READY one, which a host runs and the arena seats", text: "current" })] : null];
+  }
+
+  function checkText(v) {
+    if (!v.player) return "\u2013";  // not built: it plays nothing
+    if (v.checked) return "passed";
+    return v.state === "VERSION_STATE_READY" ? "to come" : "not played";
+  }
+
+  function ratingLine(r) {
+    const place = r.mean_place === null ? "\u2013" : `${fixed(r.mean_place)} [${fixed(r.mean_place_low)}, ${fixed(r.mean_place_high)}]`;
+    return el("div", { class: "rating", "data-preset": r.preset, "data-players": r.players },
+      el("strong", { text: fixed(r.ordinal) }), ` ${r.preset}, ${r.players} players`,
+      r.provisional ? [" ", el("span", { class: "pill waiting", text: "provisional" })] : null,
+      el("div", { class: "muted", text: `#${r.rank} of ${r.of} \u00B7 ${matches(r.matches)} \u00B7 mean place ${place}` }));
+  }
+
+  function row(entry, token) {
+    const v = entry.version;
+    const button = el("button", { type: "button", class: "log-button", "data-version": v.version_id, text: "Build log" });
+    button.addEventListener("click", () => showLog(v.version_id, token));
+    return el("tr", { "data-version": v.version_id, "data-state": v.state },
+      el("td", {}, el("span", { class: "id", text: v.version_id }),
+        v.player ? el("div", { class: "muted player", title: "the name it plays under", text: v.player }) : null),
+      el("td", { class: "name", text: v.manifest.name }),
+      el("td", {}, statePill(v)),
+      el("td", { class: "muted", text: when(v.created_at) }),
+      el("td", {}, el("span", { class: "id", title: v.sha256, text: v.sha256.slice(0, 12) })),
+      el("td", { class: "check", text: checkText(v) }),
+      el("td", { class: "reason", text: v.reason || "" }),
+      el("td", { class: "ratings" }, entry.ratings.length ? entry.ratings.map(ratingLine) : el("span", { class: "muted", text: "not rated" })),
+      el("td", {}, button));
+  }
+
+  function table(answer, token) {
+    const all = answer.versions;
+    const account = all.length ? all[0].version.account : "";
+    return [el("h2", { text: all.length ? `Versions of ${account}: ${all.length}` : "Versions: none" }), all.length
+      ? el("div", { class: "scroll" }, el("table", { class: "matches versions" },
+        el("thead", {}, el("tr", {}, ["Version", "Name", "State", "Submitted", "SHA-256", "Check match", "Why it failed",
+          "Arena rating", ""].map((h) => el("th", { text: h })))),
+        el("tbody", {}, all.map((entry) => row(entry, token)))))
+      : el("p", { class: "muted", text: "This account has submitted no version yet: president submit DIR sends one." }),
+    el("p", { class: "muted", text: "Current: the newest READY version, the one a host runs and the arena seats."
+      + " Check match: a READY version first plays the house bots; the arena rates it once it passes."
+      + " Rating: OpenSkill's \u03BC \u2212 3\u03C3 on each arena leaderboard the version is on, with its rank there." })];
+  }
+
+  let timer = null;
+  let last = "";
+  let generation = 0;
+
+  async function load(token) {
+    clearTimeout(timer);
+    const mine = ++generation;
+    let answer;
+    try {
+      answer = await fetchWithToken("/api/versions", token);
+    } catch (error) {
+      if (mine !== generation) return;
+      refuse(`The versions cannot be listed: ${error.message}`);
+      if (error.status === 401) {  // not an account's token: nothing to show, nothing to keep
+        store("");
+        last = "";
+        listing.replaceChildren();
+        logBox.hidden = true;
+      } else if (last) {
+        timer = setTimeout(() => load(token), POLL_MS);
+      }
+      return;
+    }
+    if (mine !== generation) return;  // forgotten, or another token asked since
+    refuse("");
+    store(token);
+    const text = JSON.stringify(answer);
+    if (text !== last) {
+      last = text;
+      listing.replaceChildren(...table(answer, token));
+    }
+    if (answer.versions.some((entry) => WAITING.has(entry.version.state))) timer = setTimeout(() => load(token), POLL_MS);
+  }
+
+  // ------------------------------------------------------------------ a build log
+
+  async function showLog(versionId, token) {
+    const pre = el("pre", { class: "build-log", id: "log-text", text: "loading\u2026" });
+    const close = el("button", { type: "button", id: "close-log", text: "Close" });
+    close.addEventListener("click", () => { logBox.hidden = true; logBox.replaceChildren(); });
+    const heading = el("h2", { text: `Build log of ${versionId}` });
+    const state = el("p", { class: "muted", id: "log-state" });
+    logBox.replaceChildren(el("div", { class: "filter" }, heading, close), state, pre);
+    logBox.hidden = false;
+    let answer;
+    try {
+      answer = await fetchWithToken(`/api/versions/${encodeURIComponent(versionId)}/log`, token);
+    } catch (error) {
+      pre.remove();
+      state.className = "notice error";
+      state.textContent = `The build log cannot be shown: ${error.message}`;
+      return;
+    }
+    const v = answer.version;
+    heading.textContent = `Build log of ${v.version_id} (${v.manifest.name})`;
+    state.replaceChildren(el("span", {}, statePill(v), v.reason ? ` ${v.reason}` : null));
+    pre.textContent = answer.log || "(no build log yet)";  // the author's text, never parsed as markup
+    logBox.scrollIntoView({ block: "nearest" });
+  }
+
+  // ------------------------------------------------------------------ the page
+
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const token = input.value.trim();
+    if (!token) {
+      refuse("Type the account's token first.");
+      return;
+    }
+    load(token);
+  });
+  forget.addEventListener("click", () => {
+    clearTimeout(timer);
+    generation++;
+    store("");
+    input.value = "";
+    last = "";
+    listing.replaceChildren();
+    logBox.hidden = true;
+    logBox.replaceChildren();
+    refuse("");
+  });
+
+  document.getElementById("topbar").replaceChildren(P.topbar("Bot versions", null));
+  page.replaceChildren(el("section", { id: "token-section" }, el("h1", { text: "Bot versions" }), form, help),
+    refusal, listing, logBox);
+  const kept = stored();
+  if (kept) {
+    input.value = kept;
+    load(kept);
+  }
+})();

@@ -1,0 +1,227 @@
+"""The bot versions page in a real browser: Debian's chromium driven by Playwright, against a real server.
+
+An author's two versions, one built (its build log holding markup) and one
+failed, are listed once the account's token is typed: their states, the
+current one marked, the failure's reason, the check match and the arena
+rating; the built one's log is shown as text, never as markup.  A wrong token
+is refused in one line; the token stays in the tab's sessionStorage only, is
+never in an address, and Forget clears it.  The API refuses a missing token
+and another account's version as the gRPC calls do.  Screenshots go to
+build/screenshots.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import BrowserContext, Page, Request, ViewportSize, expect, sync_playwright
+from president_protocol.v1 import president_pb2 as pb
+from web_support import ADMIN, CHROMIUM_FLAGS, SCREENSHOTS, BackgroundServer, chromium
+
+DESKTOP: ViewportSize = {"width": 1280, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+ADMIN_METADATA = (("authorization", f"Bearer {ADMIN}"),)
+MANIFEST = pb.BotManifest(name="web-bot", runtime=pb.RUNTIME_PYTHON, run="president-bot bot.py --arena")
+LOG = "building web-bot\n<b>not markup</b>\n<img src=x onerror=\"window.pwned=1\">\nbuilt\n"
+"""What the READY version's build printed: markup that must stay text on the page."""
+REASON = "pip install failed: no network in the sandbox"
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
+    executable = chromium()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as driver:
+        context = driver.chromium.launch_persistent_context(
+            tmp_path_factory.mktemp("chromium-profile"), executable_path=executable, args=CHROMIUM_FLAGS,
+            headless=True, viewport=DESKTOP)
+        yield context
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
+    running = BackgroundServer(tmp_path_factory.mktemp("version-web") / "web.db")
+    yield running
+    running.close()
+
+
+def _auth(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+async def _submission(archive: bytes) -> AsyncIterator[pb.SubmitBotRequest]:
+    yield pb.SubmitBotRequest(manifest=MANIFEST)
+    yield pb.SubmitBotRequest(chunk=archive)  # the server stores it as it is: it never unpacks one
+
+
+def _authors(server: BackgroundServer) -> tuple[dict[str, str], pb.BotVersion, pb.BotVersion]:
+    """Two accounts (name -> token); the first's versions: one built (READY), then one whose build FAILED."""
+    async def make() -> tuple[dict[str, str], pb.BotVersion, pb.BotVersion]:
+        tokens = {}
+        for name in ("vp-ann", "vp-bob"):
+            made: pb.CreateAccountResponse = await server.stub.CreateAccount(
+                pb.CreateAccountRequest(name=name, owner="web tests"), metadata=ADMIN_METADATA)
+            tokens[name] = made.token
+        built = []
+        for archive, ready in ((b"the first archive", True), (b"the second archive", False)):
+            await server.stub.SubmitBot(_submission(archive), metadata=_auth(tokens["vp-ann"]))
+            leased: pb.LeaseBuildResponse = await server.stub.LeaseBuild(
+                pb.LeaseBuildRequest(builder="web tests"), metadata=ADMIN_METADATA)
+            reported: pb.ReportBuildResponse = await server.stub.ReportBuild(pb.ReportBuildRequest(
+                version_id=leased.version.version_id, lease_id=leased.lease_id, ready=ready,
+                reason="" if ready else REASON, log=LOG if ready else "collecting...\nerror: no network\n"),
+                metadata=ADMIN_METADATA)
+            built.append(reported.version)
+        return tokens, built[0], built[1]
+    return server.run(make())
+
+
+def _rate(server: BackgroundServer, player: str, other: str) -> None:
+    """Two rated matches of the arena's cardverse queue for `player`, written as the arena writes them."""
+    arena = server.server.servicer.arena
+    board = ("cardverse", 4)
+
+    async def rate() -> None:
+        for order in ([player, other], [other, player]):
+            server.server.registry.store.write(arena.ratings.update(board, [order]))
+            arena.ratings.reload(board, order)
+    server.run(rate())
+
+
+def _api(server: BackgroundServer, path: str, token: str | None = None) -> tuple[int, Any, str]:
+    """(status, JSON body, Cache-Control) of GET `path`, with the token as the Authorization header if given."""
+    headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+    request = urllib.request.Request(f"{server.base}{path}", headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, json.loads(answer.read()), answer.headers.get("Cache-Control", "")
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read()), refused.headers.get("Cache-Control", "")
+
+
+def _shot(page: Page, name: str) -> None:
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+
+
+def _type_token(page: Page, token: str) -> None:
+    page.locator("#token").fill(token)
+    page.locator("#show").click()
+
+
+def test_an_author_lists_their_versions_and_reads_a_build_log_as_text(browser: BrowserContext,
+                                                                      server: BackgroundServer) -> None:
+    started = time.monotonic()
+    tokens, ready, failed = _authors(server)
+    ann, bob = tokens["vp-ann"], tokens["vp-bob"]
+    assert ready.state == pb.VERSION_STATE_READY and failed.state == pb.VERSION_STATE_FAILED
+    _rate(server, ready.player, "vp-bob")
+    errors: list[str] = []
+    page = browser.new_page()
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error"
+            and "status of 401" not in message.text else None)  # chromium logs each refused fetch: expected here
+    sent: list[Request] = []
+    page.on("request", lambda request: sent.append(request))
+
+    # the top bar of every page links it
+    page.goto(server.base + "/")
+    page.locator(".topbar").get_by_role("link", name="Versions").click()
+    expect(page).to_have_url(f"{server.base}/versions")
+    expect(page.locator("#token")).to_have_attribute("type", "password")
+
+    # a wrong token: one line saying why, nothing listed, nothing kept
+    _type_token(page, "not-a-token")
+    expect(page.locator("#refusal")).to_be_visible()
+    expect(page.locator("#refusal")).to_contain_text("BAD_TOKEN: this token is not an account's")
+    assert page.locator("#refusal").inner_text().count("\n") == 0
+    expect(page.locator("#versions tbody tr")).to_have_count(0)
+    assert page.evaluate("sessionStorage.length") == 0
+    _shot(page, "versions-refused")
+
+    # the account's token: both versions, newest first, each with its state
+    _type_token(page, ann)
+    rows = page.locator("#versions tbody tr")
+    expect(rows).to_have_count(2)
+    expect(page.locator("#refusal")).to_be_hidden()
+    assert rows.evaluate_all("rows => rows.map(r => r.dataset.version)") == [failed.version_id, ready.version_id]
+    good = page.locator(f'#versions tr[data-version="{ready.version_id}"]')
+    bad = page.locator(f'#versions tr[data-version="{failed.version_id}"]')
+    expect(good.locator("[data-state]")).to_have_text("READY")
+    expect(good.locator("[data-current]")).to_have_text("current")
+    expect(good.locator(".check")).to_have_text("to come")  # READY, its check match not played yet
+    expect(good).to_contain_text(ready.sha256[:12])
+    expect(good).to_contain_text(f"vp-ann@{ready.version_id}")
+    rating = good.locator('.rating[data-preset="cardverse"][data-players="4"]')
+    expect(rating).to_contain_text("cardverse, 4 players")
+    expect(rating).to_contain_text("2 matches")
+    expect(rating).to_contain_text("#")
+    expect(bad.locator("[data-state]")).to_have_text("FAILED")
+    expect(bad.locator("[data-current]")).to_have_count(0)
+    expect(bad.locator(".reason")).to_have_text(REASON)
+    expect(bad.locator(".ratings")).to_have_text("not rated")
+    expect(page.locator(".name").first).to_have_text("web-bot")
+    assert page.evaluate("sessionStorage.getItem('president.accountToken')") == ann
+    assert page.evaluate("localStorage.length") == 0
+    _shot(page, "versions")
+
+    # the built version's log: the author's markup as text, no element made of it
+    good.locator("button.log-button").click()
+    log = page.locator("#log-text")
+    expect(log).to_contain_text("<b>not markup</b>")
+    assert log.text_content() == LOG
+    assert page.locator("#build-log b, #build-log img").count() == 0
+    assert page.evaluate("window.pwned") is None
+    expect(page.locator("#log-state [data-state]")).to_have_text("READY")
+    _shot(page, "versions-build-log")
+    bad.locator("button.log-button").click()
+    expect(page.locator("#log-state")).to_contain_text(REASON)
+    expect(log).to_contain_text("error: no network")
+
+    # the token never lands in an address; a reload finds it in the tab, another tab does not
+    assert ann not in page.url and ann not in page.evaluate("history.state || ''")
+    page.reload()
+    expect(page.locator("#versions tbody tr")).to_have_count(2)
+    other = browser.new_page()
+    other.goto(f"{server.base}/versions")
+    expect(other.locator("#token")).to_have_value("")
+    expect(other.locator("#versions tbody tr")).to_have_count(0)
+    other.close()
+    page.set_viewport_size(PHONE)
+    _shot(page, "versions-phone")
+    page.set_viewport_size(DESKTOP)
+
+    # Forget: the token is gone from the tab and the page
+    page.locator("#forget").click()
+    expect(page.locator("#versions tbody tr")).to_have_count(0)
+    expect(page.locator("#token")).to_have_value("")
+    assert page.evaluate("sessionStorage.length") == 0
+    page.reload()
+    expect(page.locator("#token")).to_have_value("")
+    expect(page.locator("#versions tbody tr")).to_have_count(0)
+    asked = [r for r in sent if "/api/versions" in r.url]
+    assert asked and all(ann not in r.url for r in sent)  # in no address the page asked for
+    assert {r.headers.get("authorization") for r in asked} == {"Bearer not-a-token", f"Bearer {ann}"}
+    assert errors == []
+
+    # the API: the same refusals as the RPCs, only the header's token, answers no cache keeps
+    status, body, _ = _api(server, "/api/versions")
+    assert (status, body["error"]["reason"]) == (401, "MISSING_TOKEN")
+    status, body, _ = _api(server, f"/api/versions?token={ann}")  # a token in the query is never read
+    assert (status, body["error"]["reason"]) == (401, "MISSING_TOKEN")
+    status, body, _ = _api(server, "/api/versions", "nope")
+    assert (status, body["error"]["reason"]) == (401, "BAD_TOKEN")
+    status, body, _ = _api(server, f"/api/versions/{ready.version_id}/log", bob)
+    assert (status, body["error"]["reason"]) == (404, "UNKNOWN_VERSION")
+    status, body, cache = _api(server, f"/api/versions/{ready.version_id}/log", ADMIN)
+    assert status == 200 and body["log"] == LOG and body["version"]["version_id"] == ready.version_id
+    assert cache == "no-store"
+    status, body, cache = _api(server, "/api/versions", bob)
+    assert (status, body, cache) == (200, {"versions": []}, "no-store")
+    assert time.monotonic() - started < 40
