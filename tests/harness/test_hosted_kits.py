@@ -19,7 +19,7 @@ import pytest
 from kit_support import PRESIDENT, Kit
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from process_support import stop_with_ctrl_c
+from process_support import president, stop_with_ctrl_c, wait_for_text
 from sandbox_support import require_sandbox
 from support import free_port
 
@@ -30,18 +30,8 @@ GO = Kit("go", "Go", "golang-go golang-google-grpc-dev protoc-gen-go-grpc golang
 pytestmark = pytest.mark.slow
 
 
-def _cli(*args: str) -> str:
-    done = subprocess.run([str(PRESIDENT), *args], capture_output=True, text=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout
 
 
-def _wait_for(out: Path, process: subprocess.Popen[str], text: str, timeout: float = 60) -> str:
-    deadline = time.monotonic() + timeout
-    while text not in (seen := out.read_text()):
-        assert process.poll() is None and time.monotonic() < deadline, seen
-        time.sleep(0.1)
-    return seen
 
 
 @pytest.mark.parametrize("kit", [pytest.param(GO, marks=GO.skip_unless_ci, id="go")])
@@ -61,17 +51,17 @@ def test_a_kit_bot_is_submitted_built_hosted_checked_and_rated(kit: Kit, tmp_pat
     host: subprocess.Popen[str] | None = None
     account = f"{kit.folder}kit"
     try:
-        _wait_for(arena_out, arena, "Ctrl-C stops the arena")
-        created = _cli("account", "create", account, "--owner", kit.language, "--server", server,
-                       "--admin-token", ADMIN)
+        wait_for_text(arena_out, arena, "Ctrl-C stops the arena")
+        created = president("account", "create", account, "--owner", kit.language, "--server", server,
+                            "--admin-token", ADMIN).stdout
         token = re.search(r"^token: (\S+)$", created, re.M).group(1)  # type: ignore[union-attr]
-        submitted = _cli("submit", str(folder), "--server", server, "--account-token", token)
+        submitted = president("submit", str(folder), "--server", server, "--account-token", token).stdout
         version = re.match(r"version ([0-9a-f]{16}) ", submitted).group(1)  # type: ignore[union-attr]
         work = tmp_path / "work"
-        built = _cli("builder", "--server", server, "--admin-token", ADMIN, "--work", str(work), "--slot", "72",
-                     "--once", "--name", "tests")
+        built = president("builder", "--server", server, "--admin-token", ADMIN, "--work", str(work), "--slot", "72",
+                          "--once", "--name", "tests").stdout
         assert f"{version} ({account}: {kit.folder}-bot): READY after " in built, built
-        log = _cli("build-log", version, "--server", server, "--account-token", token)
+        log = president("build-log", version, "--server", server, "--account-token", token).stdout
         assert "account-token" in log and "arena" in log, log  # the bot's options, printed in the jail
         host_out = tmp_path / "host.out"
         with host_out.open("w") as sink:
@@ -90,11 +80,11 @@ def test_a_kit_bot_is_submitted_built_hosted_checked_and_rated(kit: Kit, tmp_pat
                 assert time.monotonic() < deadline and host.poll() is None, host_out.read_text() + str(entries)
                 time.sleep(1)
         assert [e.version_id for e in rated] == [version], rated
-        listed = _cli("versions", "--server", server, "--account-token", token)
+        listed = president("versions", "--server", server, "--account-token", token).stdout
         assert re.search(rf"^{version}  READY \*  .*  \(check match passed\)$", listed, re.M), listed
         player = f"{account}@{version}"
         assert f"president host: {player}: run 1 started in its sandbox" in host_out.read_text()
-        assert player in _wait_for(arena_out, arena, player)
+        assert player in wait_for_text(arena_out, arena, player)
     finally:
         if host is not None:
             stop_with_ctrl_c(host)

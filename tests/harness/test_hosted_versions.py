@@ -14,7 +14,7 @@ from pathlib import Path
 import grpc
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from process_support import stop_with_ctrl_c
+from process_support import president, stop_with_ctrl_c, wait_for_text
 from sandbox_support import FIRST_BOT, require_sandbox
 from support import free_port
 
@@ -27,18 +27,8 @@ run = "president-bot bot.py --arena"
 """
 
 
-def _cli(*args: str) -> str:
-    done = subprocess.run([str(PRESIDENT), *args], capture_output=True, text=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout
 
 
-def _wait_for(out: Path, process: subprocess.Popen[str], text: str, timeout: float = 60) -> str:
-    deadline = time.monotonic() + timeout
-    while text not in (seen := out.read_text()):
-        assert process.poll() is None and time.monotonic() < deadline, seen
-        time.sleep(0.1)
-    return seen
 
 
 def test_submitted_bots_are_built_hosted_checked_and_rated_by_version(tmp_path: Path) -> None:
@@ -53,23 +43,23 @@ def test_submitted_bots_are_built_hosted_checked_and_rated_by_version(tmp_path: 
                                  stdout=sink, stderr=subprocess.STDOUT, text=True)
     host: subprocess.Popen[str] | None = None
     try:
-        _wait_for(arena_out, arena, "Ctrl-C stops the arena")
+        wait_for_text(arena_out, arena, "Ctrl-C stops the arena")
         versions: dict[str, str] = {}
         tokens: dict[str, str] = {}
         builds = {"ada": "", "bob": "python -m compileall -q .", "cy": "python -c 'import sys; sys.exit(2)'"}
         for name, build in builds.items():
-            created = _cli("account", "create", name, "--owner", name.title(), "--server", server,
-                           "--admin-token", ADMIN)
+            created = president("account", "create", name, "--owner", name.title(), "--server", server,
+                                "--admin-token", ADMIN).stdout
             tokens[name] = re.search(r"^token: (\S+)$", created, re.M).group(1)  # type: ignore[union-attr]
             folder = tmp_path / name
             folder.mkdir()
             (folder / "president-bot.toml").write_text(MANIFEST.format(name=f"{name}'s bot", build=build))
             (folder / "bot.py").write_text(FIRST_BOT.read_text())
-            submitted = _cli("submit", str(folder), "--server", server, "--account-token", tokens[name])
+            submitted = president("submit", str(folder), "--server", server, "--account-token", tokens[name]).stdout
             versions[name] = re.match(r"version ([0-9a-f]{16}) ", submitted).group(1)  # type: ignore[union-attr]
         work = tmp_path / "work"
-        built = _cli("builder", "--server", server, "--admin-token", ADMIN, "--work", str(work), "--slot", "70",
-                     "--once", "--name", "tests")
+        built = president("builder", "--server", server, "--admin-token", ADMIN, "--work", str(work), "--slot", "70",
+                          "--once", "--name", "tests").stdout
         assert built.count(": READY after ") == 2 and f"{versions['cy']} (cy: cy's bot): FAILED: the build command" \
             " exited with status 2" in built, built
         host_out = tmp_path / "host.out"
@@ -90,14 +80,14 @@ def test_submitted_bots_are_built_hosted_checked_and_rated_by_version(tmp_path: 
                 time.sleep(1)
         assert rated == {"ada": versions["ada"], "bob": versions["bob"]}
         for name in ("ada", "bob"):
-            listed = _cli("versions", "--server", server, "--account-token", tokens[name])
+            listed = president("versions", "--server", server, "--account-token", tokens[name]).stdout
             assert re.search(rf"^{versions[name]}  READY \*  .*  \(check match passed\)$", listed, re.M), listed
-        assert "FAILED" in _cli("versions", "--server", server, "--account-token", tokens["cy"])
+        assert "FAILED" in president("versions", "--server", server, "--account-token", tokens["cy"]).stdout
         started = host_out.read_text()
         for name in ("ada", "bob"):
             assert f"president host: {name}@{versions[name]}: run 1 started in its sandbox" in started, started
         assert "cy@" not in started
-        assert f"ada@{versions['ada']}" in _wait_for(arena_out, arena, f"ada@{versions['ada']}")
+        assert f"ada@{versions['ada']}" in wait_for_text(arena_out, arena, f"ada@{versions['ada']}")
     finally:
         if host is not None:
             stop_with_ctrl_c(host)

@@ -20,7 +20,7 @@ from pathlib import Path
 import grpc
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from process_support import stop_with_ctrl_c
+from process_support import president, stop_with_ctrl_c, wait_for_text
 from sandbox_support import FIRST_BOT
 from support import free_port
 
@@ -29,10 +29,6 @@ BIN = Path(sys.executable).parent
 LEVELS = "hard,normal,easy,random"
 
 
-def _cli(*args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([str(BIN / "president"), *args], capture_output=True, text=True, timeout=300, check=False)
-    assert (done.returncode == 0) == ok, done.stdout + done.stderr
-    return done
 
 
 def _start(out: Path, *command: str) -> subprocess.Popen[str]:
@@ -41,11 +37,6 @@ def _start(out: Path, *command: str) -> subprocess.Popen[str]:
                                 env=dict(os.environ, PRESIDENT_ADMIN_TOKEN=ADMIN))
 
 
-def _wait_for(out: Path, process: subprocess.Popen[str], text: str, timeout: float = 60, times: int = 1) -> None:
-    deadline = time.monotonic() + timeout
-    while out.read_text().count(text) < times:
-        assert process.poll() is None and time.monotonic() < deadline, out.read_text()
-        time.sleep(0.1)
 
 
 def _tournament(server: str, tournament_id: str) -> pb.Tournament:
@@ -63,8 +54,9 @@ def test_an_organiser_runs_a_swiss_event_through_a_kill_and_exports_it(tmp_path:
     processes: list[subprocess.Popen[str]] = []
     try:
         processes.append(_start(log, *serve))
-        _wait_for(log, processes[-1], "web pages on")
-        created = _cli("account", "create", "alice", "--owner", "Alice", "--admin-token", ADMIN, "--server", server)
+        wait_for_text(log, processes[-1], "web pages on")
+        created = president("account", "create", "alice", "--owner", "Alice", "--admin-token", ADMIN,
+                            "--server", server)
         token = re.search(r"^token: (\S+)$", created.stdout, re.M).group(1)  # type: ignore[union-attr]
         bot_log = tmp_path / "bot.out"
         processes.append(_start(bot_log, str(BIN / "president-bot"), str(FIRST_BOT), "--account-token", token,
@@ -72,14 +64,14 @@ def test_an_organiser_runs_a_swiss_event_through_a_kill_and_exports_it(tmp_path:
         house_log = tmp_path / "house.out"
         processes.append(_start(house_log, str(BIN / "president"), "house", LEVELS, "--admin-token", ADMIN,
                                 "--server", server))
-        _wait_for(house_log, processes[-1], "Ctrl-C stops")
-        made = _cli("tournament", "create", "spring", "--format", "swiss", "--rounds", "3", "--duplicate",
-                    "--entrants", "alice", "--builtin", LEVELS, "--admin-token", ADMIN, "--server", server).stdout
+        wait_for_text(house_log, processes[-1], "Ctrl-C stops")
+        made = president("tournament", "create", "spring", "--format", "swiss", "--rounds", "3", "--duplicate",
+                         "--entrants", "alice", "--builtin", LEVELS, "--admin-token", ADMIN, "--server", server).stdout
         tournament_id = re.match(r"tournament (\S+) created: spring, swiss, 3 rounds at tables of 4, 5 entrants",
                                  made).group(1)  # type: ignore[union-attr]
         time.sleep(1)  # every Session open: no entrant absent
-        assert "RUNNING" in _cli("tournament", "start", tournament_id, "--admin-token", ADMIN,
-                                 "--server", server).stdout
+        assert "RUNNING" in president("tournament", "start", tournament_id, "--admin-token", ADMIN,
+                                      "--server", server).stdout
         deadline = time.monotonic() + 120
         while not ((t := _tournament(server, tournament_id)).rounds_begun >= 2
                    and any(x.match_ids and not x.finished for x in t.rounds[-1].tables)):
@@ -88,8 +80,8 @@ def test_an_organiser_runs_a_swiss_event_through_a_kill_and_exports_it(tmp_path:
         processes[0].kill()  # kill -9, mid-round
         processes[0].wait()
         processes[0] = _start(log, *serve)  # the same command again
-        _wait_for(log, processes[0], "listening on", times=2)
-        watched = _cli("tournament", "status", tournament_id, "--watch", "--server", server).stdout
+        wait_for_text(log, processes[0], "listening on", times=2)
+        watched = president("tournament", "status", tournament_id, "--watch", "--server", server).stdout
         assert "FINISHED, 3 of 3 rounds begun" in watched
         final = _tournament(server, tournament_id)
         assert all(len(x.match_ids) == 4 and x.finished and not x.absent for r in final.rounds for x in r.tables)
@@ -99,16 +91,17 @@ def test_an_organiser_runs_a_swiss_event_through_a_kill_and_exports_it(tmp_path:
         with urllib.request.urlopen(f"http://127.0.0.1:{http}/api/tournaments/{tournament_id}", timeout=10) as got:
             shown = json.load(got)["tournament"]
         assert [s["player"] for s in shown["standings"]] == [s.player for s in final.standings]
-        _cli("tournament", "export", tournament_id, "--as", "md", "--out", str(tmp_path / "spring.md"),
-             "--server", server)
+        president("tournament", "export", tournament_id, "--as", "md", "--out", str(tmp_path / "spring.md"),
+                  "--server", server)
         table = (tmp_path / "spring.md").read_text()
         assert table.startswith("# spring\n") and table.count("\n| ") == 6
-        rows = list(csv.DictReader(io.StringIO(_cli("tournament", "export", tournament_id, "--as", "csv",
-                                                    "--server", server).stdout)))
+        rows = list(csv.DictReader(io.StringIO(president("tournament", "export", tournament_id, "--as", "csv",
+                                                         "--server", server).stdout)))
         assert [r["player"] for r in rows] == [s.player for s in final.standings]
-        exported = json.loads(_cli("tournament", "export", tournament_id, "--as", "json", "--server", server).stdout)
+        exported = json.loads(president("tournament", "export", tournament_id, "--as", "json",
+                                        "--server", server).stdout)
         assert exported["state"] == "TOURNAMENT_STATE_FINISHED" and len(exported["rounds"]) == 3
-        listed = _cli("tournament", "list", "--server", server).stdout
+        listed = president("tournament", "list", "--server", server).stdout
         assert tournament_id in listed and "FINISHED" in listed
 
         for args, reason in ((("start", tournament_id), "TOURNAMENT_STATE"),
@@ -116,11 +109,11 @@ def test_an_organiser_runs_a_swiss_event_through_a_kill_and_exports_it(tmp_path:
                              (("create", "who", "--entrants", "alice,nobody,house-easy,house-hard"),
                               "UNKNOWN_ACCOUNT"),
                              (("status", "nope"), "UNKNOWN_TOURNAMENT")):
-            refused = _cli("tournament", *args, "--admin-token", ADMIN, "--server", server, ok=False)
+            refused = president("tournament", *args, "--admin-token", ADMIN, "--server", server, ok=False)
             assert refused.stdout == "" and len(refused.stderr.splitlines()) == 1, refused.stderr
             assert refused.stderr.startswith(f"president tournament: {reason}: "), refused.stderr
-        assert len(_cli("tournament", "list", "--server", server).stdout.splitlines()) == 1, "nothing was made"
-        no_token = _cli("tournament", "start", tournament_id, "--server", server, ok=False)
+        assert len(president("tournament", "list", "--server", server).stdout.splitlines()) == 1, "nothing was made"
+        no_token = president("tournament", "start", tournament_id, "--server", server, ok=False)
         assert "give --admin-token or set PRESIDENT_ADMIN_TOKEN" in no_token.stderr
     finally:
         for process in reversed(processes):

@@ -21,31 +21,29 @@ from typing import Any
 
 import pytest
 from google.protobuf import json_format
-from playwright.sync_api import BrowserContext, Page, ViewportSize, expect, sync_playwright
+from playwright.sync_api import BrowserContext, Page, ViewportSize, expect
 from president_engine import Match, MatchRecord, visible_to
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
-from web_support import ADMIN, CHROMIUM_FLAGS, SCREENSHOTS, BackgroundServer, chromium
+from web_support import (
+    ADMIN,
+    CARD_TEXT,
+    DESKTOP,
+    SCREENSHOTS,
+    BackgroundServer,
+    browser_context,
+)
 
 NAMES = ["ann", "bob", "cy", "di"]
 SEED = 0
 """With every bot playing its biggest play, this deal of cardverse has a revolution in each of its two deals."""
 PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 900}
-CARD_TEXT = re.compile(r"\b(?:10|[2-9JQKA])[CDHS]\b|\bJK\b")
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
-    """The system's chromium with a fresh profile (skipped, or in CI failed, first when there is none)."""
-    executable = chromium()
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as driver:
-        context = driver.chromium.launch_persistent_context(
-            tmp_path_factory.mktemp("chromium-profile"), executable_path=executable, args=CHROMIUM_FLAGS,
-            headless=True, viewport=DESKTOP)
+    with browser_context(tmp_path_factory.mktemp("chromium-profile")) as context:
         yield context
-        context.close()
 
 
 @pytest.fixture(scope="module")

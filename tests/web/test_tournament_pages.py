@@ -17,30 +17,29 @@ import urllib.request
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import BrowserContext, Page, expect
 from president_harness.builtin_sessions import BuiltinSessions
 from president_protocol.v1 import president_pb2 as pb
-from test_browser import CARD_TEXT
-from web_support import ADMIN, CHROMIUM_FLAGS, SCREENSHOTS, BackgroundServer, chromium
+from web_support import (
+    ADMIN,
+    CARD_TEXT,
+    DESKTOP,
+    SCREENSHOTS,
+    BackgroundServer,
+    browser_context,
+)
 
 ENTRANTS = {"tp-ann": "random", "tp-bob": "easy", "tp-cy": "random", "tp-di": "easy", "tp-eve": "random"}
 """Entrant -> built-in level; every one a house account but the last, which is an ordinary account."""
 HOUSE = {"tp-ann", "tp-bob", "tp-cy", "tp-di"}
-DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 ADMIN_METADATA = (("authorization", f"Bearer {ADMIN}"),)
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
-    executable = chromium()
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as driver:
-        context = driver.chromium.launch_persistent_context(
-            tmp_path_factory.mktemp("chromium-profile"), executable_path=executable, args=CHROMIUM_FLAGS,
-            headless=True, viewport=DESKTOP)
+    with browser_context(tmp_path_factory.mktemp("chromium-profile")) as context:
         yield context
-        context.close()
 
 
 @pytest.fixture(scope="module")

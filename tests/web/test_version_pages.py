@@ -20,11 +20,16 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from playwright.sync_api import BrowserContext, Page, Request, ViewportSize, expect, sync_playwright
+from playwright.sync_api import BrowserContext, Page, Request, ViewportSize, expect
 from president_protocol.v1 import president_pb2 as pb
-from web_support import ADMIN, CHROMIUM_FLAGS, SCREENSHOTS, BackgroundServer, chromium
+from web_support import (
+    ADMIN,
+    DESKTOP,
+    SCREENSHOTS,
+    BackgroundServer,
+    browser_context,
+)
 
-DESKTOP: ViewportSize = {"width": 1280, "height": 900}
 PHONE: ViewportSize = {"width": 390, "height": 844}
 ADMIN_METADATA = (("authorization", f"Bearer {ADMIN}"),)
 MANIFEST = pb.BotManifest(name="web-bot", runtime=pb.RUNTIME_PYTHON, run="president-bot bot.py --arena")
@@ -35,14 +40,8 @@ REASON = "pip install failed: no network in the sandbox"
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
-    executable = chromium()
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as driver:
-        context = driver.chromium.launch_persistent_context(
-            tmp_path_factory.mktemp("chromium-profile"), executable_path=executable, args=CHROMIUM_FLAGS,
-            headless=True, viewport=DESKTOP)
+    with browser_context(tmp_path_factory.mktemp("chromium-profile")) as context:
         yield context
-        context.close()
 
 
 @pytest.fixture(scope="module")

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import os
+import re
 import shutil
 import threading
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Coroutine, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 import grpc
 import pytest
+from playwright.sync_api import BrowserContext, ViewportSize, sync_playwright
 from president_engine import Play, fallback_action
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
@@ -26,6 +29,9 @@ ADMIN = "web-admin"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 """Without the networking flags chromium's own connections are refused on a closed network, and it stalls."""
+DESKTOP: ViewportSize = {"width": 1280, "height": 900}
+CARD_TEXT = re.compile(r"\b(?:10|[2-9JQKA])[CDHS]\b|\bJK\b")
+"""A card as text: what a page must not show where the card is hidden."""
 
 _T = TypeVar("_T")
 
@@ -39,6 +45,18 @@ def chromium() -> str:
             pytest.fail(f"{message} (.ci/run installs it)")
         pytest.skip(message)
     return found
+
+
+@contextlib.contextmanager
+def browser_context(profile: Path) -> Iterator[BrowserContext]:
+    """The system's chromium with a fresh profile (skipped, or in CI failed, first when there is none)."""
+    executable = chromium()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as driver:
+        context = driver.chromium.launch_persistent_context(
+            profile, executable_path=executable, args=CHROMIUM_FLAGS, headless=True, viewport=DESKTOP)
+        yield context
+        context.close()
 
 
 class BackgroundServer:

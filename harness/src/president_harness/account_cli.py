@@ -13,7 +13,6 @@ is printed once, with the command that plays the account's matches.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -22,9 +21,8 @@ import grpc
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
+from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_metadata
 from president_harness.rpc_errors import describe_rpc_error
-
-ADMIN_TOKEN_ENV = "PRESIDENT_ADMIN_TOKEN"
 
 
 def add_account_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,11 +46,8 @@ def add_account_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
 
 
 def account_command(args: argparse.Namespace) -> int:
-    token = args.admin_token or os.environ.get(ADMIN_TOKEN_ENV, "")
-    if not token:
-        print(f"president account: give --admin-token or set {ADMIN_TOKEN_ENV}", file=sys.stderr)
+    if (admin := admin_metadata(args.admin_token, "account")) is None:
         return 2
-    admin = (("authorization", f"Bearer {token}"),)
     with grpc.insecure_channel(args.server) as channel:
         stub = pb_grpc.PresidentServiceStub(channel)
         try:

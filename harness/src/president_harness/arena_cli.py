@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import secrets
 import sys
 import threading
@@ -34,12 +33,12 @@ from president_sdk.bots import BUILTIN_BOTS
 from president_sdk.session_client import Appetite, FinishedMatch
 from president_service.serve_cli import port_number
 
+from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_token
 from president_harness.builtin_sessions import BuiltinSessions
 from president_harness.child_server import ChildServer, ServerError, free_port
 from president_harness.house_cli import HouseError, account_token, house_name
 from president_harness.interrupts import terminate_as_interrupt
 
-ADMIN_TOKEN_ENV = "PRESIDENT_ADMIN_TOKEN"
 HOUSE_LEVELS = ("hard", "normal", "easy", "random")
 Queue = tuple[str, int]
 
@@ -92,7 +91,7 @@ def arena_command(args: argparse.Namespace) -> int:
     if not args.every > 0:
         print("president arena: --every: give a number of seconds above 0", file=sys.stderr)
         return 2
-    admin = args.admin_token or os.environ.get(ADMIN_TOKEN_ENV, "") or secrets.token_hex(18)
+    admin = admin_token(args.admin_token) or secrets.token_hex(18)
     port = free_port(args.port)
     if port != args.port and args.port:
         print(f"president arena: port {args.port} is taken; using port {port} instead", flush=True)

@@ -34,11 +34,11 @@ import grpc
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
+from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_metadata
 from president_harness.interrupts import terminate_as_interrupt
 from president_harness.rpc_errors import describe_rpc_error, error_reason
 from president_harness.sandbox import MB, Exit, Sandbox, SandboxError, seconds_limit, slot_number, whole_limit
 
-ADMIN_TOKEN_ENV = "PRESIDENT_ADMIN_TOKEN"
 UNPACKED_BYTES = 64 * MB
 """The most an archive may hold unpacked (the sizes its entries declare)."""
 ENTRIES = 10_000
@@ -94,16 +94,13 @@ def _say(line: str) -> None:
 
 
 def builder_command(args: argparse.Namespace) -> int:
-    token = args.admin_token or os.environ.get(ADMIN_TOKEN_ENV, "")
-    if not token:
-        print(f"president builder: give --admin-token or set {ADMIN_TOKEN_ENV}", file=sys.stderr)
+    if (admin := admin_metadata(args.admin_token, "builder")) is None:
         return 2
     if (problem := Sandbox(folder=Path(), slot=args.slot).check()) is not None:
         print(f"president builder: {problem}; not building (builds run only in a sandbox)", file=sys.stderr)
         return 1
     builder = Builder(args.work, slot=args.slot, wall_s=args.build_seconds, memory_bytes=args.memory_mb * MB,
                       folder_bytes=args.folder_mb * MB)
-    admin = (("authorization", f"Bearer {token}"),)
     with grpc.insecure_channel(args.server) as channel, terminate_as_interrupt():
         stub = pb_grpc.PresidentServiceStub(channel)
         try:

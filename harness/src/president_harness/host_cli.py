@@ -34,7 +34,7 @@ from pathlib import Path
 import grpc
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
-from president_harness.builder import ADMIN_TOKEN_ENV
+from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_metadata
 from president_harness.hosting import ACCOUNT_TOKEN_ENV, Hosting, Keeper, say
 from president_harness.interrupts import terminate_as_interrupt
 from president_harness.rpc_errors import describe_rpc_error, error_reason
@@ -140,9 +140,7 @@ def _sandbox(args: argparse.Namespace, folder: Path) -> Sandbox:
 
 
 def _host_versions(args: argparse.Namespace) -> int:
-    token = args.admin_token or os.environ.get(ADMIN_TOKEN_ENV, "")
-    if not token:
-        print(f"president host: give --admin-token or set {ADMIN_TOKEN_ENV}", file=sys.stderr)
+    if (admin := admin_metadata(args.admin_token, "host")) is None:
         return 2
     sandbox = _sandbox(args, Path())
     if not args.no_sandbox and (problem := sandbox.check()) is not None:
@@ -152,7 +150,6 @@ def _host_versions(args: argparse.Namespace) -> int:
     args.log_dir.mkdir(parents=True, exist_ok=True)
     hosting = Hosting(server=args.server, name=args.name[:64], work=args.work, log_dir=args.log_dir, sandbox=sandbox,
                       capacity=args.bots, jailed=not args.no_sandbox)
-    admin = (("authorization", f"Bearer {token}"),)
     say(f"hosting up to {args.bots} versions for {args.server} as {args.name[:64]!r}")
     with grpc.insecure_channel(args.server) as channel, terminate_as_interrupt():
         stub = pb_grpc.PresidentServiceStub(channel)

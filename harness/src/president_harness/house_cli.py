@@ -13,7 +13,6 @@ house bots are clients like any other.  The admin token comes from
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 
@@ -23,12 +22,10 @@ from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk.bots import BUILTIN_BOTS
 from president_sdk.session_client import Appetite, FinishedMatch
 
+from president_harness.admin_token import ADMIN_TOKEN_ENV, Metadata, admin_metadata
 from president_harness.builtin_sessions import BuiltinSessions
 from president_harness.interrupts import terminate_as_interrupt
 from president_harness.rpc_errors import describe_rpc_error, error_reason
-
-ADMIN_TOKEN_ENV = "PRESIDENT_ADMIN_TOKEN"
-Metadata = tuple[tuple[str, str], ...]
 
 
 class HouseError(RuntimeError):
@@ -76,9 +73,7 @@ def add_house_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
 
 
 def house_command(args: argparse.Namespace) -> int:
-    token = args.admin_token or os.environ.get(ADMIN_TOKEN_ENV, "")
-    if not token:
-        print(f"president house: give --admin-token or set {ADMIN_TOKEN_ENV}", file=sys.stderr)
+    if (admin := admin_metadata(args.admin_token, "house")) is None:
         return 2
     levels = list(dict.fromkeys(level.strip() for level in args.levels.split(",") if level.strip()))
     unknown = [level for level in levels if level not in BUILTIN_BOTS]
@@ -89,7 +84,6 @@ def house_command(args: argparse.Namespace) -> int:
     if args.max_matches < 1:
         print("president house: --max-matches is at least 1", file=sys.stderr)
         return 2
-    admin = (("authorization", f"Bearer {token}"),)
     try:
         with grpc.insecure_channel(args.server) as channel:
             stub = pb_grpc.PresidentServiceStub(channel)

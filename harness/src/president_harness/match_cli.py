@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Any
 
@@ -24,9 +23,8 @@ from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
+from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_metadata
 from president_harness.rpc_errors import describe_rpc_error
-
-ADMIN_TOKEN_ENV = "PRESIDENT_ADMIN_TOKEN"
 
 
 def add_match_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -50,9 +48,7 @@ def add_match_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
 
 
 def match_command(args: argparse.Namespace) -> int:
-    token = args.admin_token or os.environ.get(ADMIN_TOKEN_ENV, "")
-    if not token:
-        print(f"president match: give --admin-token or set {ADMIN_TOKEN_ENV}", file=sys.stderr)
+    if (admin := admin_metadata(args.admin_token, "match")) is None:
         return 2
     try:
         rules = _rules(args)
@@ -67,7 +63,7 @@ def match_command(args: argparse.Namespace) -> int:
     with grpc.insecure_channel(args.server) as channel:
         try:
             created = pb_grpc.PresidentServiceStub(channel).CreateMatch(
-                request, metadata=(("authorization", f"Bearer {token}"),), timeout=10)
+                request, metadata=admin, timeout=10)
         except grpc.RpcError as exc:
             print(f"president match: {describe_rpc_error(exc, args.server)}", file=sys.stderr)
             return 1

@@ -20,7 +20,6 @@ import argparse
 import csv
 import io
 import json
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -33,7 +32,8 @@ from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk.bots import BUILTIN_BOTS
 
-from president_harness.house_cli import ADMIN_TOKEN_ENV, HouseError, house_account, house_name
+from president_harness.admin_token import ADMIN_TOKEN_ENV, Metadata, admin_metadata
+from president_harness.house_cli import HouseError, house_account, house_name
 from president_harness.rpc_errors import describe_rpc_error
 
 FORMATS = {"swiss": pb.TOURNAMENT_FORMAT_SWISS, "round-robin": pb.TOURNAMENT_FORMAT_ROUND_ROBIN,
@@ -88,12 +88,11 @@ def add_tournament_parser(commands: argparse._SubParsersAction[argparse.Argument
 
 
 def tournament_command(args: argparse.Namespace) -> int:
-    token = args.admin_token or os.environ.get(ADMIN_TOKEN_ENV, "")
-    needs_admin = args.action in ("create", *CONTROLS)
-    if needs_admin and not token:
-        print(f"president tournament: give --admin-token or set {ADMIN_TOKEN_ENV}", file=sys.stderr)
-        return 2
-    admin = (("authorization", f"Bearer {token}"),)
+    admin: Metadata = ()
+    if args.action in ("create", *CONTROLS):
+        if (given := admin_metadata(args.admin_token, "tournament")) is None:
+            return 2
+        admin = given
     with grpc.insecure_channel(args.server) as channel:
         stub = pb_grpc.PresidentServiceStub(channel)
         try:

@@ -11,13 +11,13 @@ server and bots are stopped either way).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_token
 from president_harness.child_server import ChildServer, ServerError
 from president_harness.interrupts import terminate_as_interrupt
 from president_harness.ladder.backends import LadderStopError
@@ -28,7 +28,6 @@ from president_harness.ladder.ladder_store import LadderMismatchError
 from president_harness.ladder.over_server import OverServer
 from president_harness.ladder.report import json_text, junit, markdown, terminal
 
-ADMIN_TOKEN_ENV = "PRESIDENT_ADMIN_TOKEN"
 OWN_SERVER_OPTIONS = ("--account-matches", "100000", "--account-matches-per-day", "1000000000", "--max-matches",
                       "100000")
 """The ladder's own server plays only the ladder: its accounts may play as many matches as the ladder has."""
@@ -76,7 +75,7 @@ def ladder_command(args: argparse.Namespace) -> int:
               f" a new entrant, its {dropped} earlier matches are played again", file=sys.stderr)
     try:
         with terminate_as_interrupt(), ExitStack() as stack:
-            server, token = args.server, args.admin_token or os.environ.get(ADMIN_TOKEN_ENV, "")
+            server, token = args.server, admin_token(args.admin_token)
             watchdog = server_cpu = None
             if todo and server is None:
                 own = stack.enter_context(ChildServer(config.db.with_name(config.db.name + ".server.sqlite"),
