@@ -9,7 +9,7 @@ PYPROJECTS := engine/pyproject.toml protocol/pyproject.toml sdk/pyproject.toml s
   learn/pyproject.toml
 
 .PHONY: all venv test lint typecheck pytest pytest-compiled engine-compiled bench bench-engine bench-bots bench-expert bench-expert-clock bench-service bench-arena \
-  bench-ladder bench-ladder-speed bench-seat bench-sandbox bench-tournament bench-install run clean
+  bench-ladder bench-ladder-speed bench-seat bench-sandbox bench-tournament bench-kits bench-install run clean
 
 all: test
 
@@ -179,7 +179,7 @@ examples/node/node_modules/.package-lock.json: examples/node/package-lock.json
 
 ## bench: throughput figures (medians of 5 runs), and whether the expert keeps its clock (issue 28's bar); not a test.
 bench: bench-engine bench-bots bench-service bench-arena bench-ladder bench-ladder-speed bench-seat bench-sandbox \
-  bench-tournament bench-expert-clock
+  bench-tournament bench-expert-clock bench-kits
 
 bench-engine: $(STAMP) $(ENGINE_COMPILED)/.built
 	$(PY) benchmarks/engine_bench.py
@@ -206,6 +206,10 @@ bench-sandbox: $(STAMP)
 ## wall time and server CPU per match against the same matches run as a ladder over a server, as a ratio (medians of 3).
 bench-tournament: $(STAMP)
 	$(PY) benchmarks/tournament_bench.py
+
+## bench-kits: each starter kit's build from a clean copy and its bot's move round trip, beside the Python SDK's (issue 26).
+bench-kits: $(STAMP)
+	$(PY) benchmarks/kits_bench.py
 
 bench-service: $(STAMP)
 	$(PY) benchmarks/service_bench.py

@@ -83,3 +83,20 @@ def test_tournament_bench_prints_its_three_sides_and_the_ratios() -> None:
     assert all("ms wall" in line and "ms CPU" in line for line in sides), lines
     assert all(re.search(r"wall [\d.]+x, server CPU [\d.]+x \(server CPU a move [\d.]+x\)$", line)
                for line in lines[4:6]), lines
+
+
+def test_kits_bench_prints_the_go_kits_build_and_round_trip_beside_the_python_sdks() -> None:
+    from kit_support import Kit
+    go = Kit("go", "Go", "golang-go golang-google-grpc-dev protoc-gen-go-grpc golang-goprotobuf-dev protobuf-compiler",
+             tools=("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc"))
+    if go.missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"{', '.join(go.missing)} missing in CI: .ci/run installs {go.packages}")
+        pytest.skip(f"{', '.join(go.missing)} not installed: the Go kit needs {go.packages}")
+    done = _bench("kits_bench.py", "--kits", "python,go", "--deals", "1", "--runs", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["move round trip", "python", "go"], lines
+    assert re.match(r"python: build none; \d+ moves timed, median [\d.]+ ms, p90 [\d.]+ ms per move", lines[1])
+    assert re.match(r"go: build [\d.]+ s; \d+ moves timed, median [\d.]+ ms, p90 [\d.]+ ms per move; Python SDK"
+                    r" [\d.]+ ms, p90 [\d.]+ ms: [\d.]+x, p90 [\d.]+x$", lines[2]), lines
