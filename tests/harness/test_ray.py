@@ -24,6 +24,7 @@ from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
 ray = pytest.importorskip("ray", reason="ray is not installed: pip install 'president-service[ray]'")
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import test modules
+pytestmark = pytest.mark.xdist_group("ray")  # one local Ray instance at a time on the machine
 
 
 class FailsFirstTry:

@@ -131,16 +131,20 @@ _LOCAL_STARTS = 2
 def _start_local(ray: Any, parallel: int) -> None:
     """Start a private Ray instance, once more if it fails to start.
 
-    Ray waits a fixed 30 s for its raylet to register and now and then, on a
-    busy machine, it does not (Exception "The current node timed out during
-    startup"), which a fresh start usually gets past.
+    Ray waits 30 s for its raylet to register and for its GCS server to write
+    its port, and now and then, on a busy machine, one does not (Exception
+    "The current node timed out during startup", RuntimeError "Timed out
+    waiting for file .../gcs_server_port..."), which a fresh start usually
+    gets past; the GCS server is given 60 s unless RAY_gcs_server_port_wait_time_s
+    says otherwise.
     """
+    os.environ.setdefault("RAY_gcs_server_port_wait_time_s", "60")
     for attempt in range(1, _LOCAL_STARTS + 1):
         try:
             ray.init(num_cpus=parallel, include_dashboard=False, log_to_driver=False)
             return
-        except Exception as exc:  # Ray raises a bare Exception here
-            if attempt == _LOCAL_STARTS or "timed out during startup" not in str(exc):
+        except Exception as exc:  # Ray raises a bare Exception (or a RuntimeError) here
+            if attempt == _LOCAL_STARTS or "timed out" not in str(exc).lower():
                 raise
             log.warning("the local Ray instance did not start (%s); starting it again", exc)
             ray.shutdown()
