@@ -61,7 +61,7 @@ from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk.session_client import Appetite, FinishedMatch
 from president_service.clock import ClockSettings
 from president_service.messages import clock_message
-from president_service.tournaments import _derive as tournament_seed
+from president_service.tournament_pairing import derive_seed as tournament_seed
 
 LEVELS = ("random", "easy", "normal")
 PRESET = "cardverse"

@@ -199,6 +199,30 @@ async def _a_paused_event_starts_nothing_until_it_is_resumed(tmp_path: Path) -> 
         assert final.rounds_begun == 2
 
 
+def test_an_entrant_revoked_mid_event_is_played_by_the_clock(tmp_path: Path) -> None:
+    """The event does not stall on an account revoked after the start: its later seats are nobody's, played by
+    the clock and marked absent."""
+    asyncio.run(_an_entrant_revoked_mid_event_is_played_by_the_clock(tmp_path))
+
+
+async def _an_entrant_revoked_mid_event_is_played_by_the_clock(tmp_path: Path) -> None:
+    async with running(tmp_path / "t.db", absence_s=0.2, start_grace_s=0.2) as server, client(server.port) as stub:
+        tokens = await accounts(stub, NAMES[:4])
+        made = await create(stub, spec(entrants=NAMES[:4], rounds=2))
+
+        async def event() -> pb.Tournament:
+            await asyncio.sleep(0.5)  # the Sessions open
+            await control(stub, made.tournament_id, pb.TOURNAMENT_CONTROL_START)
+            await control(stub, made.tournament_id, pb.TOURNAMENT_CONTROL_PAUSE)  # round 1 plays, round 2 waits
+            await stub.RevokeAccount(pb.RevokeAccountRequest(name="dee"), metadata=auth(ADMIN))
+            await wait_for(stub, made.tournament_id, lambda t: t.rounds[0].tables[0].finished)
+            await control(stub, made.tournament_id, pb.TOURNAMENT_CONTROL_RESUME)
+            return await wait_for(stub, made.tournament_id, over)
+        final = await playing(stub, tokens, event)
+        assert list(final.rounds[1].tables[0].absent) == ["dee"]
+        assert [s.deals for s in final.standings] == [2, 2, 2, 2]
+
+
 def test_bad_requests_are_refused_and_change_nothing(tmp_path: Path) -> None:
     asyncio.run(_bad_requests_are_refused_and_change_nothing(tmp_path))
 
@@ -213,6 +237,7 @@ async def _bad_requests_are_refused_and_change_nothing(tmp_path: Path) -> None:
         info = await refused(creating(spec(entrants=NAMES[:2])), bad, "BAD_OPTION")
         assert info.metadata["option"] == "format"
         await refused(creating(spec(rounds=0)), bad, "BAD_OPTION")
+        await refused(creating(spec(rounds=1_001)), bad, "BAD_OPTION")
         await refused(creating(spec(rules=pb.Rules(players=7))), bad, "BAD_OPTION")
         await refused(creating(spec(format=pb.TOURNAMENT_FORMAT_UNSPECIFIED)), bad, "BAD_OPTION")
         await refused(creating(spec(preset="bridge")), bad, "BAD_OPTION")

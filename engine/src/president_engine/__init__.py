@@ -10,7 +10,7 @@ Pure Python, no dependencies.  Start with `Rules.preset` and `Match`::
 
 from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request, parse_action
 from president_engine.cards import JOKER, Card, CardSet, Rank, Suit
-from president_engine.deal import shuffled_deal
+from president_engine.deal import board_hands, shuffled_deal
 from president_engine.errors import (
     CardParseError,
     DealError,
@@ -77,6 +77,7 @@ __all__ = [
     "Seating",
     "Suit",
     "TrickEnd",
+    "board_hands",
     "exchange_pairs",
     "exchange_partner",
     "fallback_action",

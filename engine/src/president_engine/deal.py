@@ -47,6 +47,14 @@ def shuffled_deal(rules: Rules, seed: int, deal: int, start_seat: int) -> list[C
     return [CardSet.from_bits(h) for h in hands]
 
 
+def board_hands(rules: Rules, seed: int) -> tuple[tuple[CardSet, ...], ...]:
+    """The hands a duplicate board fixes, by seat, deal after deal: what the shuffle deals with `seed` from seat 0
+    for every deal of a match of so many deals; with a target score instead, deal 1's only (later deals follow
+    the shared seed)."""
+    deals = rules.deals if rules.target_score is None and rules.deals is not None else 1
+    return tuple(tuple(shuffled_deal(rules, seed, deal, 0)) for deal in range(1, deals + 1))
+
+
 def _order(keys: tuple[int, ...]) -> list[int]:
     """The card indexes sorted by their keys (stable: equal keys keep the deck's order).
 

@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from president_engine import PRESETS, CardSet, Fault, Rules, RulesError, shuffled_deal
+from president_engine import PRESETS, CardSet, Fault, Rules, RulesError, board_hands
 from president_engine.events import DealEnded
 from president_engine.narrate import counted, duration
 from president_protocol import convert
@@ -250,7 +250,7 @@ class Arena:
         hands: tuple[tuple[CardSet, ...], ...] = ()
         if self.settings.duplicate and kind is MatchKind.ARENA:
             seatings = [seats[-r:] + seats[:-r] for r in range(players)]
-            hands = tuple(tuple(shuffled_deal(rules, seed, deal, 0)) for deal in range(1, self.settings.deals + 1))
+            hands = board_hands(rules, seed)
         for seating in seatings:
             self._registry.create(MatchRequest(
                 preset=preset, rules=rules, seed=seed, hands=hands, clock=self.settings.clock,

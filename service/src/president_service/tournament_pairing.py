@@ -166,8 +166,9 @@ def next_round(plan: Plan, entrants: Sequence[str], history: History) -> Pairing
     return _stages(plan, entrants, history)
 
 
-def _seed(*parts: int | str) -> int:
-    """A 63-bit seed from the plan's seed and positions (stable across processes and Python versions)."""
+def derive_seed(*parts: int | str) -> int:
+    """A 63-bit seed from a tournament's seed and a position (its pairings', its matches' shuffles and bots'),
+    stable across processes and Python versions."""
     digest = hashlib.sha256(("tournament/" + "/".join(map(str, parts))).encode()).digest()
     return int.from_bytes(digest[:8], "little") >> 1
 
@@ -201,13 +202,13 @@ def _round_robin(members: tuple[str, ...], players: int, cycles: int,
                  parts: tuple[int | str, ...]) -> tuple[tuple[tuple[str, ...], ...], ...]:
     """The rounds of a round robin of `members`, in play order (each cycle's rounds in a seeded order); kept, as
     every round of the event asks for them again."""
-    names = _shuffled(members, _seed(*parts, "names"))
+    names = _shuffled(members, derive_seed(*parts, "names"))
     schedule = _schedule(len(names), players, cycles)
     per_cycle = len(schedule) // cycles
     rounds: list[tuple[tuple[str, ...], ...]] = []
     for cycle in range(cycles):
         chunk = list(schedule[cycle * per_cycle:(cycle + 1) * per_cycle])
-        random.Random(_seed(*parts, "cycle", cycle)).shuffle(chunk)
+        random.Random(derive_seed(*parts, "cycle", cycle)).shuffle(chunk)
         rounds.extend(tuple(tuple(names[i] for i in table) for table in round_) for round_ in chunk)
     return tuple(rounds)
 
@@ -382,7 +383,7 @@ def _layout(plan: Plan, count: int) -> list[list[int]]:
 
 def _stages(plan: Plan, entrants: Sequence[str], history: History) -> Pairing | None:
     layout = _layout(plan, len(entrants))
-    groups = _snake(_shuffled(entrants, _seed(plan.seed, "stages", "order", 0)), len(layout[0]))
+    groups = _snake(_shuffled(entrants, derive_seed(plan.seed, "stages", "order", 0)), len(layout[0]))
     start = 0
     for stage in range(len(layout)):
         rounds = [_round_robin(group, plan.players, plan.rounds, (plan.seed, "stages", stage, index))
@@ -403,7 +404,7 @@ def _advance(plan: Plan, groups: Sequence[tuple[str, ...]], stage_history: Histo
     """The next stage's groups: the top `advance` of each group by its own results, snake-seeded by place in
     the group (a seeded order among the same place)."""
     tie = {name: i for i, name in enumerate(_shuffled([n for g in groups for n in g],
-                                                      _seed(plan.seed, "stages", "order", stage)))}
+                                                      derive_seed(plan.seed, "stages", "order", stage)))}
     place: dict[str, int] = {}
     for group in groups:
         members = set(group)
@@ -422,7 +423,7 @@ def _advance(plan: Plan, groups: Sequence[tuple[str, ...]], stage_history: Histo
 def _swiss(plan: Plan, entrants: Sequence[str], history: History) -> Pairing:
     players = plan.players
     score = points(entrants, players, history)
-    order = sorted(_shuffled(entrants, _seed(plan.seed, "swiss", len(history))), key=lambda name: -score[name])
+    order = sorted(_shuffled(entrants, derive_seed(plan.seed, "swiss", len(history))), key=lambda name: -score[name])
     index = {name: i for i, name in enumerate(order)}
     met = [[0] * len(order) for _ in order]
     seats = [[0] * players for _ in order]

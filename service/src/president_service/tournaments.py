@@ -31,7 +31,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
-import hashlib
 import json
 import logging
 import secrets
@@ -41,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
-from president_engine import PRESETS, Rules, RulesError, shuffled_deal
+from president_engine import PRESETS, Rules, RulesError, board_hands
 from president_engine.events import DealEnded
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
@@ -62,7 +61,15 @@ from president_service.match_store import MatchKind, MatchStore, Statement
 from president_service.messages import clock_message, timestamp
 from president_service.registry import Registry
 from president_service.session import Sessions
-from president_service.tournament_pairing import Format, Pairing, PairingError, Plan, TableResult, next_round
+from president_service.tournament_pairing import (
+    Format,
+    Pairing,
+    PairingError,
+    Plan,
+    TableResult,
+    derive_seed,
+    next_round,
+)
 from president_service.tournament_pairing import check as check_plan
 from president_service.tournament_pairing import round_count as count_rounds
 from president_service.tournament_standings import stage_order, standings
@@ -82,6 +89,8 @@ NAME_CHARS = 64
 _RETRY_S = 5.0
 """When a match could not start (a limit without a retry hint), how soon to try again."""
 MAX_ENTRANTS = 1_000
+MAX_ROUNDS = 1_000
+"""The most rounds (Swiss) or cycles (a round robin's) a tournament may ask for."""
 _FORMATS = {pb.TOURNAMENT_FORMAT_ROUND_ROBIN: Format.ROUND_ROBIN, pb.TOURNAMENT_FORMAT_SWISS: Format.SWISS,
             pb.TOURNAMENT_FORMAT_STAGES: Format.STAGES}
 _OVER = (pb.TOURNAMENT_STATE_FINISHED, pb.TOURNAMENT_STATE_CANCELLED)
@@ -253,6 +262,8 @@ class Tournaments:
             raise ServiceError(Reason.BAD_OPTION, "format: round robin, swiss or stages", {"option": "format"})
         if spec.HasField("seed") and spec.seed > MAX_SEED:
             raise ServiceError(Reason.BAD_OPTION, f"seed: at most {MAX_SEED}", {"option": "seed"})
+        if spec.rounds > MAX_ROUNDS:
+            raise ServiceError(Reason.BAD_OPTION, f"rounds: at most {MAX_ROUNDS}", {"option": "rounds"})
         if len(spec.entrants) > MAX_ENTRANTS:
             raise ServiceError(Reason.BAD_OPTION, f"entrants: at most {MAX_ENTRANTS}", {"option": "entrants"})
         for name in spec.entrants:
@@ -416,16 +427,17 @@ class Tournaments:
         round_, t, seating = spot
         players = len(table)
         seated = table[-seating:] + table[:-seating] if seating else table  # rotation `seating` of the table
-        seed = _derive(event.spec.seed, round_, t)
-        hands = (tuple(tuple(shuffled_deal(event.rules, seed, deal, 0)) for deal in range(1, _dealt(event.rules) + 1))
-                 if event.spec.duplicate else ())
-        by_entrant = {e.player: _derive(event.spec.seed, round_, t, i) for i, e in enumerate(table)}
+        seed = derive_seed(event.spec.seed, round_, t)
+        hands = board_hands(event.rules, seed) if event.spec.duplicate else ()
+        by_entrant = {e.player: derive_seed(event.spec.seed, round_, t, i) for i, e in enumerate(table)}
         absent = tuple(e.player for e in seated if not self._present(e))
+        # A revoked entrant's seat is no account's: the clock plays it (absent), and the event goes on.
+        accounts = tuple("" if self._accounts.get(e.account).revoked else e.account for e in seated)
         match_id = secrets.token_hex(8)
         self._registry.create(MatchRequest(
             preset=event.spec.preset, rules=event.rules, seed=seed if event.spec.duplicate else
-            _derive(event.spec.seed, round_, t, seating, players), hands=hands, clock=event.clock,
-            names=tuple(e.player for e in seated), open_seats=False, accounts=tuple(e.account for e in seated),
+            derive_seed(event.spec.seed, round_, t, seating, players), hands=hands, clock=event.clock,
+            names=tuple(e.player for e in seated), open_seats=False, accounts=accounts,
             kind=MatchKind.TOURNAMENT, bot_seeds=tuple(by_entrant[e.player] for e in seated), match_id=match_id,
             also=(("INSERT INTO tournament_matches (match_id, tournament_id, round, tbl, seating, absent)"
                    " VALUES (?,?,?,?,?,?)", (match_id, event.tournament_id, round_, t, seating, json.dumps(absent))),)))
@@ -512,12 +524,6 @@ def _plan(spec: pb.TournamentSpec, rules: Rules) -> Plan:
                 seed=spec.seed, group_size=spec.group_size, advance=spec.advance)
 
 
-def _dealt(rules: Rules) -> int:
-    """Deals a duplicate board fixes the hands of: every deal of a match of so many deals, else the first (later
-    ones follow the shared seed)."""
-    return rules.deals if rules.target_score is None and rules.deals is not None else 1
-
-
 def _copy(spec: pb.TournamentSpec) -> pb.TournamentSpec:
     copy = pb.TournamentSpec()
     copy.CopyFrom(spec)
@@ -526,12 +532,6 @@ def _copy(spec: pb.TournamentSpec) -> pb.TournamentSpec:
 
 def _orders(runner: MatchRunner) -> list[list[str]]:
     return [[runner.names[p] for p in e.places] for e in runner.match.events if isinstance(e, DealEnded)]
-
-
-def _derive(*parts: int) -> int:
-    """A seed from the tournament's seed and a position (stable across runs and Python versions)."""
-    digest = hashlib.sha256(("tournament/" + "/".join(map(str, parts))).encode()).digest()
-    return int.from_bytes(digest[:8], "little") >> 1
 
 
 def _entrants_json(entrants: Sequence[Entrant]) -> str:

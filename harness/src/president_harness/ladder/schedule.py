@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from itertools import combinations, permutations
 
 from president_engine import Rules
-from president_engine.deal import shuffled_deal
+from president_engine.deal import board_hands
 
 from president_harness.ladder.config import Format, LadderConfig, Seatings
 
@@ -99,13 +99,8 @@ def tables(names: tuple[str, ...], players: int, seed: int, count: int) -> list[
 
 
 def duplicate_hands(rules: Rules, seed: int) -> tuple[tuple[str, ...], ...]:
-    """The hands of every deal of a board, by seat: what the shuffle deals with `seed` from seat 0.
-
-    Matches with a target score instead of a fixed number of deals get
-    explicit hands for deal 1 only; later deals follow the shared seed.
-    """
-    deals = rules.deals if rules.target_score is None and rules.deals is not None else 1
-    return tuple(tuple(str(hand) for hand in shuffled_deal(rules, seed, deal, 0)) for deal in range(1, deals + 1))
+    """The hands of every deal of a board, by seat, in card notation (`board_hands`)."""
+    return tuple(tuple(str(hand) for hand in deal) for deal in board_hands(rules, seed))
 
 
 def schedule(config: LadderConfig) -> list[MatchSpec]:
