@@ -49,7 +49,7 @@ def test_an_organiser_runs_a_swiss_event_through_a_kill_and_exports_it(tmp_path:
     port, http = free_port(), free_port()
     server = f"localhost:{port}"
     serve = (str(BIN / "president"), "serve", "--db", str(tmp_path / "event.db"), "--http-port", str(http),
-             "--port", str(port), "--start-grace", "3")
+             "--port", str(port), "--start-grace", "30")
     log = tmp_path / "serve.out"
     processes: list[subprocess.Popen[str]] = []
     try:

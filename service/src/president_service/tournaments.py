@@ -353,9 +353,15 @@ class Tournaments:
 
     def poke(self) -> None:
         """Something changed (a match ended, a Session came or went): start what can start, soon."""
+        if not self._live and self._all_back():
+            self._live = True  # a restart's grace ends early once every running event's entrant is connected
         if self._live and not self._filling:
             self._filling = True
             asyncio.get_running_loop().call_soon(self._fill_all)
+
+    def _all_back(self) -> bool:
+        return all(self._present(e) for event in self._events.values() if event.state == pb.TOURNAMENT_STATE_RUNNING
+                   for e in event.entrants if not self._accounts.get(e.account).revoked)
 
     def _fill_all(self) -> None:
         self._filling = False
