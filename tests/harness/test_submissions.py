@@ -115,6 +115,22 @@ def test_a_bot_whose_build_fails_is_failed_with_the_reason_line(host: Host, tmp_
     assert log.startswith(f"version {version}: FAILED: {reason}\ncc: not found\n"), log
 
 
+def test_an_author_makes_an_older_version_current_and_a_refusal_is_one_line(host: Host, tmp_path: Path) -> None:
+    (_, token), = host.accounts(1)
+    server = ("--server", host.target, "--account-token", token)
+    older, newer = (_version_id(_cli("submit", str(_bot(tmp_path, name, "python -c pass", {"bot.py": name})),
+                                     *server)) for name in ("older", "newer"))
+    _build(host, tmp_path / "work")
+    assert f"{newer}  READY *  " in _cli("versions", *server).stdout
+    chosen = _cli("versions", "--current", older, *server)
+    assert chosen.returncode == 0 and chosen.stdout.startswith(f"version {older} is current\n"), chosen
+    assert f"{older}  READY *  " in chosen.stdout and f"{newer}  READY     " in chosen.stdout, chosen.stdout
+    refused = _cli("versions", "--current", "0123456789abcdef", *server)
+    assert refused.returncode == 1 and refused.stdout == "", refused
+    assert refused.stderr.startswith("president versions: ") and refused.stderr.count("\n") == 1, refused.stderr
+    assert "UNKNOWN_VERSION" in refused.stderr, refused.stderr
+
+
 def _archive(entries: list[tarfile.TarInfo]) -> bytes:
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w:gz") as tar:

@@ -263,8 +263,8 @@ async def _bad_requests_are_refused_and_change_nothing(tmp_path: Path) -> None:
 
 
 def test_an_entrant_plays_the_version_pinned_at_the_start(tmp_path: Path) -> None:
-    """A hosted version entered plays as `account@version`; one submitted during the event is built but does
-    not change it (the host keeps the pinned one); it becomes current when the event is over."""
+    """A hosted version entered plays as `account@version`; versions submitted, and one chosen, during the event
+    are built but do not change it (the host keeps the pinned one); the chosen one is current when it is over."""
     asyncio.run(_an_entrant_plays_the_version_pinned_at_the_start(tmp_path))
 
 
@@ -276,6 +276,7 @@ async def _an_entrant_plays_the_version_pinned_at_the_start(tmp_path: Path) -> N
         leased = await stub.LeaseHosting(pb.LeaseHostingRequest(host="h", capacity=4), metadata=auth(ADMIN))
         [hosted] = leased.start
         made = await create(stub, spec(entrants=(*NAMES[:3], "ada"), rounds=2))
+        chosen: list[str] = []
 
         async def event() -> pb.Tournament:
             await asyncio.sleep(0.5)  # the Sessions open
@@ -283,6 +284,11 @@ async def _an_entrant_plays_the_version_pinned_at_the_start(tmp_path: Path) -> N
             assert [e.player for e in started.entrants][-1] == f"ada@{first.version_id}"
             second = await ready_version(stub, ada, b"second")
             assert not second.current, "a running event holds the account at its pinned version"
+            await ready_version(stub, ada, b"third")
+            choice = await stub.SetCurrentVersion(pb.SetCurrentVersionRequest(version_id=second.version_id),
+                                                  metadata=auth(ada))
+            assert not choice.version.current, "the author's choice waits for the event's end"
+            chosen.append(second.version_id)
             renewed = await stub.LeaseHosting(pb.LeaseHostingRequest(host="h", capacity=4,
                                                                      running=[first.version_id]), metadata=auth(ADMIN))
             assert list(renewed.keep) == [first.version_id] and not renewed.stop
@@ -291,8 +297,7 @@ async def _an_entrant_plays_the_version_pinned_at_the_start(tmp_path: Path) -> N
         assert f"ada@{first.version_id}" in [s.player for s in final.standings]
         assert all(not t.absent for r in final.rounds for t in r.tables)
         listed = (await stub.ListVersions(pb.ListVersionsRequest(), metadata=auth(ada))).versions
-        newer = [v.version_id for v in listed if v.version_id != first.version_id]
-        assert [v.version_id for v in listed if v.current] == newer, "the newer one is current once the event is over"
+        assert [v.version_id for v in listed if v.current] == chosen, "the chosen one is current once it is over"
 
 
 @pytest.mark.slow

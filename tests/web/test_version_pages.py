@@ -68,18 +68,22 @@ def _authors(server: BackgroundServer) -> tuple[dict[str, str], pb.BotVersion, p
             made: pb.CreateAccountResponse = await server.stub.CreateAccount(
                 pb.CreateAccountRequest(name=name, owner="web tests"), metadata=ADMIN_METADATA)
             tokens[name] = made.token
-        built = []
-        for archive, ready in ((b"the first archive", True), (b"the second archive", False)):
-            await server.stub.SubmitBot(_submission(archive), metadata=_auth(tokens["vp-ann"]))
-            leased: pb.LeaseBuildResponse = await server.stub.LeaseBuild(
-                pb.LeaseBuildRequest(builder="web tests"), metadata=ADMIN_METADATA)
-            reported: pb.ReportBuildResponse = await server.stub.ReportBuild(pb.ReportBuildRequest(
-                version_id=leased.version.version_id, lease_id=leased.lease_id, ready=ready,
-                reason="" if ready else REASON, log=LOG if ready else "collecting...\nerror: no network\n"),
-                metadata=ADMIN_METADATA)
-            built.append(reported.version)
-        return tokens, built[0], built[1]
+        ready = await _built(server, tokens["vp-ann"], b"the first archive", ready=True)
+        failed = await _built(server, tokens["vp-ann"], b"the second archive", ready=False)
+        return tokens, ready, failed
     return server.run(make())
+
+
+async def _built(server: BackgroundServer, token: str, archive: bytes, *, ready: bool) -> pb.BotVersion:
+    """A new version of the token's account, its build reported READY (with LOG) or FAILED (with REASON)."""
+    await server.stub.SubmitBot(_submission(archive), metadata=_auth(token))
+    leased: pb.LeaseBuildResponse = await server.stub.LeaseBuild(
+        pb.LeaseBuildRequest(builder="web tests"), metadata=ADMIN_METADATA)
+    reported: pb.ReportBuildResponse = await server.stub.ReportBuild(pb.ReportBuildRequest(
+        version_id=leased.version.version_id, lease_id=leased.lease_id, ready=ready,
+        reason="" if ready else REASON, log=LOG if ready else "collecting...\nerror: no network\n"),
+        metadata=ADMIN_METADATA)
+    return reported.version
 
 
 def _rate(server: BackgroundServer, player: str, other: str) -> None:
@@ -94,10 +98,12 @@ def _rate(server: BackgroundServer, player: str, other: str) -> None:
     server.run(rate())
 
 
-def _api(server: BackgroundServer, path: str, token: str | None = None) -> tuple[int, Any, str]:
-    """(status, JSON body, Cache-Control) of GET `path`, with the token as the Authorization header if given."""
+def _api(server: BackgroundServer, path: str, token: str | None = None,
+         method: str = "GET") -> tuple[int, Any, str]:
+    """(status, JSON body, Cache-Control) of GET (or `method`) `path`, with the token as the Authorization header
+    if given."""
     headers = {} if token is None else {"Authorization": f"Bearer {token}"}
-    request = urllib.request.Request(f"{server.base}{path}", headers=headers)
+    request = urllib.request.Request(f"{server.base}{path}", headers=headers, method=method)
     try:
         with urllib.request.urlopen(request, timeout=10) as answer:
             return answer.status, json.loads(answer.read()), answer.headers.get("Cache-Control", "")
@@ -224,3 +230,53 @@ def test_an_author_lists_their_versions_and_reads_a_build_log_as_text(browser: B
     status, body, cache = _api(server, "/api/versions", bob)
     assert (status, body, cache) == (200, {"versions": []}, "no-store")
     assert time.monotonic() - started < 40
+
+
+def test_an_author_makes_an_older_version_current(browser: BrowserContext, server: BackgroundServer) -> None:
+    async def make() -> tuple[str, str, pb.BotVersion, pb.BotVersion, pb.BotVersion]:
+        tokens = []
+        for name in ("vp-cat", "vp-dan"):
+            made: pb.CreateAccountResponse = await server.stub.CreateAccount(
+                pb.CreateAccountRequest(name=name, owner="web tests"), metadata=ADMIN_METADATA)
+            tokens.append(made.token)
+        older = await _built(server, tokens[0], b"cat's first", ready=True)
+        failed = await _built(server, tokens[0], b"cat's broken", ready=False)
+        newer = await _built(server, tokens[0], b"cat's second", ready=True)
+        return tokens[0], tokens[1], older, failed, newer
+    cat, dan, older, failed, newer = server.run(make())
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{server.base}/versions")
+    _type_token(page, cat)
+    old_row = page.locator(f'#versions tr[data-version="{older.version_id}"]')
+    new_row = page.locator(f'#versions tr[data-version="{newer.version_id}"]')
+    expect(new_row.locator("[data-current]")).to_have_count(1)
+    expect(new_row.locator("button.current-button")).to_have_count(0)  # the current one has no button
+    expect(page.locator(f'#versions tr[data-version="{failed.version_id}"] button.current-button')).to_have_count(0)
+    old_row.locator("button.current-button").click()
+    expect(page.locator("#chosen")).to_have_text(f"{older.version_id} is current.")
+    expect(old_row.locator("[data-current]")).to_have_count(1)
+    expect(new_row.locator("[data-current]")).to_have_count(0)
+    expect(new_row.locator("button.current-button")).to_have_count(1)
+    _shot(page, "versions-made-current")
+    page.reload()  # the server keeps the choice
+    expect(old_row.locator("[data-current]")).to_have_count(1)
+    page.close()
+    assert errors == []
+
+    # the API: only a POST with the version's own account's token, and only a version that was built
+    path = f"/api/versions/{newer.version_id}/current"
+    with pytest.raises(urllib.error.HTTPError) as got:
+        urllib.request.urlopen(urllib.request.Request(f"{server.base}{path}", headers={
+            "Authorization": f"Bearer {cat}"}), timeout=10)
+    assert got.value.code == 405, "a GET changes nothing"
+    status, body, _ = _api(server, path, dan, "POST")
+    assert (status, body["error"]["reason"]) == (404, "UNKNOWN_VERSION")
+    status, body, _ = _api(server, path, method="POST")
+    assert (status, body["error"]["reason"]) == (401, "MISSING_TOKEN")
+    status, body, _ = _api(server, f"/api/versions/{failed.version_id}/current", cat, "POST")
+    assert (status, body["error"]["reason"]) == (409, "VERSION_STATE")
+    status, body, cache = _api(server, path, cat, "POST")
+    assert (status, body["version"]["version_id"], body["version"]["current"], cache) == (
+        200, newer.version_id, True, "no-store")

@@ -1,7 +1,7 @@
 """``president submit``, ``president versions``, ``president build-log``: an author's bot versions on a server.
 
     president submit mybot/ --server localhost:50051 --account-token TOKEN
-    president versions --server localhost:50051 --account-token TOKEN
+    president versions --server localhost:50051 --account-token TOKEN [--current VERSION]
     president build-log VERSION --server localhost:50051 --account-token TOKEN
 
 ``submit`` packs the folder (with its manifest, president-bot.toml) as a gzipped tar, the same bytes for the
@@ -58,6 +58,8 @@ def add_submit_parsers(commands: argparse._SubParsersAction[argparse.ArgumentPar
     submit.set_defaults(handler=submit_command)
     versions = commands.add_parser("versions", parents=[common], help="the account's versions and their states",
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    versions.add_argument("--current", metavar="VERSION", help="first make VERSION (READY, or RETIRED to bring it"
+                          " back) the account's current version: the one hosts run and the arena seats")
     versions.set_defaults(handler=versions_command)
     build_log = commands.add_parser("build-log", parents=[common], help="a version's build log",
                                     description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -166,9 +168,15 @@ def versions_command(args: argparse.Namespace) -> int:
     if (metadata := _token(args, "versions")) is None:
         return 2
     with grpc.insecure_channel(args.server) as channel:
+        stub = pb_grpc.PresidentServiceStub(channel)
         try:
-            listed = pb_grpc.PresidentServiceStub(channel).ListVersions(pb.ListVersionsRequest(), metadata=metadata,
-                                                                        timeout=10)
+            if args.current is not None:
+                chosen = stub.SetCurrentVersion(pb.SetCurrentVersionRequest(version_id=args.current),
+                                                metadata=metadata, timeout=10).version
+                print(f"version {chosen.version_id} is current" if chosen.current else
+                      f"version {chosen.version_id} is chosen: it becomes current when the running tournament that"
+                      f" holds {chosen.account} at its version ends")
+            listed = stub.ListVersions(pb.ListVersionsRequest(), metadata=metadata, timeout=10)
         except grpc.RpcError as exc:
             print(f"president versions: {describe_rpc_error(exc, args.server)}", file=sys.stderr)
             return 1
@@ -187,7 +195,8 @@ def _table(versions: Sequence[pb.BotVersion]) -> None:
         check = "" if not v.player else "  (check match passed)" if v.checked else "  (check match to come)"
         print(f"{v.version_id:<16}  {state:<10}  {submitted:<16}  {v.sha256[:12]:<12}  {v.manifest.name}"
               + (f"  ({v.reason})" if v.reason else "") + check)
-    print("* the account's current version: its newest READY one, which a host runs and the arena seats")
+    print("* the account's current version, which a host runs and the arena seats: the one chosen last"
+          " (--current), unless a newer version became READY since")
 
 
 def build_log_command(args: argparse.Namespace) -> int:

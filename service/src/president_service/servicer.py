@@ -500,6 +500,21 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         return pb.GetBuildLogResponse(version=self.versions.message(version),
                                       log=self.versions.log(version.version_id))
 
+    async def SetCurrentVersion(self, request: pb.SetCurrentVersionRequest,  # noqa: N802
+                                context: Context) -> pb.SetCurrentVersionResponse:
+        async def choose() -> pb.SetCurrentVersionResponse:
+            return self.set_current_version(context.invocation_metadata(), request.version_id)
+        return await _guard(context, choose())
+
+    def set_current_version(self, metadata: Iterable[tuple[str, str | bytes]] | None,
+                            version_id: str) -> pb.SetCurrentVersionResponse:
+        """SetCurrentVersion, for the account whose token `metadata` carries (the web's POST
+        /api/versions/ID/current calls it too).  The hosts learn of it at their next lease renewal."""
+        self._open()
+        account = self._registry.accounts.authenticate(metadata)
+        return pb.SetCurrentVersionResponse(version=self.versions.message(self.versions.choose(account.name,
+                                                                                               version_id)))
+
     async def LeaseBuild(self, request: pb.LeaseBuildRequest, context: Context) -> pb.LeaseBuildResponse:  # noqa: N802
         async def lease() -> pb.LeaseBuildResponse:
             self._open()

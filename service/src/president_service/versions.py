@@ -8,9 +8,10 @@ builder take the version, so a lost builder's work is done elsewhere.
 A READY version plays once a host (also the organiser's client) leases it: the lease carries a token of the
 version's own, which opens a Session that plays as the version, under the player name ``account@version``
 (`player_name`): its seats, records and ratings name it, and it has a check match of its own.  An account's
-current version is its newest READY one; the arena seats that one only, and at most `account_active_versions`
-stay READY (older ones are RETIRED: they no longer play, their records stay).  A lease left unrenewed expires
-and another host may take the version; the old lease's token then stops working.
+current version is the one its author chose last (`choose`: a READY one, or a RETIRED one brought back), or
+else its newest READY one, whichever came later; the arena seats that one only, and at most
+`account_active_versions` stay READY (older ones are RETIRED: they no longer play, their records stay).  A
+lease left unrenewed expires and another host may take the version; the old lease's token then stops working.
 
 A version is the account, its manifest and the archive's SHA-256: the same three again are the same version.
 Archives are kept in 64 KB rows (so that fetching one never loads it whole), once per hash.  Every look-up is
@@ -47,6 +48,8 @@ _SCHEMA = (
     "CREATE INDEX IF NOT EXISTS versions_by_state ON versions (state, created_at)",
     "CREATE TABLE IF NOT EXISTS version_archives (sha256 TEXT NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL,"
     " PRIMARY KEY (sha256, seq))",
+    "CREATE TABLE IF NOT EXISTS version_choices (account TEXT PRIMARY KEY, version_id TEXT NOT NULL,"
+    " chosen_at REAL NOT NULL)",
 )
 CHUNK_BYTES = 64 * 1024
 """An archive's rows in the database, and FetchVersion's messages."""
@@ -157,13 +160,13 @@ class Versions:
         self._uploads: set[str] = set()
         """Accounts with a SubmitBot call reading now (one each; at most `max_uploads` in all)."""
         self.current: dict[str, str] = {}
-        """Account -> its current version (its newest READY one, or the one a running tournament pinned), for
-        accounts that have one."""
+        """Account -> its current version (the one a running tournament pinned, else the one its author chose,
+        else its newest READY one), for accounts that have one."""
         self._pins: dict[str, str] = {}
         """Account -> the version running tournaments hold it at (`pin`)."""
-        for account, version_id in store.query(
-                "SELECT account, id FROM versions WHERE state = ? ORDER BY created_at", (pb.VERSION_STATE_READY,)):
-            self.current[account] = version_id
+        for (account,) in store.query("SELECT DISTINCT account FROM versions WHERE state = ?",
+                                      (pb.VERSION_STATE_READY,)):
+            self._recount(account)
 
     @contextlib.contextmanager
     def uploading(self, account: str) -> Iterator[None]:
@@ -280,15 +283,36 @@ class Versions:
         statements: list[Statement] = [(
             "UPDATE versions SET state = ?, reason = ?, log = ?, lease_hash = NULL, lease_until = NULL WHERE id = ?",
             (state, "" if ready else reason, log, version_id))]
-        if ready:
-            statements += self._retiring(version)
+        if ready:  # the newest act wins: a version ready after the author's choice is current instead
+            statements += [*self._retiring(version), ("DELETE FROM version_choices WHERE account = ?",
+                                                      (version.account,))]
         self._write(statements)
         self._recount(version.account)
         return self.get(version.version_id, None)
 
+    def choose(self, account: str, version_id: str) -> Version:
+        """Make the account's version its current one, stored (a restart keeps it) until the author chooses
+        again or a newer version becomes READY.  A RETIRED version is READY again (and the oldest other one
+        retires if the account is at its limit); while a running tournament pins the account, the choice waits
+        for the pin to end.  UNKNOWN_VERSION for another account's version, VERSION_STATE for one never built."""
+        version = self.get(version_id, account)
+        if version.state not in (pb.VERSION_STATE_READY, pb.VERSION_STATE_RETIRED):
+            name = pb.VersionState.Name(version.state).removeprefix("VERSION_STATE_")
+            raise ServiceError(Reason.VERSION_STATE, f"the version {version.version_id} is {name}; only a READY or"
+                                                     " RETIRED version can be current", {"state": name})
+        statements: list[Statement] = [
+            ("INSERT OR REPLACE INTO version_choices VALUES (?,?,?)", (account, version.version_id, self._clock()))]
+        if version.state == pb.VERSION_STATE_RETIRED:
+            statements += [("UPDATE versions SET state = ? WHERE id = ?", (pb.VERSION_STATE_READY,
+                                                                            version.version_id)),
+                           *self._retiring(version)]
+        self._write(statements)
+        self._recount(account)
+        return self.get(version.version_id, None)
+
     def _retiring(self, newest: Version) -> list[Statement]:
         """Statements retiring the account's READY versions beyond the newest `account_active_versions`, `newest`
-        (becoming READY) counted."""
+        (becoming READY, or chosen) counted; never a pinned one."""
         rows = self._store.query("SELECT id FROM versions WHERE account = ? AND state = ? AND id != ?"
                                  " ORDER BY created_at DESC", (newest.account, pb.VERSION_STATE_READY,
                                                                newest.version_id))
@@ -310,8 +334,10 @@ class Versions:
         if account in self._pins:
             self.current[account] = self._pins[account]
             return
-        rows = self._store.query("SELECT id FROM versions WHERE account = ? AND state = ? ORDER BY created_at DESC"
-                                 " LIMIT 1", (account, pb.VERSION_STATE_READY))
+        rows = self._store.query("SELECT v.id FROM version_choices c JOIN versions v ON v.id = c.version_id"
+                                 " WHERE c.account = ? AND v.state = ?", (account, pb.VERSION_STATE_READY))
+        rows = rows or self._store.query("SELECT id FROM versions WHERE account = ? AND state = ?"
+                                         " ORDER BY created_at DESC LIMIT 1", (account, pb.VERSION_STATE_READY))
         if rows:
             self.current[account] = rows[0][0]
         else:

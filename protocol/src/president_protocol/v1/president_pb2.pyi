@@ -533,6 +533,11 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     resuming one that is not paused, changing one that is over
     (FAILED_PRECONDITION). ErrorInfo metadata `state` holds its state.
     """
+    ERROR_REASON_VERSION_STATE: _ErrorReason.ValueType  # 32
+    """The version's state does not allow the change: making a version current
+    that is QUEUED, BUILDING or FAILED (FAILED_PRECONDITION). ErrorInfo
+    metadata `state` holds its state.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """---------------------------------------------------------------------------
@@ -645,6 +650,11 @@ ERROR_REASON_TOURNAMENT_STATE: ErrorReason.ValueType  # 31
 """The tournament's state does not allow the change: starting it twice,
 resuming one that is not paused, changing one that is over
 (FAILED_PRECONDITION). ErrorInfo metadata `state` holds its state.
+"""
+ERROR_REASON_VERSION_STATE: ErrorReason.ValueType  # 32
+"""The version's state does not allow the change: making a version current
+that is QUEUED, BUILDING or FAILED (FAILED_PRECONDITION). ErrorInfo
+metadata `state` holds its state.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
 
@@ -4529,7 +4539,11 @@ class BotVersion(_message.Message):
     archive_bytes: _builtins.int
     """The archive's size in bytes."""
     current: _builtins.bool
-    """The account's current version: its newest READY one."""
+    """The account's current version, the one hosts run and the arena seats:
+    the one a running tournament pins, else the one the author chose last
+    (SetCurrentVersion), unless a newer version became READY since, else the
+    newest READY one.
+    """
     checked: _builtins.bool
     """Passed its check match against the house bots: the arena rates it."""
     player: _builtins.str
@@ -4659,6 +4673,54 @@ class GetBuildLogResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetBuildLogResponse: _TypeAlias = GetBuildLogResponse  # noqa: Y015
+
+@_typing.final
+class SetCurrentVersionRequest(_message.Message):
+    """Request of SetCurrentVersion."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_ID_FIELD_NUMBER: _builtins.int
+    version_id: _builtins.str
+    """The version to make current."""
+    def __init__(
+        self,
+        *,
+        version_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["version_id", b"version_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetCurrentVersionRequest: _TypeAlias = SetCurrentVersionRequest  # noqa: Y015
+
+@_typing.final
+class SetCurrentVersionResponse(_message.Message):
+    """Response of SetCurrentVersion."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def version(self) -> Global___BotVersion:
+        """The version as it is now (READY; `current` is false while a running
+        tournament holds the account at another version).
+        """
+
+    def __init__(
+        self,
+        *,
+        version: Global___BotVersion | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["version", b"version"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetCurrentVersionResponse: _TypeAlias = SetCurrentVersionResponse  # noqa: Y015
 
 @_typing.final
 class LeaseBuildRequest(_message.Message):

@@ -125,6 +125,11 @@ class PresidentServiceStub:
                 request_serializer=president_dot_v1_dot_president__pb2.GetBuildLogRequest.SerializeToString,
                 response_deserializer=president_dot_v1_dot_president__pb2.GetBuildLogResponse.FromString,
                 _registered_method=True)
+        self.SetCurrentVersion = channel.unary_unary(
+                '/president.v1.PresidentService/SetCurrentVersion',
+                request_serializer=president_dot_v1_dot_president__pb2.SetCurrentVersionRequest.SerializeToString,
+                response_deserializer=president_dot_v1_dot_president__pb2.SetCurrentVersionResponse.FromString,
+                _registered_method=True)
         self.LeaseBuild = channel.unary_unary(
                 '/president.v1.PresidentService/LeaseBuild',
                 request_serializer=president_dot_v1_dot_president__pb2.LeaseBuildRequest.SerializeToString,
@@ -360,6 +365,21 @@ class PresidentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetCurrentVersion(self, request, context):
+        """Make a version of the account of the token in the metadata its current
+        one: the version the hosts run, the arena seats and a tournament pins. The
+        choice is stored (a restart keeps it) and lasts until the author chooses
+        again or a newer version becomes READY. A RETIRED version is READY again
+        (the account's oldest other READY one retiring if it is at its limit).
+        While a running tournament holds the account at a version, the choice
+        takes effect when the tournament ends (`version.current` says which).
+        Errors: MISSING_TOKEN, BAD_TOKEN, UNKNOWN_VERSION (also for another
+        account's version), VERSION_STATE (not READY or RETIRED), STORAGE.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def LeaseBuild(self, request, context):
         """For a builder (the organiser's host, which builds in its sandbox): lease
         the oldest QUEUED version (or a BUILDING one whose lease expired), which
@@ -539,6 +559,11 @@ def add_PresidentServiceServicer_to_server(servicer, server):
                     servicer.GetBuildLog,
                     request_deserializer=president_dot_v1_dot_president__pb2.GetBuildLogRequest.FromString,
                     response_serializer=president_dot_v1_dot_president__pb2.GetBuildLogResponse.SerializeToString,
+            ),
+            'SetCurrentVersion': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetCurrentVersion,
+                    request_deserializer=president_dot_v1_dot_president__pb2.SetCurrentVersionRequest.FromString,
+                    response_serializer=president_dot_v1_dot_president__pb2.SetCurrentVersionResponse.SerializeToString,
             ),
             'LeaseBuild': grpc.unary_unary_rpc_method_handler(
                     servicer.LeaseBuild,
@@ -1068,6 +1093,33 @@ class PresidentService:
             '/president.v1.PresidentService/GetBuildLog',
             president_dot_v1_dot_president__pb2.GetBuildLogRequest.SerializeToString,
             president_dot_v1_dot_president__pb2.GetBuildLogResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetCurrentVersion(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/president.v1.PresidentService/SetCurrentVersion',
+            president_dot_v1_dot_president__pb2.SetCurrentVersionRequest.SerializeToString,
+            president_dot_v1_dot_president__pb2.SetCurrentVersionResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -169,6 +169,17 @@ class PresidentServiceStub:
     submitted it, or the admin token. Errors: UNKNOWN_VERSION (also for
     another account's version), MISSING_TOKEN, BAD_TOKEN.
     """
+    SetCurrentVersion: _grpc.UnaryUnaryMultiCallable[_president_pb2.SetCurrentVersionRequest, _president_pb2.SetCurrentVersionResponse]
+    """Make a version of the account of the token in the metadata its current
+    one: the version the hosts run, the arena seats and a tournament pins. The
+    choice is stored (a restart keeps it) and lasts until the author chooses
+    again or a newer version becomes READY. A RETIRED version is READY again
+    (the account's oldest other READY one retiring if it is at its limit).
+    While a running tournament holds the account at a version, the choice
+    takes effect when the tournament ends (`version.current` says which).
+    Errors: MISSING_TOKEN, BAD_TOKEN, UNKNOWN_VERSION (also for another
+    account's version), VERSION_STATE (not READY or RETIRED), STORAGE.
+    """
     LeaseBuild: _grpc.UnaryUnaryMultiCallable[_president_pb2.LeaseBuildRequest, _president_pb2.LeaseBuildResponse]
     """For a builder (the organiser's host, which builds in its sandbox): lease
     the oldest QUEUED version (or a BUILDING one whose lease expired), which
@@ -342,6 +353,17 @@ class PresidentServiceAsyncStub(PresidentServiceStub):
     """A version's build log (capped): with the token of the account that
     submitted it, or the admin token. Errors: UNKNOWN_VERSION (also for
     another account's version), MISSING_TOKEN, BAD_TOKEN.
+    """
+    SetCurrentVersion: _aio.UnaryUnaryMultiCallable[_president_pb2.SetCurrentVersionRequest, _president_pb2.SetCurrentVersionResponse]  # type: ignore[assignment]
+    """Make a version of the account of the token in the metadata its current
+    one: the version the hosts run, the arena seats and a tournament pins. The
+    choice is stored (a restart keeps it) and lasts until the author chooses
+    again or a newer version becomes READY. A RETIRED version is READY again
+    (the account's oldest other READY one retiring if it is at its limit).
+    While a running tournament holds the account at a version, the choice
+    takes effect when the tournament ends (`version.current` says which).
+    Errors: MISSING_TOKEN, BAD_TOKEN, UNKNOWN_VERSION (also for another
+    account's version), VERSION_STATE (not READY or RETIRED), STORAGE.
     """
     LeaseBuild: _aio.UnaryUnaryMultiCallable[_president_pb2.LeaseBuildRequest, _president_pb2.LeaseBuildResponse]  # type: ignore[assignment]
     """For a builder (the organiser's host, which builds in its sandbox): lease
@@ -621,6 +643,23 @@ class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
         """A version's build log (capped): with the token of the account that
         submitted it, or the admin token. Errors: UNKNOWN_VERSION (also for
         another account's version), MISSING_TOKEN, BAD_TOKEN.
+        """
+
+    @_abc_1.abstractmethod
+    def SetCurrentVersion(
+        self,
+        request: _president_pb2.SetCurrentVersionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_president_pb2.SetCurrentVersionResponse, _abc.Awaitable[_president_pb2.SetCurrentVersionResponse]]:
+        """Make a version of the account of the token in the metadata its current
+        one: the version the hosts run, the arena seats and a tournament pins. The
+        choice is stored (a restart keeps it) and lasts until the author chooses
+        again or a newer version becomes READY. A RETIRED version is READY again
+        (the account's oldest other READY one retiring if it is at its limit).
+        While a running tournament holds the account at a version, the choice
+        takes effect when the tournament ends (`version.current` says which).
+        Errors: MISSING_TOKEN, BAD_TOKEN, UNKNOWN_VERSION (also for another
+        account's version), VERSION_STATE (not READY or RETIRED), STORAGE.
         """
 
     @_abc_1.abstractmethod

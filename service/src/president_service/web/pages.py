@@ -20,6 +20,8 @@
                                  carries, as JSON, each version with its arena ratings (its leaderboard entries)
     /api/versions/ID/log         GetBuildLog, as JSON, for the header's token: the version's account's, or the
                                  admin token
+    POST /api/versions/ID/current
+                                 SetCurrentVersion for the header's token (its account's version), as JSON
 
 A token is read from the Authorization header only, never from the query
 (an address lands in logs and history), and the answers it opens are not
@@ -91,6 +93,7 @@ def web_app(servicer: PresidentServicer) -> web.Application:
     app.router.add_get("/api/tournaments/{tournament_id}", _tournament)
     app.router.add_get("/api/versions", _versions)
     app.router.add_get("/api/versions/{version_id}/log", _build_log)
+    app.router.add_post("/api/versions/{version_id}/current", _set_current)
     return app
 
 
@@ -213,6 +216,14 @@ async def _build_log(request: web.Request) -> web.Response:
     except ServiceError as exc:
         return _refusal(exc)
     return _private(proto_json(found))
+
+
+async def _set_current(request: web.Request) -> web.Response:
+    try:
+        chosen = request.app[_SERVICER].set_current_version(_authorization(request), request.match_info["version_id"])
+    except ServiceError as exc:
+        return _refusal(exc)
+    return _private(proto_json(chosen))
 
 
 async def _summary(request: web.Request) -> web.Response:

@@ -32,11 +32,11 @@
     } catch (error) { /* storage refused (a private window): the token lives in the field only */ }
   }
 
-  /** The API's answer to `url` with the token as the Authorization header; a refusal throws its reason. */
-  async function fetchWithToken(url, token) {
+  /** The API's answer to `url` (a GET, or `method`) with the token as the Authorization header; a refusal throws its reason. */
+  async function fetchWithToken(url, token, method = "GET") {
     let response;
     try {
-      response = await fetch(url, { headers: { Accept: "application/json", Authorization: `Bearer ${token}` },
+      response = await fetch(url, { method, headers: { Accept: "application/json", Authorization: `Bearer ${token}` },
         cache: "no-store", credentials: "omit" });
     } catch (error) {
       throw new Refused(`the server cannot be reached (${error.message})`);
@@ -75,6 +75,7 @@
     + " sent only as the Authorization header; Forget clears it. The admin token lists no versions: use the"
     + " account's own." });
   const refusal = el("div", { class: "notice error", id: "refusal", role: "status", hidden: true });
+  const info = el("div", { class: "notice", id: "chosen", role: "status", hidden: true });
   const listing = el("section", { id: "versions" });
   const logBox = el("section", { id: "build-log", hidden: true });
 
@@ -88,7 +89,7 @@
   function statePill(v) {
     const [cls, label] = STATES[v.state] || ["", v.state];
     return [el("span", { class: `pill ${cls}`, "data-state": v.state, text: label }),
-      v.current ? [" ", el("span", { class: "pill current", "data-current": "", title: "the account's current version: its newest READY one, which a host runs and the arena seats", text: "current" })] : null];
+      v.current ? [" ", el("span", { class: "pill current", "data-current": "", title: "the account's current version, which a host runs and the arena seats", text: "current" })] : null];
   }
 
   function checkText(v) {
@@ -109,6 +110,12 @@
     const v = entry.version;
     const button = el("button", { type: "button", class: "log-button", "data-version": v.version_id, text: "Build log" });
     button.addEventListener("click", () => showLog(v.version_id, token));
+    const choosable = !v.current && (v.state === "VERSION_STATE_READY" || v.state === "VERSION_STATE_RETIRED");
+    let choose = null;
+    if (choosable) {
+      choose = el("button", { type: "button", class: "current-button", "data-version": v.version_id, text: "Make current" });
+      choose.addEventListener("click", () => makeCurrent(v.version_id, token));
+    }
     return el("tr", { "data-version": v.version_id, "data-state": v.state },
       el("td", {}, el("span", { class: "id", text: v.version_id }),
         v.player ? el("div", { class: "muted player", title: "the name it plays under", text: v.player }) : null),
@@ -119,7 +126,7 @@
       el("td", { class: "check", text: checkText(v) }),
       el("td", { class: "reason", text: v.reason || "" }),
       el("td", { class: "ratings" }, entry.ratings.length ? entry.ratings.map(ratingLine) : el("span", { class: "muted", text: "not rated" })),
-      el("td", {}, button));
+      el("td", {}, button, choose));
   }
 
   function table(answer, token) {
@@ -131,7 +138,8 @@
           "Arena rating", ""].map((h) => el("th", { text: h })))),
         el("tbody", {}, all.map((entry) => row(entry, token)))))
       : el("p", { class: "muted", text: "This account has submitted no version yet: president submit DIR sends one." }),
-    el("p", { class: "muted", text: "Current: the newest READY version, the one a host runs and the arena seats."
+    el("p", { class: "muted", text: "Current: the version a host runs and the arena seats: the one chosen last"
+      + " (Make current, or president versions --current ID), unless a newer version became READY since."
       + " Check match: a READY version first plays the house bots; the arena rates it once it passes."
       + " Rating: OpenSkill's \u03BC \u2212 3\u03C3 on each arena leaderboard the version is on, with its rank there." })];
   }
@@ -168,6 +176,22 @@
       listing.replaceChildren(...table(answer, token));
     }
     if (answer.versions.some((entry) => WAITING.has(entry.version.state))) timer = setTimeout(() => load(token), POLL_MS);
+  }
+
+  /** Make the version current, then list the versions again (a tournament may hold the choice back). */
+  async function makeCurrent(versionId, token) {
+    let answer;
+    try {
+      answer = await fetchWithToken(`/api/versions/${encodeURIComponent(versionId)}/current`, token, "POST");
+    } catch (error) {
+      refuse(`The version cannot be made current: ${error.message}`);
+      return;
+    }
+    last = "";
+    await load(token);
+    info.textContent = answer.version.current ? `${versionId} is current.` : `${versionId} becomes current when`
+      + " the running tournament that holds this account at its version ends.";
+    info.hidden = false;
   }
 
   // ------------------------------------------------------------------ a build log
@@ -217,11 +241,12 @@
     logBox.hidden = true;
     logBox.replaceChildren();
     refuse("");
+    info.hidden = true;
   });
 
   document.getElementById("topbar").replaceChildren(P.topbar("Bot versions", null));
   page.replaceChildren(el("section", { id: "token-section" }, el("h1", { text: "Bot versions" }), form, help),
-    refusal, listing, logBox);
+    refusal, info, listing, logBox);
   const kept = stored();
   if (kept) {
     input.value = kept;
