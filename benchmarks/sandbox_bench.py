@@ -13,6 +13,10 @@ the median of `--runs` runs, beside its floor measured in the same run:
    running `examples/python/first_bot.py` over its Play stream, from starting the four processes to the last
    one's exit: every bot in its own jail (a slot each, a relayed socket each) against every bot a plain child
    process; the figure is the ratio (aim: at most 1.2x).
+4. **A busy-looping neighbour**: the same jailed match while a fifth jail spins 8 threads all along, with no CPU
+   share (only the per-process CPU seconds: the spinner takes what the scheduler gives it) and with every jail
+   held to an equal share (`Sandbox.cpu_cores`, the machine's cores / 5, as `president host --versions --bots 5`
+   gives); the figures are each match's time over the match with no neighbour, and the CPU the spinner got.
 """
 
 from __future__ import annotations
@@ -116,17 +120,50 @@ def _tree(pid: int) -> list[int]:
     return found
 
 
-def _match(server: Server, work: Path, deals: int, *, jailed: bool) -> tuple[float, int]:
-    """Seconds from starting four bots to the last one's exit, and the median bot's peak resident KB."""
+SPINNER = """
+import threading, time
+def spin():
+    while True:
+        pass
+for _ in range(8):
+    threading.Thread(target=spin, daemon=True).start()
+time.sleep(3600)
+"""
+
+
+def _cpu_s(pids: list[int]) -> float:
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def _match(server: Server, work: Path, deals: int, *, jailed: bool, cores: float | None = None,
+           spinner: bool = False) -> tuple[float, int, float]:
+    """Seconds from starting four bots to the last one's exit, the median bot's peak resident KB, and the CPU
+    seconds a spinning neighbour (`spinner`) used meanwhile; every jail held to `cores` if given."""
     tokens = server.seats(deals)
     peaks = [0] * len(tokens)
+    spun = 0.0
     with ExitStack() as stack:
+        neighbour = None
+        if spinner:
+            spin = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-spinner-")))
+            os.chmod(spin, 0o755)
+            (spin / "bot.py").write_text(SPINNER)
+            neighbour = Sandbox(folder=spin, slot=FIRST_SLOT + 5, cpu_cores=cores).start(
+                [sys.executable, "bot.py"], log=work / "spinner.log")
+            time.sleep(1.0)  # spinning, and past its saved-up burst
         running = []
         for seat, token in enumerate(tokens):
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-bot-")))
             (folder / "given").mkdir()
             shutil.copy(FIRST_BOT, folder / "given" / "bot.py")
-            sandbox = Sandbox(folder=stage(folder / "given", folder), slot=FIRST_SLOT + 1 + seat)
+            sandbox = Sandbox(folder=stage(folder / "given", folder), slot=FIRST_SLOT + 1 + seat, cpu_cores=cores)
             env = {"PRESIDENT_TOKEN": token}
             socket = stack.enter_context(relay_to(server.target, sandbox.uid)) if jailed else None
             if not jailed:
@@ -143,14 +180,19 @@ def _match(server: Server, work: Path, deals: int, *, jailed: bool) -> tuple[flo
                     peaks[seat] = max(peaks[seat], _rss_kb(_tree(bot.process.pid)))
         sampler = threading.Thread(target=sample)
         sampler.start()
+        spun = -_cpu_s(_tree(neighbour.process.pid)) if neighbour else 0.0
         ended = [bot.wait() for bot in bots]
         took = time.perf_counter() - started
+        if neighbour is not None:
+            spun += _cpu_s(_tree(neighbour.process.pid))
+            neighbour.stop()
+            neighbour.wait()
         done.set()
         sampler.join()
     for end, (_, _, _, log) in zip(ended, running, strict=True):
         if end.status != 0:
             raise SystemExit(f"a bot failed ({end.reason}): {log.read_text()[-2000:]}")
-    return took, int(statistics.median(peaks))
+    return took, int(statistics.median(peaks)), spun
 
 
 def main() -> None:
@@ -170,13 +212,18 @@ def main() -> None:
         server = Server(work)
         try:
             plain, jailed, plain_kb, jailed_kb = [], [], [], []
+            share = (os.cpu_count() or 1) / 5
+            crowded: dict[str, list[tuple[float, float]]] = {"no share": [], f"{share:.2f} cores each": []}
             for _ in range(args.runs):
-                took, kb = _match(server, work, args.deals, jailed=False)
+                took, kb, _ = _match(server, work, args.deals, jailed=False)
                 plain.append(took)
                 plain_kb.append(kb)
-                took, kb = _match(server, work, args.deals, jailed=True)
+                took, kb, _ = _match(server, work, args.deals, jailed=True)
                 jailed.append(took)
                 jailed_kb.append(kb)
+                for runs, cores in zip(crowded.values(), (None, share), strict=True):
+                    took, _, spun = _match(server, work, args.deals, jailed=True, cores=cores, spinner=True)
+                    runs.append((took, spun))
         finally:
             server.close()
     print(f"memory per hosted bot (peak resident, median bot, median of {args.runs}): sandbox"
@@ -186,6 +233,12 @@ def main() -> None:
     print(f"a {args.deals}-deal match of four first bots, start to last exit (median of {args.runs}): sandbox"
           f" {statistics.median(jailed):.2f} s, plain {statistics.median(plain):.2f} s: {ratio:.2f}x (aim: at most"
           " 1.2x)")
+    alone = statistics.median(jailed)
+    for how, runs in crowded.items():
+        took = statistics.median(t for t, _ in runs)
+        rate = statistics.median(spun / t for t, spun in runs)
+        print(f"the jailed match beside a jail spinning 8 threads, {how} (median of {args.runs}): {took:.2f} s,"
+              f" {took / alone:.2f}x the match alone; the spinner used {rate:.2f} cores meanwhile")
 
 
 if __name__ == "__main__":

@@ -130,6 +130,30 @@ def test_a_cpu_hog_is_killed_at_its_cpu_seconds(host: Host) -> None:
     assert attacked.exit.reason == "killed by the CPU limit (1 s a process)"
 
 
+SPINNER = """
+    import sys, threading, time
+    def spin():
+        while True:
+            pass
+    for _ in range(4):
+        threading.Thread(target=spin, daemon=True).start()
+    time.sleep(float(sys.argv[1]))
+    print("cpu", time.process_time(), flush=True)
+"""
+
+
+def test_a_busy_looping_bot_is_held_to_its_cpu_share(host: Host) -> None:
+    """Four threads spinning, on and off its turn: the jail is stopped whenever it is past its share, so over its
+    run it uses about its share (a burst of one second's share, plus a sampling period's overshoot, on top) while
+    the normal bot's match is played to its end."""
+    started = time.monotonic()
+    attacked = host.attack("spinner", SPINNER, "3", slot=6, cpu_cores=0.2)
+    lived = time.monotonic() - started
+    used = float(attacked.output.split("cpu ")[-1])
+    assert attacked.exit.status == 0 and attacked.exit.throttled_s > 0, attacked
+    assert used <= 0.2 * lived + 0.2 + 4 * 0.2, (used, lived)  # unheld, four spinning threads take whole cores
+
+
 def test_no_network_but_the_servers_socket(host: Host) -> None:
     with socket.socket() as tcp, socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
         tcp.bind(("127.0.0.1", 0))

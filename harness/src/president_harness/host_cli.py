@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import os
 import shlex
 import sys
@@ -85,6 +86,10 @@ def add_host_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
                       help=f"CPU seconds of each process, then it is killed (default {_DEFAULTS.cpu_s})")
     host.add_argument("--processes", type=whole_limit, default=_DEFAULTS.processes,
                       help=f"processes and threads at once (default {_DEFAULTS.processes})")
+    host.add_argument("--cpu-cores", type=_cores, default=None, metavar="CORES",
+                      help="each bot's share of this machine's CPU, in cores on average, all its processes and"
+                           " threads together: past it the bot is stopped until its share catches up (default:"
+                           " with --versions, this machine's cores / --bots; with --bot, no share)")
     host.add_argument("--wall-clock", type=seconds_limit, default=None, metavar="SECONDS",
                       help="kill each run after this long (default: no limit)")
     host.add_argument("--no-sandbox", action="store_true",
@@ -105,7 +110,7 @@ def host_command(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"president host: {exc}", file=sys.stderr)
         return 2
-    sandbox = _sandbox(args, folder)
+    sandbox = _sandbox(args, folder, args.cpu_cores)
     if not args.no_sandbox and (problem := sandbox.check()) is not None:
         print(f"president host: {problem}; not running {folder} (--no-sandbox would run it with this user's rights)",
               file=sys.stderr)
@@ -134,15 +139,25 @@ def host_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _sandbox(args: argparse.Namespace, folder: Path) -> Sandbox:
+def _cores(text: str) -> float:
+    try:
+        cores = float(text)
+    except ValueError:
+        cores = math.nan
+    if not (math.isfinite(cores) and 0.01 <= cores <= 4096):
+        raise argparse.ArgumentTypeError(f"{text!r}: a number of cores, from 0.01")
+    return cores
+
+
+def _sandbox(args: argparse.Namespace, folder: Path, cores: float | None) -> Sandbox:
     return Sandbox(folder=folder, slot=args.slot, memory_bytes=args.memory_mb * MB, cpu_s=args.cpu_seconds,
-                   processes=args.processes, wall_s=args.wall_clock)
+                   processes=args.processes, wall_s=args.wall_clock, cpu_cores=cores)
 
 
 def _host_versions(args: argparse.Namespace) -> int:
     if (admin := admin_metadata(args.admin_token, "host")) is None:
         return 2
-    sandbox = _sandbox(args, Path())
+    sandbox = _sandbox(args, Path(), args.cpu_cores or max(0.01, (os.cpu_count() or 1) / args.bots))
     if not args.no_sandbox and (problem := sandbox.check()) is not None:
         print(f"president host: {problem}; not running any version (--no-sandbox would run them with this user's"
               " rights)", file=sys.stderr)

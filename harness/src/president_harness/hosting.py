@@ -62,8 +62,9 @@ class Keeper:
 
     def _keep(self) -> None:
         sandbox = self.sandbox
+        share = "" if sandbox.cpu_cores is None else f", {sandbox.cpu_cores:.2f} cores of CPU"
         how = (f"in its sandbox (uid {sandbox.uid}; {sandbox.memory_bytes // MB} MB and {sandbox.cpu_s} CPU s a"
-               f" process, {sandbox.processes} processes)" if self.jailed else
+               f" process, {sandbox.processes} processes{share})" if self.jailed else
                "WITHOUT A SANDBOX (--no-sandbox): it can read, write and reach whatever this user can")
         delay = FIRST_DELAY_S
         for run in itertools.count(1):
@@ -84,6 +85,8 @@ class Keeper:
                 delay = FIRST_DELAY_S
             cut = (f", its output cut at {sandbox.output_bytes // 1024} KB of {ended.output_bytes // 1024} KB"
                    if ended.output_bytes > sandbox.output_bytes else "")
+            if ended.throttled_s >= 0.05:
+                cut += f", stopped {ended.throttled_s:.1f} s in all for using more than its CPU share"
             say(f"{self.name}: run {run} {ended.reason} after {lasted:.1f} s{cut} (log {self.log});"
                  f" starting again in {delay:g} s")
             if self._stopping.wait(delay):
@@ -147,6 +150,7 @@ class Hosting:
         try:
             sandbox = Sandbox(folder=folder, slot=slot, memory_bytes=self.sandbox.memory_bytes,
                               cpu_s=self.sandbox.cpu_s, processes=self.sandbox.processes, wall_s=self.sandbox.wall_s,
+                              cpu_cores=self.sandbox.cpu_cores,
                               runtime=runtime)
             if self.jailed:
                 snapshot = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="president-host-")))

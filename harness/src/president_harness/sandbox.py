@@ -46,6 +46,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+from president_harness.cpu_quota import QUOTA
+
 FIRST_UID = 100_000
 """The user id of slot 0; slot N runs as FIRST_UID + N, inside the jail and (when the host is root) outside."""
 BOT_DIR = "/bot"
@@ -149,6 +151,9 @@ class Sandbox:
     must give it to the sandbox's user first."""
     runtime: tuple[Path, ...] = ()
     """More files or folders bound read-only where the host has them: another runtime (Node's ``node``)."""
+    cpu_cores: float | None = None
+    """Its share of the machine's CPU, in cores on average, all its processes and threads together (held by
+    `cpu_quota`, which stops it while it is over); None: only `cpu_s` bounds it."""
 
     @property
     def uid(self) -> int:
@@ -269,6 +274,8 @@ class Exit:
     """For the organiser, in one line: e.g. "killed at the wall clock (5 s)", "exited with status 1"."""
     output_bytes: int
     """Bytes of output, all of them (the log holds at most the sandbox's output_bytes)."""
+    throttled_s: float = 0.0
+    """Time it spent stopped for using more than its CPU share (`Sandbox.cpu_cores`)."""
 
 
 class Jailed:
@@ -286,6 +293,8 @@ class Jailed:
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
         self._pidfd: int | None = os.pidfd_open(self.process.pid)
         """Signals go through it, so never to a process given the pid after this one's end; None once reaped."""
+        if sandbox.cpu_cores is not None:
+            QUOTA.watch(self.process.pid, sandbox.cpu_cores)
         self._signalling = threading.Lock()
         self._reader = threading.Thread(target=self._read, name=f"sandbox-{sandbox.slot}-output", daemon=True)
         self._reader.start()
@@ -328,6 +337,7 @@ class Jailed:
     def wait(self) -> Exit:
         """Wait for the end and say why it came."""
         self.process.wait()
+        throttled = QUOTA.forget(self.process.pid)
         if self._timer is not None:
             self._timer.cancel()
         with self._signalling:
@@ -335,7 +345,7 @@ class Jailed:
                 os.close(self._pidfd)
                 self._pidfd = None
         self._reader.join(10)
-        return Exit(self.process.returncode, self._reason(self.process.returncode), self._output)
+        return Exit(self.process.returncode, self._reason(self.process.returncode), self._output, throttled)
 
     def _reason(self, status: int) -> str:
         sandbox = self.sandbox

@@ -1,0 +1,167 @@
+"""Equal CPU for every jail without cgroups: each running jail may use `cores` of CPU on average; past that it is
+stopped (SIGSTOP) until its share has caught up, then continued (SIGCONT).
+
+It is cgroup v2's ``cpu.max`` in user space, for machines (and containers) that give no cgroup controllers. One
+thread samples every watched jail each `PERIOD_S`: the CPU time of every process under the jail's first process
+(a process tree read from /proc, so threads and children count, and a reaped child's time lives on in its
+reaper's), against a budget that grows by ``cores * PERIOD_S`` a period and holds at most `BURST_S` seconds of
+it, so a bot that was idle may think at full speed for a moment, and no bot averages more than its share over
+any second. A busy-looping bot, however many threads it runs, gets its share and no more, and so cannot think
+on the others' time. Signals go through pidfds checked against each process's start time, so a pid reused by
+another process is never signalled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
+
+PERIOD_S = 0.1
+BURST_S = 1.0
+"""Seconds of a jail's share it may save up while idle and spend at once."""
+_TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass(frozen=True, slots=True)
+class _Process:
+    parent: int
+    cpu_s: float
+    """Its CPU time and its reaped children's."""
+    started: int
+    """Its start time (clock ticks after boot): with the pid, which process this is."""
+
+
+def _read(pid: int | str) -> _Process | None:
+    """The process, from /proc/PID/stat; None once it has ended."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            data = stat.read()
+    except OSError:
+        return None
+    fields = data[data.rindex(b")") + 2:].split()
+    # fields from the state on: ppid 1, utime 11, stime 12, cutime 13, cstime 14, starttime 19
+    return _Process(parent=int(fields[1]), started=int(fields[19]),
+                    cpu_s=sum(int(f) for f in fields[11:15]) * _TICK_S)
+
+
+def _processes() -> dict[int, _Process]:
+    return {int(entry.name): process for entry in os.scandir("/proc")
+            if entry.name.isdigit() and (process := _read(entry.name)) is not None}
+
+
+def _tree(root: int, processes: dict[int, _Process]) -> dict[int, _Process]:
+    children: dict[int, list[int]] = {}
+    for pid, process in processes.items():
+        children.setdefault(process.parent, []).append(pid)
+    tree, todo = {}, [root] if root in processes else []
+    while todo:
+        pid = todo.pop()
+        tree[pid] = processes[pid]
+        todo.extend(children.get(pid, ()))
+    return tree
+
+
+@dataclass(eq=False)
+class _Jail:
+    root: int
+    started: int
+    cores: float
+    budget_s: float
+    """CPU seconds it may still use now."""
+    used_s: float = 0.0
+    stopped: dict[int, int] = field(default_factory=dict)
+    """Pid -> start time of the processes it stopped."""
+    throttled_s: float = 0.0
+    """Time it spent stopped."""
+
+
+class CpuQuota:
+    """The thread that holds each watched jail to its share (one for the whole host: `QUOTA`)."""
+
+    def __init__(self, period_s: float = PERIOD_S) -> None:
+        self._period_s = period_s
+        self._jails: dict[int, _Jail] = {}
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, pid: int, cores: float) -> None:
+        """Hold the process `pid` and everything it starts to `cores` of CPU on average, until `forget`."""
+        started = _read(pid)
+        with self._lock:
+            self._jails[pid] = _Jail(root=pid, started=started.started if started else -1, cores=cores,
+                                     budget_s=BURST_S * cores)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="cpu-quota", daemon=True)
+                self._thread.start()
+
+    def forget(self, pid: int) -> float:
+        """Stop watching `pid` (its jail ended, or is ending: what was stopped is continued); the time it spent
+        stopped."""
+        with self._lock:
+            jail = self._jails.pop(pid, None)
+        if jail is None:
+            return 0.0
+        _signal(jail.stopped, signal.SIGCONT)
+        return jail.throttled_s
+
+    def _run(self) -> None:
+        last = time.monotonic()
+        while True:
+            time.sleep(self._period_s)
+            now = time.monotonic()
+            elapsed, last = now - last, now
+            with self._lock:
+                jails = list(self._jails.values())
+            if jails:
+                processes = _processes()
+                for jail in jails:
+                    self._hold(jail, processes, elapsed)
+
+    def _hold(self, jail: _Jail, processes: dict[int, _Process], elapsed: float) -> None:
+        root = processes.get(jail.root)
+        if root is None or root.started != jail.started:
+            return  # it ended: `forget` comes
+        if jail.stopped:
+            jail.throttled_s += elapsed
+        tree = _tree(jail.root, processes)
+        used = max(jail.used_s, sum(p.cpu_s for p in tree.values()))
+        jail.budget_s = min(BURST_S * jail.cores, jail.budget_s + jail.cores * elapsed) - (used - jail.used_s)
+        jail.used_s = used
+        with self._lock:
+            if jail.root not in self._jails:
+                return
+            if jail.budget_s < 0:
+                if not jail.stopped:
+                    self._stop(jail, tree)
+            elif jail.stopped:
+                _signal(jail.stopped, signal.SIGCONT)
+                jail.stopped = {}
+
+    @staticmethod
+    def _stop(jail: _Jail, tree: dict[int, _Process]) -> None:
+        """Stop every process of the jail; again for any a process started before it was stopped itself."""
+        while todo := {pid: p.started for pid, p in tree.items() if pid not in jail.stopped}:
+            _signal(todo, signal.SIGSTOP)
+            jail.stopped.update(todo)
+            tree = _tree(jail.root, _processes())
+
+
+def _signal(processes: dict[int, int], signum: int) -> None:
+    """Send `signum` to each process (pid -> start time) that is still the one seen."""
+    for pid, started in processes.items():
+        with contextlib.suppress(OSError):
+            fd = os.pidfd_open(pid)
+            try:
+                seen = _read(pid)
+                if seen is not None and seen.started == started:
+                    signal.pidfd_send_signal(fd, signum)
+            finally:
+                os.close(fd)
+
+
+QUOTA = CpuQuota()
+"""The host's one quota thread: every jail with a CPU share registers here."""
