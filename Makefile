@@ -9,7 +9,7 @@ PYPROJECTS := engine/pyproject.toml protocol/pyproject.toml sdk/pyproject.toml s
   learn/pyproject.toml
 
 .PHONY: all venv test lint typecheck pytest pytest-compiled engine-compiled bench bench-engine bench-bots bench-expert bench-expert-clock bench-service bench-arena \
-  bench-ladder bench-ladder-speed bench-seat bench-sandbox bench-tournament bench-kits bench-install run clean
+  bench-ladder bench-ladder-speed bench-seat bench-streams bench-new-streams bench-sandbox bench-tournament bench-kits bench-install run clean
 
 all: test
 
@@ -178,8 +178,8 @@ examples/node/node_modules/.package-lock.json: examples/node/package-lock.json
 	cd examples/node && npm ci --no-audit --no-fund
 
 ## bench: throughput figures (medians of 5 runs), and whether the expert keeps its clock (issue 28's bar); not a test.
-bench: bench-engine bench-bots bench-service bench-arena bench-ladder bench-ladder-speed bench-seat bench-sandbox \
-  bench-tournament bench-expert-clock bench-kits
+bench: bench-engine bench-bots bench-service bench-arena bench-ladder bench-ladder-speed bench-seat bench-streams \
+  bench-new-streams bench-sandbox bench-tournament bench-expert-clock bench-kits
 
 bench-engine: $(STAMP) $(ENGINE_COMPILED)/.built
 	$(PY) benchmarks/engine_bench.py
@@ -233,6 +233,16 @@ bench-ladder-speed: $(STAMP)
 ## live match and CPU per move, each beside a raw gRPC floor measured in the same run (docs/scaling.md).
 bench-seat: $(STAMP)
 	$(PY) benchmarks/seat_bench.py
+
+## bench-streams: how Play streams end (issue 27 item 11): the count of each final status of timed matches' streams
+## whose seats answer near the deadline, and of streams as the server drains (medians of 3 runs, ~2 min).
+bench-streams: $(STAMP)
+	$(PY) benchmarks/stream_status_bench.py
+
+## bench-new-streams: new Play streams while 200 matches play (issue 27 item 10): time to Welcome (median, p90, max)
+## and how each new stream ends, one new match at a time and in a burst of 400 (medians of 3 runs, ~4 min).
+bench-new-streams: $(STAMP)
+	$(PY) benchmarks/new_streams_bench.py
 
 ## run: the main job: a server on localhost, a live match of built-in bots, then a seat for your bot.
 run: $(RUN_STAMP)

@@ -77,6 +77,20 @@ class Kit:
         ], ids=["no-server", "no-token", "bad-flag"])
 
 
+GO = Kit("go", "Go", "golang-go golang-google-grpc-dev protoc-gen-go-grpc golang-goprotobuf-dev protobuf-compiler",
+         tools=("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc"))
+JAVA_JARS = ("grpc-netty", "protobuf", "proto-google-common-protos", "guava", "netty-codec-http2", "perfmark-api",
+             "gson")
+"""One jar of each package the Java kit needs besides the tools' (libgrpc-java, libprotobuf-java, ...)."""
+JAVA = Kit("java", "Java",
+           "default-jdk-headless protobuf-compiler protobuf-compiler-grpc-java-plugin libgrpc-java libprotobuf-java"
+           " libgoogle-common-protos-java libguava-java libnetty-java libperfmark-java libgoogle-gson-java",
+           tools=("java", "javac", "jar", "protoc", "grpc_java_plugin"),
+           also_missing=tuple(f"/usr/share/java/{jar}.jar" for jar in JAVA_JARS
+                              if not Path(f"/usr/share/java/{jar}.jar").is_file()))
+"""The kits tested in more than one file (their own tests, and hosted as versions)."""
+
+
 def make(kit: Path, *targets: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["make", "-C", str(kit), *targets], capture_output=True, text=True, timeout=900,
                           check=False)

@@ -7,10 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from kit_support import Kit, assert_one_line_mistake, assert_own_tests_pass, assert_passes_conformance, both_modes
-
-KIT = Kit("go", "Go", "golang-go golang-google-grpc-dev protoc-gen-go-grpc golang-goprotobuf-dev protobuf-compiler",
-          tools=("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc"))
+from kit_support import GO as KIT
+from kit_support import assert_one_line_mistake, assert_own_tests_pass, assert_passes_conformance, both_modes
 
 pytestmark = [KIT.skip_unless_ci, pytest.mark.xdist_group("go-kit")]  # one worker builds the kit once
 

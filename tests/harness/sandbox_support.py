@@ -103,10 +103,10 @@ class Host:
                     jailed.stop()
                 jailed.wait()
 
-    def attack(self, name: str, code: str, *args: str, slot: int, **limits: int) -> Attacked:
+    def attack(self, name: str, code: str, *args: str, slot: int, loopback: bool = False, **limits: int) -> Attacked:
         """Run a hostile bot, with an account of its own, to its end (or its wall clock) while a normal bot in
         another jail plays a match to its end."""
-        sandbox = Sandbox(folder=self.folder(name, code), slot=slot, wall_s=WALL_S, **limits)
+        sandbox = Sandbox(folder=self.folder(name, code), slot=slot, wall_s=WALL_S, loopback=loopback, **limits)
         (_, token), = self.accounts(1)
         with self.running(sandbox, [sys.executable, "bot.py", *args], token) as jailed:
             self.plays_a_match()

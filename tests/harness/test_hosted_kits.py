@@ -1,11 +1,13 @@
 """A starter kit's bot as a hosted version (issues 23 and 26), with the real commands: the kit built from a clean
-copy with its one command, `president submit` of its folder (its manifest, president-bot.toml: runtime "binary"),
-`president builder` checking the binary starts in the sandbox, and `president host --versions` running it in a
-sandbox, where it passes its check match and is rated in the arena as `account@version`.
+copy with its one command, `president submit` of its folder (its manifest, president-bot.toml: runtime "binary"
+for Go, "java" for Java), `president builder` checking the bot starts in the sandbox, and `president host
+--versions` running it in a sandbox, where it passes its check match and is rated in the arena as
+`account@version`.  The Java bot reaches the server through the jail's loopback relay (`Sandbox.loopback`) and
+runs within the jail's default limits, the same as every other bot's.
 
-Only the Go kit is run here: the C++ kit's manifest is the same, but its build (about 1.5 minutes of one core) does
-not fit the CI budget beside tests/cpp's; the Java kit cannot play in the jail (see examples/java/README.md).
-Skipped without a sandbox or the kit's toolchain here, failed in CI (as the other kit and sandbox tests)."""
+The Go and Java kits are run here: the C++ kit's manifest is the Go kit's, but its build (about 1.5 minutes of one
+core) does not fit the CI budget beside tests/cpp's.  Skipped without a sandbox or the kit's toolchain here, failed
+in CI (as the other kit and sandbox tests)."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from kit_support import PRESIDENT, Kit
+from kit_support import GO, JAVA, PRESIDENT, Kit
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from process_support import president, stop_with_ctrl_c, wait_for_text
@@ -24,17 +26,11 @@ from sandbox_support import require_sandbox
 from support import free_port
 
 ADMIN = "hosted-kits-admin-7d21"
-GO = Kit("go", "Go", "golang-go golang-google-grpc-dev protoc-gen-go-grpc golang-goprotobuf-dev protobuf-compiler",
-         tools=("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc"))
 
 pytestmark = pytest.mark.slow
 
 
-
-
-
-
-@pytest.mark.parametrize("kit", [pytest.param(GO, marks=GO.skip_unless_ci, id="go")])
+@pytest.mark.parametrize("kit", [pytest.param(kit, marks=kit.skip_unless_ci, id=kit.folder) for kit in (GO, JAVA)])
 def test_a_kit_bot_is_submitted_built_hosted_checked_and_rated(kit: Kit, tmp_path: Path,
                                                                tmp_path_factory: pytest.TempPathFactory) -> None:
     require_sandbox()

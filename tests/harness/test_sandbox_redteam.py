@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import socket
+import textwrap
 import threading
 import time
 from collections.abc import Iterator
@@ -250,10 +251,31 @@ def test_no_signals_ptrace_or_new_namespaces_outside_its_jail(host: Host) -> Non
     """, str(os.getpid()), str(host.process.pid), slot=8)
     output = attacked.output
     assert output.count("kill failed ProcessLookupError") == 2, output
-    assert output.count("ptrace failed: No such process") == 2, output
+    assert output.count("ptrace failed: Operation not permitted") == 2, output  # the seccomp filter's EPERM
     assert "worked" not in output and output.count(" failed") == 9, output
     assert host.process.poll() is None
     assert attacked.exit.reason.startswith("killed by SIGKILL"), attacked.exit
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the system call numbers below are x86-64's")
+def test_the_kernels_widest_calls_are_refused_by_the_seccomp_filter(host: Host) -> None:
+    """Calls no bot needs (keyrings, BPF, perf counters, userfaultfd, io_uring, mounts, modules) fail with EPERM;
+    the bot itself runs on, and the normal bot's match is played to its end."""
+    attacked = host.attack("syscalls", """
+        import ctypes, errno
+        libc = ctypes.CDLL(None, use_errno=True)
+        calls = {"add_key": 248, "keyctl": 250, "bpf": 321, "perf_event_open": 298, "userfaultfd": 323,
+                 "io_uring_setup": 425, "mount": 165, "init_module": 175, "kexec_load": 246, "setns": 308}
+        for name, number in calls.items():
+            ctypes.set_errno(0)
+            result = libc.syscall(number, 0, 0, 0, 0, 0)
+            print(name, "refused" if result == -1 and ctypes.get_errno() == errno.EPERM else
+                  f"gave {result} errno {ctypes.get_errno()}")
+        print("still running", flush=True)
+    """, slot=12)
+    output = attacked.output
+    assert output.count(" refused") == 10 and "still running" in output, output
+    assert attacked.exit.status == 0
 
 
 def test_a_forged_token_is_refused_by_the_server(host: Host) -> None:
@@ -273,22 +295,58 @@ def test_a_forged_token_is_refused_by_the_server(host: Host) -> None:
     assert attacked.exit.status == 0
 
 
+FLOOD = textwrap.dedent("""
+    held = [connect() for _ in range(200)]
+    time.sleep(1)
+    still_open = 0
+    for s in held:
+        s.setblocking(False)
+        try:
+            still_open += s.recv(1) != b""
+        except BlockingIOError:
+            still_open += 1
+    print("open:", still_open, flush=True)
+""")
+"""200 connections through `connect()`, held for a second: how many the relay keeps open."""
+
+
 def test_a_flood_of_connections_on_its_socket_is_capped(host: Host) -> None:
-    attacked = host.attack("connections", """
+    attacked = host.attack("connections", textwrap.dedent("""
         import socket, time
-        held = []
-        for _ in range(200):
-            held.append(socket.socket(socket.AF_UNIX))
-            held[-1].connect("/run/president.sock")
-        time.sleep(1)
-        still_open = 0
-        for s in held:
-            s.setblocking(False)
-            try:
-                still_open += s.recv(1) != b""
-            except BlockingIOError:
-                still_open += 1
-        print("open:", still_open)
-    """, slot=10)
+        def connect():
+            held = socket.socket(socket.AF_UNIX)
+            held.connect("/run/president.sock")
+            return held
+    """) + FLOOD, slot=10)
     assert 0 < int(attacked.output.split("open: ", 1)[1].split()[0]) <= 16, attacked.output
     assert attacked.exit.status == 0
+
+
+def test_the_loopback_relay_reaches_only_the_server_under_the_jails_limits_and_ends_the_jail(host: Host) -> None:
+    attacked = host.attack("loopback", textwrap.dedent("""
+        import os, signal, socket, sys, time
+        import grpc
+        from president_protocol.v1 import president_pb2 as pb, president_pb2_grpc as pb_grpc
+        server = os.environ["PRESIDENT_SERVER"]
+        with grpc.insecure_channel(server) as channel:
+            pb_grpc.PresidentServiceStub(channel).ListMatches(pb.ListMatchesRequest(), timeout=10)
+            print("reached the server at", server)
+        try:
+            socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2).close()
+            print("tcp server connected")
+        except OSError as exc:
+            print("tcp server failed", type(exc).__name__)
+        limits = [open(f"/proc/{pid}/limits").read() for pid in (os.getpid(), os.getppid())]
+        print("relay's limits are the bot's:", limits[0] == limits[1], open(f"/proc/{os.getppid()}/cmdline").read())
+        def connect():
+            return socket.create_connection(("127.0.0.1", 50051))
+    """) + FLOOD + textwrap.dedent("""
+        os.kill(os.getppid(), signal.SIGKILL)
+        time.sleep(3)
+        print("outlived the relay")
+    """), str(host.tcp_port), slot=11, loopback=True)
+    output = attacked.output
+    assert "reached the server at 127.0.0.1:50051" in output and "tcp server failed" in output, output
+    assert "relay's limits are the bot's: True" in output and "president_harness.sandbox" in output, output
+    assert 0 < int(output.split("open: ", 1)[1].split()[0]) <= 16, output
+    assert "outlived the relay" not in output and "wall clock" not in attacked.exit.reason, (attacked.exit, output)

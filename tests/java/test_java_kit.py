@@ -8,16 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
-from kit_support import Kit, assert_one_line_mistake, assert_own_tests_pass, assert_passes_conformance, both_modes
-
-JARS = ("grpc-netty", "protobuf", "proto-google-common-protos", "guava", "netty-codec-http2", "perfmark-api", "gson")
-"""One jar of each package the kit needs besides the tools' (libgrpc-java, libprotobuf-java, ...)."""
-KIT = Kit("java", "Java",
-          "default-jdk-headless protobuf-compiler protobuf-compiler-grpc-java-plugin libgrpc-java libprotobuf-java"
-          " libgoogle-common-protos-java libguava-java libnetty-java libperfmark-java libgoogle-gson-java",
-          tools=("java", "javac", "jar", "protoc", "grpc_java_plugin"),
-          also_missing=tuple(f"/usr/share/java/{jar}.jar" for jar in JARS
-                             if not Path(f"/usr/share/java/{jar}.jar").is_file()))
+from kit_support import JAVA as KIT
+from kit_support import assert_one_line_mistake, assert_own_tests_pass, assert_passes_conformance, both_modes
 
 pytestmark = [KIT.skip_unless_ci, pytest.mark.xdist_group("java-kit")]  # one worker builds the kit once
 

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from arena_support import ARENA, arena_settings
+from arena_support import ARENA, arena_settings, house_bots
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_service.clock import ClockSettings
@@ -95,9 +95,7 @@ def test_a_rated_arena_match_a_bot_left_is_played_out_and_rated(tmp_path: Path) 
         arena = arena_settings(clock=ClockSettings(move_ms=0, bank_ms=0, max_strikes=2))
         async with running(tmp_path / "r.db", arena=arena, absence_s=ABSENCE_S) as server, \
                 client(server.port) as stub:
-            houses = [SessionBot(stub, await new_account(stub, f"house-{i}", house=True), accepts=ARENA)
-                      for i in range(3)]
-            tasks = [asyncio.create_task(h.run()) for h in houses]
+            _, tasks = await house_bots(stub)
             newbie = SessionBot(stub, await new_account(stub, "newbie"), accepts=ARENA)
 
             def in_a_rated_match(bot: SessionBot) -> bool:

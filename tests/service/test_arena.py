@@ -7,7 +7,7 @@ import asyncio
 import time
 from pathlib import Path
 
-from arena_support import ARENA, arena_settings
+from arena_support import ARENA, arena_settings, house_bots
 from president_protocol.v1 import president_pb2 as pb
 from service_support import ServerProcess, auth, client, running
 from session_support import SessionBot, new_account
@@ -17,9 +17,7 @@ from support import free_port
 def test_a_newcomer_plays_a_check_match_then_is_rated_against_the_house(tmp_path: Path) -> None:
     async def main() -> None:
         async with running(tmp_path / "a.db", arena=arena_settings()) as server, client(server.port) as stub:
-            houses = [SessionBot(stub, await new_account(stub, f"house-{i}", house=True), accepts=ARENA)
-                      for i in range(3)]
-            tasks = [asyncio.create_task(h.run()) for h in houses]
+            houses, tasks = await house_bots(stub)
             await asyncio.sleep(0.3)
             assert not any(h.messages for h in houses)  # house bots alone never play each other
             newbie = SessionBot(stub, await new_account(stub, "newbie"), accepts=ARENA)
@@ -47,9 +45,7 @@ def test_a_newcomer_plays_a_check_match_then_is_rated_against_the_house(tmp_path
 def test_a_bot_that_times_out_in_its_check_match_is_told_why_and_not_rated(tmp_path: Path) -> None:
     async def main() -> None:
         async with running(tmp_path / "f.db", arena=arena_settings()) as server, client(server.port) as stub:
-            houses = [SessionBot(stub, await new_account(stub, f"house-{i}", house=True), accepts=ARENA)
-                      for i in range(3)]
-            tasks = [asyncio.create_task(h.run()) for h in houses]
+            _, tasks = await house_bots(stub)
             sleepy = SessionBot(stub, await new_account(stub, "sleepy"), accepts=ARENA)
             await asyncio.wait_for(silent_run(sleepy), 60)
             failed = sleepy.notices("CHECK_FAILED")

@@ -8,7 +8,7 @@ import asyncio
 import re
 from pathlib import Path
 
-from arena_support import ARENA, arena_settings
+from arena_support import ARENA, arena_settings, house_bots
 from president_protocol.v1 import president_pb2 as pb
 from service_support import client, running
 from session_support import SessionBot, new_account
@@ -36,9 +36,7 @@ def test_the_next_check_match_waits_and_a_new_session_ends_the_wait(tmp_path: Pa
         settings = arena_settings(check_retry_s=600.0, check_retry_max_s=3600.0)
         async with running(tmp_path / "b.db", arena=settings) as server, \
                 client(server.port) as stub:
-            houses = [SessionBot(stub, await new_account(stub, f"house-{i}", house=True), accepts=ARENA)
-                      for i in range(3)]
-            tasks = [asyncio.create_task(h.run()) for h in houses]
+            _, tasks = await house_bots(stub)
             broken = SessionBot(stub, await new_account(stub, "broken"), accepts=ARENA)
             first = asyncio.create_task(_faulty(broken))
             [failed] = await asyncio.wait_for(_verdicts(broken, 1), 60)
@@ -59,9 +57,7 @@ def test_each_further_failure_on_one_session_doubles_the_wait_up_to_its_cap(tmp_
     async def main() -> None:
         arena = arena_settings(check_retry_s=1.0, check_retry_max_s=2.0)
         async with running(tmp_path / "d.db", arena=arena) as server, client(server.port) as stub:
-            houses = [SessionBot(stub, await new_account(stub, f"house-{i}", house=True), accepts=ARENA)
-                      for i in range(3)]
-            tasks = [asyncio.create_task(h.run()) for h in houses]
+            _, tasks = await house_bots(stub)
             broken = SessionBot(stub, await new_account(stub, "broken"), accepts=ARENA)
             playing = asyncio.create_task(_faulty(broken))
             failed = await asyncio.wait_for(_verdicts(broken, 3), 60)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from arena_support import ARENA, arena_settings
+from arena_support import ARENA, arena_settings, house_bots
 from president_protocol.status import read_refusal
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
@@ -109,9 +109,7 @@ def test_an_unrenewed_lease_passes_to_another_host_and_its_token_stops_working(t
 def test_the_arena_checks_rates_and_lists_the_version_and_seats_only_the_current_one(tmp_path: Path) -> None:
     async def main() -> None:
         async with running(tmp_path / "h.db", arena=arena_settings()) as server, client(server.port) as stub:
-            houses = [SessionBot(stub, await new_account(stub, f"house-{i}", house=True), accepts=ARENA)
-                      for i in range(3)]
-            tasks = [asyncio.create_task(h.run()) for h in houses]
+            _, tasks = await house_bots(stub)
             token = await new_account(stub, "ada")
             others = [SessionBot(stub, await new_account(stub, name), accepts=ARENA) for name in ("bob", "cy")]
             version = await ready_version(stub, token, b"first")

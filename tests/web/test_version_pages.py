@@ -280,3 +280,39 @@ def test_an_author_makes_an_older_version_current(browser: BrowserContext, serve
     status, body, cache = _api(server, path, cat, "POST")
     assert (status, body["version"]["version_id"], body["version"]["current"], cache) == (
         200, newer.version_id, True, "no-store")
+
+
+def test_an_author_reads_a_hosted_bots_output_as_text(browser: BrowserContext, server: BackgroundServer) -> None:
+    async def make() -> tuple[str, pb.BotVersion]:
+        made: pb.CreateAccountResponse = await server.stub.CreateAccount(
+            pb.CreateAccountRequest(name="vp-eve", owner="web tests"), metadata=ADMIN_METADATA)
+        version = await _built(server, made.token, b"eve's bot", ready=True)
+        line = pb.BotOutputLine(text="my hand: <b>not markup</b>")
+        line.at.GetCurrentTime()
+        await server.stub.ReportBotOutput(pb.ReportBotOutputRequest(version_id=version.version_id, lines=[line]),
+                                          metadata=ADMIN_METADATA)
+        return made.token, version
+    eve, version = server.run(make())
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error"
+            and "status of 404" not in message.text else None)  # the unknown match below: expected
+    page.goto(f"{server.base}/versions")
+    _type_token(page, eve)
+    page.locator(f'#versions tr[data-version="{version.version_id}"] button.output-button').click()
+    out = page.locator("#output-text")
+    expect(out).to_contain_text("my hand: <b>not markup</b>")
+    assert page.locator("#build-log b").count() == 0
+    expect(page.locator("#output-state")).to_contain_text("1 line")
+    _shot(page, "versions-bot-output")
+    page.locator("#output-match").fill("no-such-match")
+    page.locator("#output-show").click()
+    expect(page.locator("#output-state")).to_contain_text("UNKNOWN_MATCH")
+    page.close()
+    assert errors == []
+    status, body, cache = _api(server, f"/api/versions/{version.version_id}/output", eve)
+    assert status == 200 and [line["text"] for line in body["lines"]] == ["my hand: <b>not markup</b>"]
+    assert cache == "no-store"
+    status, body, _ = _api(server, f"/api/versions/{version.version_id}/output")
+    assert (status, body["error"]["reason"]) == (401, "MISSING_TOKEN")

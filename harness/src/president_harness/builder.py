@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import hashlib
 import io
 import os
@@ -158,7 +159,10 @@ class Builder:
             if hashlib.sha256(archive).hexdigest() != version.sha256:
                 raise UnbuildableError("the archive fetched does not match its SHA-256")
             argv = shlex.split(manifest.build)
-            runtime = (node_path(),) if manifest.runtime == pb.RUNTIME_NODE else ()
+            sandbox = with_runtime(Sandbox(folder=folder, slot=self.slot, memory_bytes=self.memory_bytes,
+                                           cpu_s=int(wall_s) + 1, file_bytes=min(64 * MB, self.folder_bytes),
+                                           output_bytes=LOG_BYTES - 1024, wall_s=wall_s, writable=True),
+                                   manifest.runtime)
             _fresh(folder)
             unpack(archive, folder)
         except ValueError as exc:
@@ -168,9 +172,6 @@ class Builder:
             return _failed(str(exc), "")
         if not argv:
             return Built(True, "", "president builder: nothing to build (no build command)\n")
-        sandbox = Sandbox(folder=folder, slot=self.slot, memory_bytes=self.memory_bytes, cpu_s=int(wall_s) + 1,
-                          file_bytes=min(64 * MB, self.folder_bytes), output_bytes=LOG_BYTES - 1024, wall_s=wall_s,
-                          writable=True, runtime=runtime)
         _give(folder, sandbox.uid)
         log = self.work / "logs" / f"{version.version_id}.log"
         log.parent.mkdir(parents=True, exist_ok=True)
@@ -189,11 +190,39 @@ class Builder:
         return _failed(_reason(ended, output), output)
 
 
+def with_runtime(sandbox: Sandbox, runtime: pb.Runtime.ValueType) -> Sandbox:
+    """`sandbox` with what a manifest's runtime adds to the jail, the same for its build and its runs: Node's
+    ``node``; for Java, the JDK and Debian's jars, and the server on the jail's loopback (Debian's grpc-java has no
+    ``unix:`` target)."""
+    if runtime == pb.RUNTIME_NODE:
+        return dataclasses.replace(sandbox, runtime=(node_path(),))
+    if runtime == pb.RUNTIME_JAVA:
+        return dataclasses.replace(sandbox, runtime=java_paths(), loopback=True)
+    return sandbox
+
+
 def node_path() -> Path:
     found = shutil.which("node")
     if found is None:
         raise UnbuildableError("this builder has no Node runtime (node is not installed)")
     return Path(found)
+
+
+JARS = Path("/usr/share/java")
+"""Debian's jars, which the Java kit's class path names."""
+
+
+def java_paths() -> tuple[Path, ...]:
+    """The ``java`` launcher on PATH (a link to the JDK, which is under /usr/lib and so bound already), the JDK's
+    configuration that Debian keeps in /etc and links to from the JDK (jvm.cfg, security; found through that link),
+    and Debian's jars."""
+    found = shutil.which("java")
+    if found is None or not JARS.is_dir():
+        raise UnbuildableError(f"this builder has no Java runtime ({'java' if found is None else JARS} is not"
+                               " installed)")
+    launcher = Path(found)
+    config = (launcher.resolve().parents[1] / "lib" / "jvm.cfg").resolve().parent
+    return (launcher, *([config] if config.is_dir() else []), JARS)
 
 
 def _failed(reason: str, output: str) -> Built:

@@ -4,6 +4,8 @@ this host (`Hosting`, ``president host --versions``).
 A host is the organiser's client of the server, trusted like the builder: it runs outside any jail, and each bot
 it starts runs only inside one (`president_harness.sandbox`), with its own user id (one slot each), its own
 relayed socket to the server, and the token of its own lease in its environment (never on a command line).
+What a hosted version's bot prints goes, line by line, to the server too (`OutputLines`, ReportBotOutput at
+each lease renewal), where its author reads it per match (GetBotOutput).
 """
 
 from __future__ import annotations
@@ -17,13 +19,20 @@ import threading
 import time
 from pathlib import Path
 
+import grpc
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
-from president_harness.builder import Builder, node_path
+from president_harness.builder import Builder, UnbuildableError, with_runtime
+from president_harness.rpc_errors import describe_rpc_error
 from president_harness.sandbox import MB, Jailed, Sandbox, SandboxError, relay_to, stage
 
 ACCOUNT_TOKEN_ENV = "PRESIDENT_ACCOUNT_TOKEN"
+REPORT_CHARS = 60 * 1000
+"""A version's output sent at most between two renewals, in characters (one ReportBotOutput, under the server's
+64 KB message cap); the rest is counted and dropped."""
+LINE_CHARS = 1000
+"""A line's most characters: a longer one is cut into lines of this length (the server's cap)."""
 FIRST_DELAY_S = 1.0
 LAST_DELAY_S = 60.0
 """Restarts wait FIRST_DELAY_S, twice as long after each quick death, at most LAST_DELAY_S."""
@@ -35,14 +44,60 @@ def say(line: str) -> None:
     print(f"president host: {line}", flush=True)
 
 
+class OutputLines:
+    """A bot's output as lines, each with when it was read, kept until `take` (at most `REPORT_CHARS` of them;
+    past that they are counted, and `take` adds a line saying how many were dropped)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._partial = b""
+        self._lines: list[pb.BotOutputLine] = []
+        self._chars = 0
+        self._dropped = 0
+
+    def feed(self, chunk: bytes) -> None:
+        """Some of the output, from the jail's output reader."""
+        now = time.time_ns()
+        with self._lock:
+            *complete, self._partial = (self._partial + chunk).split(b"\n")
+            while len(self._partial) > 4 * LINE_CHARS:  # no newline coming: cut it
+                complete.append(self._partial[:4 * LINE_CHARS])
+                self._partial = self._partial[4 * LINE_CHARS:]
+            for raw in complete:
+                text = raw.decode(errors="replace").rstrip("\r")
+                for at in range(0, max(len(text), 1), LINE_CHARS):
+                    self._add(now, text[at:at + LINE_CHARS])
+
+    def _add(self, now: int, text: str) -> None:
+        if self._chars + len(text) > REPORT_CHARS:
+            self._dropped += 1
+            return
+        line = pb.BotOutputLine(text=text)
+        line.at.FromNanoseconds(now)
+        self._lines.append(line)
+        self._chars += len(text)
+
+    def take(self) -> list[pb.BotOutputLine]:
+        """The lines since the last `take`."""
+        with self._lock:
+            lines, dropped = self._lines, self._dropped
+            self._lines, self._chars, self._dropped = [], 0, 0
+        if dropped:
+            note = pb.BotOutputLine(text=f"[president host: {dropped} more lines dropped: at most {REPORT_CHARS}"
+                                         " characters are sent between two lease renewals]")
+            note.at.GetCurrentTime()
+            lines.append(note)
+        return lines
+
+
 class Keeper:
     """One bot kept running in its sandbox: started again after each end (1 s, 2 s, 4 s ... up to LAST_DELAY_S
     after quick deaths), a line for each start and each end, until `stop`."""
 
     def __init__(self, sandbox: Sandbox, argv: list[str], name: str, log_dir: Path, *, socket: Path | None,
-                 env: dict[str, str], jailed: bool) -> None:
+                 env: dict[str, str], jailed: bool, output: OutputLines | None = None) -> None:
         self.sandbox, self.argv, self.name = sandbox, argv, name
-        self.socket, self.env, self.jailed = socket, env, jailed
+        self.socket, self.env, self.jailed, self.output = socket, env, jailed, output
         self.log, self.previous = log_dir / f"{name}.log", log_dir / f"{name}.previous.log"
         self._stopping = threading.Event()
         self._lock = threading.Lock()
@@ -74,7 +129,8 @@ class Keeper:
                 if self.log.exists():
                     self.log.replace(self.previous)
                 running = self._running = sandbox.start(self.argv, log=self.log, socket=self.socket, env=self.env,
-                                                        jailed=self.jailed)
+                                                        jailed=self.jailed,
+                                                        on_output=self.output.feed if self.output else None)
             started = time.monotonic()
             say(f"{self.name}: run {run} started {how}")
             ended = running.wait()
@@ -125,6 +181,18 @@ class Hosting:
         for hosted in leased.start:
             if hosted.version.version_id not in self.running and hosted.version.version_id not in self.unbuildable:
                 self._start(stub, admin, hosted)
+        self._report_output(stub, admin)
+
+    def _report_output(self, stub: pb_grpc.PresidentServiceStub, admin: tuple[tuple[str, str], ...]) -> None:
+        """Send each running version's output since the last renewal (a refused report loses only its lines)."""
+        for version_id, (keeper, _, _) in list(self.running.items()):
+            if keeper.output is not None and (lines := keeper.output.take()):
+                try:
+                    stub.ReportBotOutput(pb.ReportBotOutputRequest(version_id=version_id, lines=lines),
+                                         metadata=admin, timeout=30)
+                except grpc.RpcError as exc:
+                    say(f"{keeper.name}: {len(lines)} lines of its output not sent:"
+                        f" {describe_rpc_error(exc, self.server)}")
 
     def _start(self, stub: pb_grpc.PresidentServiceStub, admin: tuple[tuple[str, str], ...],
                hosted: pb.HostedVersion) -> None:
@@ -133,7 +201,10 @@ class Hosting:
         folder = self.work / "built" / version.version_id
         try:
             argv = shlex.split(version.manifest.run)
-            runtime = (node_path(),) if version.manifest.runtime == pb.RUNTIME_NODE else ()
+            sandbox = with_runtime(Sandbox(folder=folder, slot=slot, memory_bytes=self.sandbox.memory_bytes,
+                                           cpu_s=self.sandbox.cpu_s, processes=self.sandbox.processes,
+                                           wall_s=self.sandbox.wall_s, cpu_cores=self.sandbox.cpu_cores),
+                                   version.manifest.runtime)
             if not folder.is_dir():
                 say(f"{version.player}: not built on this machine: building it")
                 archive = b"".join(m.chunk for m in stub.FetchVersion(
@@ -142,16 +213,12 @@ class Hosting:
                                 folder_bytes=256 * MB).build(version, archive, wall_s=600.0)
                 if not built.ready:
                     raise SandboxError(f"its build failed here: {built.reason}")
-        except (ValueError, OSError, SandboxError) as exc:
+        except (ValueError, OSError, SandboxError, UnbuildableError) as exc:
             say(f"{version.player}: not started: {exc}")
             self.unbuildable.add(version.version_id)
             return
         stack = contextlib.ExitStack()
         try:
-            sandbox = Sandbox(folder=folder, slot=slot, memory_bytes=self.sandbox.memory_bytes,
-                              cpu_s=self.sandbox.cpu_s, processes=self.sandbox.processes, wall_s=self.sandbox.wall_s,
-                              cpu_cores=self.sandbox.cpu_cores,
-                              runtime=runtime)
             if self.jailed:
                 snapshot = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="president-host-")))
                 sandbox = dataclasses.replace(sandbox, folder=stage(folder, snapshot))
@@ -163,7 +230,8 @@ class Hosting:
             stack.close()
             say(f"{version.player}: not started: {exc}")
             return
-        keeper = Keeper(sandbox, argv, version.player, self.log_dir, socket=socket, env=env, jailed=self.jailed)
+        keeper = Keeper(sandbox, argv, version.player, self.log_dir, socket=socket, env=env, jailed=self.jailed,
+                        output=OutputLines())
         self.running[version.version_id] = (keeper, stack, slot)
         keeper.start()
 

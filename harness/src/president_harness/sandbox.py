@@ -21,6 +21,10 @@ A `Sandbox` runs one command in two nested bubblewrap jails:
   namespaces are made: set on bwrap from outside, the process limit would count every process of a non-root
   host's user and stop bwrap itself, and Python's ``preexec_fn`` is unsafe in a threaded host.
 
+A runtime whose gRPC cannot dial a Unix socket (Debian's grpc-java) gets the server on the jail's own loopback
+instead (`Sandbox.loopback`): this module, run with the jail's Python as the jail's first process, relays
+127.0.0.1 to the socket with the host's own `SocketRelay` and runs the bot as its child, under the same limits.
+
 Output and the wall clock are not the jail's to limit: `Jailed` reads the output (keeping the first
 `Sandbox.output_bytes` in the log, counting the rest) and kills the jail at the wall clock.  The command's
 environment is exactly what `Sandbox.environment` gives: it is passed as the jails' own environment, not with
@@ -47,6 +51,7 @@ from pathlib import Path
 from types import TracebackType
 
 from president_harness.cpu_quota import QUOTA
+from president_harness.seccomp_filter import SeccompError, program_fd
 
 FIRST_UID = 100_000
 """The user id of slot 0; slot N runs as FIRST_UID + N, inside the jail and (when the host is root) outside."""
@@ -57,6 +62,11 @@ SERVER = f"unix:{SOCKET}"
 """The gRPC target of the server inside the jail."""
 SDK_PACKAGES = ("president_sdk", "president_engine", "president_protocol")
 """What ``president-bot`` imports from this repository; their folders are bound where the host has them."""
+RELAY_PACKAGES = ("president_harness",)
+"""What the jail's own relay (`Sandbox.loopback`) imports besides: this module."""
+LOOPBACK_PORT = 50051
+"""The port of the server on the jail's own loopback (`Sandbox.loopback`): private to the jail's network
+namespace, so every jail may use the same one."""
 TAIL_BYTES = 4096
 """The end of a run's output kept to tell why it ended (a MemoryError's traceback)."""
 MB = 1 << 20
@@ -64,12 +74,12 @@ CONNECT_S = 10.0
 """How long the relay waits for the server to take a connection."""
 
 
-def python_runtime() -> tuple[Path, ...]:
+def python_runtime(packages: Sequence[str] = SDK_PACKAGES) -> tuple[Path, ...]:
     """The folders the jail needs to run this Python with the SDK: the interpreter and its standard library,
-    the virtualenv (its site-packages: grpcio, protobuf), and the SDK's own packages (editable installs or a
-    compiled engine live outside both)."""
+    the virtualenv (its site-packages: grpcio, protobuf), and the SDK's own packages, or `packages` (editable
+    installs or a compiled engine live outside both)."""
     found = [Path(sys.base_prefix), Path(sys.prefix)]
-    for name in SDK_PACKAGES:
+    for name in packages:
         spec = importlib.util.find_spec(name)
         if spec is None or not spec.submodule_search_locations:
             raise RuntimeError(f"{name} is not installed")
@@ -150,7 +160,14 @@ class Sandbox:
     """The folder is bound read-write (a build writes its output there), not read-only; a host running as root
     must give it to the sandbox's user first."""
     runtime: tuple[Path, ...] = ()
-    """More files or folders bound read-only where the host has them: another runtime (Node's ``node``)."""
+    """More files or folders bound read-only where the host has them: another runtime (Node's ``node``). One named
+    by a symbolic link (``/usr/bin/java``, through /etc/alternatives) is bound where the link leads, with a link
+    to it at its name."""
+    loopback: bool = False
+    """The server is reached at 127.0.0.1:LOOPBACK_PORT in the jail, not at its Unix socket, for a runtime whose
+    gRPC has no ``unix:`` target (Debian's grpc-java): a relay started in the jail, under its limits, listens
+    there, relays each connection to the jail's socket and nowhere else, and runs the command as its child; it
+    ends with it, and the command with it (the jail's pid namespace ends when the relay does)."""
     cpu_cores: float | None = None
     """Its share of the machine's CPU, in cores on average, all its processes and threads together (held by
     `cpu_quota`, which stops it while it is over); None: only `cpu_s` bounds it."""
@@ -161,13 +178,20 @@ class Sandbox:
 
     def environment(self, extra: Mapping[str, str] = {}) -> dict[str, str]:
         """The command's whole environment: what running Python needs, the server's address, and `extra` (the
-        bot's own token)."""
-        roots = python_runtime()
+        bot's own token).  MALLOC_ARENA_MAX: glibc reserves 64 MB of address space for each arena, up to 8 a core,
+        one more for each thread that finds the others busy, so under `memory_bytes` a process of many threads (a
+        JVM: 15 in a hosted match) would run out of address space with 60 MB in use."""
+        roots = python_runtime(self._packages)
+        server = f"127.0.0.1:{LOOPBACK_PORT}" if self.loopback else SERVER
         return {"PATH": f"{sys.prefix}/bin:{sys.base_prefix}/bin:/usr/bin:/bin", "HOME": HOME, "TMPDIR": "/tmp",
-                "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1",
-                "PYTHONPATH": os.pathsep.join(str(p) for p in roots[2:]), "PRESIDENT_SERVER": SERVER, **extra}
+                "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1", "MALLOC_ARENA_MAX": "2",
+                "PYTHONPATH": os.pathsep.join(str(p) for p in roots[2:]), "PRESIDENT_SERVER": server, **extra}
 
-    def command(self, argv: Sequence[str], *, socket: Path | None = None) -> list[str]:
+    @property
+    def _packages(self) -> tuple[str, ...]:
+        return SDK_PACKAGES + RELAY_PACKAGES if self.loopback else SDK_PACKAGES
+
+    def command(self, argv: Sequence[str], *, socket: Path | None = None, seccomp_fd: int | None = None) -> list[str]:
         """The command line that runs `argv` in the jail (at /bot), with `socket` (a Unix socket that leads to
         the server) at /run/president.sock."""
         bwrap, prlimit = _tool("bwrap"), _tool("prlimit")
@@ -178,7 +202,8 @@ class Sandbox:
         # The runtime found under /tmp (a checkout there) would be hidden by the private /tmp: bound again on top.
         shadowed = [item for path in self._runtime(tools) if path.is_relative_to("/tmp")
                     for item in ("--ro-bind", str(path), str(path))]
-        jail = ["--unshare-user", "--disable-userns", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+        jail = [*(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
+                "--unshare-user", "--disable-userns", "--unshare-net", "--unshare-ipc", "--unshare-uts",
                 "--unshare-cgroup-try", "--uid", str(self.uid), "--gid", str(self.uid),
                 "--die-with-parent", "--new-session",
                 "--ro-bind", "/", "/", *(["--bind", BOT_DIR, BOT_DIR] if self.writable else []),
@@ -188,7 +213,9 @@ class Sandbox:
         limits = [f"--as={self.memory_bytes}", f"--cpu={self.cpu_s}:{self.cpu_s + 1}",
                   f"--nproc={self.processes}", f"--nofile={self.open_files}", f"--fsize={self.file_bytes}",
                   "--core=0"]
-        inner = [str(bwrap), *jail, "--", str(prlimit), *limits, "--", *argv]
+        # -P: the relay's imports never come from the bot's folder (its working directory).
+        relay = [sys.executable, "-P", "-m", __name__] if self.loopback else []
+        inner = [str(bwrap), *jail, "--", str(prlimit), *limits, "--", *relay, *argv]
         if setpriv is not None:
             return [str(bwrap), *view, "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--",
                     str(setpriv), f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups", "--", *inner]
@@ -198,7 +225,7 @@ class Sandbox:
         """The folders bound read-only at their own paths: the Python runtime, the system's libraries, the
         tools and `runtime`."""
         system = [Path(p) for p in ("/usr/lib", "/usr/lib64") if Path(p).is_dir()]
-        return _outermost([*python_runtime(), *system, *tools, *self.runtime])
+        return _outermost([*python_runtime(self._packages), *system, *tools, *self.runtime])
 
     def _view(self, tools: Sequence[Path], socket: Path | None) -> list[str]:
         """The outer jail's options: a root with only the runtime, the tools, the bot's folder and the socket."""
@@ -217,6 +244,10 @@ class Sandbox:
 
         for path in self._runtime(tools):
             bind(path, path)
+        for link in self.runtime:
+            if link.is_symlink():
+                directory(link.parent)
+                options.extend(["--symlink", str(link.resolve()), str(link)])
         for link in (Path("/lib"), Path("/lib64")):  # the dynamic loader's paths, merged into /usr or not
             if link.is_symlink():
                 options.extend(["--symlink", os.readlink(link), str(link)])
@@ -232,15 +263,22 @@ class Sandbox:
         return options
 
     def start(self, argv: Sequence[str], *, log: Path, socket: Path | None = None, env: Mapping[str, str] = {},
-              jailed: bool = True) -> Jailed:
-        """`argv` running in the jail, its output going to `log` (capped). With ``jailed=False`` it runs as a
-        plain child in the bot's folder instead, with the same output cap and wall clock (``--no-sandbox``)."""
-        if jailed:
-            command, cwd, environment = self.command(argv, socket=socket), None, self.environment(env)
-        else:
-            command, cwd = list(argv), self.folder
+              jailed: bool = True, on_output: Callable[[bytes], None] | None = None) -> Jailed:
+        """`argv` running in the jail, its output going to `log` (capped) and, uncapped, to `on_output` chunk by
+        chunk. With ``jailed=False`` it runs as a plain child in the bot's folder instead, with the same output
+        cap and wall clock (``--no-sandbox``)."""
+        if not jailed:
             environment = {"PATH": f"{sys.prefix}/bin:{os.environ.get('PATH', '')}", **env}
-        return Jailed(self, command, cwd=cwd, env=environment, log=log)
+            return Jailed(self, list(argv), cwd=self.folder, env=environment, log=log, on_output=on_output)
+        try:
+            seccomp_fd = program_fd()
+        except SeccompError as exc:
+            raise SandboxError(str(exc)) from None
+        try:
+            return Jailed(self, self.command(argv, socket=socket, seccomp_fd=seccomp_fd), cwd=None,
+                          env=self.environment(env), log=log, on_output=on_output, pass_fds=(seccomp_fd,))
+        finally:
+            os.close(seccomp_fd)  # the inner bwrap has its copy
 
     def run(self, argv: Sequence[str], *, log: Path, socket: Path | None = None,
             env: Mapping[str, str] = {}) -> Exit:
@@ -282,15 +320,17 @@ class Jailed:
     """A command running in a sandbox: its output goes to a log, capped, and it is killed at the wall clock."""
 
     def __init__(self, sandbox: Sandbox, command: Sequence[str], *, cwd: Path | None, env: Mapping[str, str],
-                 log: Path) -> None:
+                 log: Path, on_output: Callable[[bytes], None] | None = None, pass_fds: Sequence[int] = ()) -> None:
         self.sandbox = sandbox
         self.log = log
+        self._on_output = on_output
         self._stopped = threading.Event()
         self._timed_out = False
         self._tail = b""
         self._output = 0
         self.process = subprocess.Popen(command, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+                                        pass_fds=pass_fds)
         self._pidfd: int | None = os.pidfd_open(self.process.pid)
         """Signals go through it, so never to a process given the pid after this one's end; None once reaped."""
         if sandbox.cpu_cores is not None:
@@ -311,6 +351,8 @@ class Jailed:
         cap = self.sandbox.output_bytes
         with self.log.open("wb") as out:
             while chunk := os.read(self.process.stdout.fileno(), 65536):
+                if self._on_output is not None:
+                    self._on_output(chunk)
                 if self._output < cap:
                     out.write(chunk[:cap - self._output])
                     out.flush()
@@ -383,11 +425,15 @@ def stage(folder: Path, into: Path) -> Path:
 
 class SocketRelay:
     """A jail's only way out: a Unix socket (given to the jail's user alone) whose connections are relayed to
-    the server's gRPC `target` (``unix:PATH`` or ``HOST:PORT``), at most `max_connections` at once."""
+    the server's gRPC `target` (``unix:PATH`` or ``HOST:PORT``), at most `max_connections` at once.  Inside a jail
+    (`Sandbox.loopback`) the same relay listens on a `port` of the jail's own loopback instead, towards the jail's
+    socket."""
 
-    def __init__(self, target: str, path: Path, uid: int, max_connections: int = 16) -> None:
+    def __init__(self, target: str, path: Path, uid: int, max_connections: int = 16, *,
+                 port: int | None = None) -> None:
         self.path = path
         self.uid = uid
+        self.port = port
         self.max_connections = max_connections
         self._connect = _connector(target)
         self._loop = asyncio.new_event_loop()
@@ -397,10 +443,13 @@ class SocketRelay:
         self._server: asyncio.Server | None = None
 
     def __enter__(self) -> SocketRelay:
-        self._server = self._loop.run_until_complete(asyncio.start_unix_server(self._relay, path=str(self.path)))
-        os.chmod(self.path, 0o600)
-        if os.geteuid() == 0:
-            os.chown(self.path, self.uid, self.uid)
+        if self.port is not None:
+            self._server = self._loop.run_until_complete(asyncio.start_server(self._relay, "127.0.0.1", self.port))
+        else:
+            self._server = self._loop.run_until_complete(asyncio.start_unix_server(self._relay, path=str(self.path)))
+            os.chmod(self.path, 0o600)
+            if os.geteuid() == 0:
+                os.chown(self.path, self.uid, self.uid)
         self._thread.start()
         return self
 
@@ -410,8 +459,9 @@ class SocketRelay:
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
         self._loop.close()
-        with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
+        if self.port is None:
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()
 
     async def _close(self) -> None:
         """Stop listening and end every relayed connection (each connection's task then ends by itself)."""
@@ -470,3 +520,19 @@ def relay_to(target: str, uid: int) -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix="president-relay-") as folder, \
             SocketRelay(target, Path(folder) / "president.sock", uid) as relay:
         yield relay.path
+
+
+def _relay_in_jail(argv: Sequence[str]) -> int:
+    """``python -m president_harness.sandbox COMMAND...``, in a jail (`Sandbox.loopback`): the server on the jail's
+    loopback, relayed to its socket, while COMMAND runs; its status (128 + N for signal N, as bwrap gives it)."""
+    with SocketRelay(SERVER, Path(SOCKET), os.getuid(), port=LOOPBACK_PORT):
+        try:
+            status = subprocess.run(argv, check=False).returncode
+        except OSError as exc:  # as prlimit says it when it cannot start a command
+            print(f"president relay: failed to execute {argv[0] if argv else ''}: {exc.strerror}", file=sys.stderr)
+            return 127
+    return 128 - status if status < 0 else status
+
+
+if __name__ == "__main__":
+    sys.exit(_relay_in_jail(sys.argv[1:]))

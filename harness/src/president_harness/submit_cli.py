@@ -3,13 +3,14 @@
     president submit mybot/ --server localhost:50051 --account-token TOKEN
     president versions --server localhost:50051 --account-token TOKEN [--current VERSION]
     president build-log VERSION --server localhost:50051 --account-token TOKEN
+    president bot-output VERSION [--match MATCH] --server localhost:50051 --account-token TOKEN
 
 ``submit`` packs the folder (with its manifest, president-bot.toml) as a gzipped tar, the same bytes for the
 same files, and streams it to the server, which keeps it as a new version of the account (the same content
 again is the same version).  A builder (``president builder``) then builds it in its sandbox.  The manifest:
 
     name = "mybot"                      # for people: 1 to 64 characters
-    runtime = "python"                  # python, node or binary
+    runtime = "python"                  # python, node, binary or java
     build = "python -m compileall -q ." # optional: run once, in the sandbox, with no network (no shell)
     run = "president-bot bot.py --arena"
 
@@ -37,7 +38,8 @@ from president_harness.rpc_errors import describe_rpc_error
 
 ACCOUNT_TOKEN_ENV = "PRESIDENT_ACCOUNT_TOKEN"
 MANIFEST = "president-bot.toml"
-RUNTIMES = {"python": pb.RUNTIME_PYTHON, "node": pb.RUNTIME_NODE, "binary": pb.RUNTIME_BINARY}
+RUNTIMES = {"python": pb.RUNTIME_PYTHON, "node": pb.RUNTIME_NODE, "binary": pb.RUNTIME_BINARY,
+            "java": pb.RUNTIME_JAVA}
 CHUNK_BYTES = 32 * 1024
 """Each SubmitBot message's share of the archive (the server takes messages of at most 64 KB)."""
 PACKED_BYTES = 64 * 1024 * 1024
@@ -65,6 +67,12 @@ def add_submit_parsers(commands: argparse._SubParsersAction[argparse.ArgumentPar
                                     description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     build_log.add_argument("version", help="the version's id (see president versions)")
     build_log.set_defaults(handler=build_log_command)
+    output = commands.add_parser("bot-output", parents=[common], help="what a hosted version's bot printed",
+                                 description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    output.add_argument("version", help="the version's id (see president versions)")
+    output.add_argument("--match", default="", help="a finished match it played (default: what it printed while"
+                                                    " it played no match)")
+    output.set_defaults(handler=bot_output_command)
 
 
 class ManifestError(ValueError):
@@ -213,4 +221,24 @@ def build_log_command(args: argparse.Namespace) -> int:
     print(f"version {version.version_id}: {STATES.get(version.state, '?')}"
           + (f": {version.reason}" if version.reason else ""))
     sys.stdout.write(got.log or "(no build log yet)\n")
+    return 0
+
+
+def bot_output_command(args: argparse.Namespace) -> int:
+    if (metadata := _token(args, "bot-output")) is None:
+        return 2
+    with grpc.insecure_channel(args.server) as channel:
+        try:
+            got = pb_grpc.PresidentServiceStub(channel).GetBotOutput(
+                pb.GetBotOutputRequest(version_id=args.version, match_id=args.match), metadata=metadata, timeout=10)
+        except grpc.RpcError as exc:
+            print(f"president bot-output: {describe_rpc_error(exc, args.server)}", file=sys.stderr)
+            return 1
+    during = f"during match {args.match}" if args.match else "outside its matches"
+    more = "".join(f", {n} {what}" for n, what in ((got.held_back, "held back until the matches they were printed"
+                                                                      " in are over"),
+                                                     (got.dropped, "older ones left out")) if n)
+    print(f"{got.version.player or got.version.version_id} {during}: {len(got.lines)} lines{more}")
+    for line in got.lines:
+        print(datetime.fromtimestamp(line.at.ToMicroseconds() / 1e6, UTC).strftime("%H:%M:%S.%f")[:-3], line.text)
     return 0

@@ -122,6 +122,11 @@ class SeatFeed:
             rules=convert.rules_to_proto(runner.match.rules), clock=clock_message(runner.clock.settings),
             bot_seed=seeds[self.player] if seeds else None))
 
+    @property
+    def prompted_turn(self) -> int:
+        """The turn of the latest Prompt or TurnDeadline `due` returned; 0 before any."""
+        return 0 if self._prompted is None else self._prompted[0]
+
     def asks(self) -> bool:
         """Whether `due` holds something that asks for the client: the snapshot, a prompt or deadline, the end."""
         runner = self.runner

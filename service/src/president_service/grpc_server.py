@@ -103,6 +103,7 @@ class RunningServer:
     async def stop(self, grace_s: float = 5.0) -> None:
         """Drain: refuse new calls, stop the clocks, end every stream with SHUTTING_DOWN, then stop."""
         self.servicer.draining = True
+        self.servicer.loop_lag.stop()
         await self.health.enter_graceful_shutdown()
         self.servicer.arena.close()
         self.servicer.tournaments.close()
@@ -182,6 +183,7 @@ async def _serve(config: ServerConfig, admin: AdminKey, store: MatchStore,
             await server.stop(None)
             raise StartError(f"cannot serve the web pages on {config.host}:{config.http_port}: {exc.strerror or exc}"
                              " (try another --http-port, or 0 for a free one)") from None
+    servicer.loop_lag.start()
     servicer.arena.start()
     servicer.tournaments.start(config.start_grace_s)
     await checker.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)

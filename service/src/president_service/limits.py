@@ -24,6 +24,13 @@ class Limits:
     """Play and Spectate streams open at once on the whole server; more are refused with a retry hint."""
     max_health_watches: int = 1_000
     """Health Watch streams open at once."""
+    max_opening_streams: int = 256
+    """Play streams opening at once (taken by the server, their Welcome not yet sent); more are refused at once with
+    a retry hint, so that a burst of new streams cannot hold the server's loop."""
+    max_loop_lag_s: float = 0.5
+    """How far behind the event loop may run before new Play streams are refused at once with a retry hint: a loop
+    that far behind is busy with more than it can do (gRPC takes about one new call a loop cycle then), and a new
+    stream would wait seconds for its Welcome, or be cancelled by gRPC after 30 s untaken."""
     max_pending_requests: int = 20_000
     """Calls gRPC may hold before the server takes them (its default, 1000, cancels bursts of new streams)."""
     account_matches: int = 100

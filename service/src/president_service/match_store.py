@@ -18,6 +18,7 @@ import asyncio
 import json
 import logging
 import sqlite3
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -43,7 +44,8 @@ CREATE TABLE IF NOT EXISTS matches (
     open_seats INTEGER NOT NULL,
     result TEXT,
     record TEXT,
-    kind TEXT NOT NULL DEFAULT ''
+    kind TEXT NOT NULL DEFAULT '',
+    ended_at REAL
 );
 CREATE TABLE IF NOT EXISTS seats (
     token_hash BLOB PRIMARY KEY,
@@ -73,6 +75,7 @@ _MIGRATIONS = (
     ("matches", "kind", "ALTER TABLE matches ADD COLUMN kind TEXT NOT NULL DEFAULT ''"),
     ("seats", "bot_seed", "ALTER TABLE seats ADD COLUMN bot_seed INTEGER"),
     ("seats", "named", "ALTER TABLE seats ADD COLUMN named INTEGER NOT NULL DEFAULT 1"),
+    ("matches", "ended_at", "ALTER TABLE matches ADD COLUMN ended_at REAL"),
 )
 """Columns added since the first schema: (table, column, how to add it to an older database)."""
 
@@ -236,8 +239,8 @@ class MatchStore:
         `also`: statements committed in the same transaction (the arena's rating update), so that a
         crash can never keep one without the other.
         """
-        self.write([("UPDATE matches SET result = ?, record = ? WHERE id = ?",
-                     (result.dumps(), record, match_id)), *also])
+        self.write([("UPDATE matches SET result = ?, record = ?, ended_at = ? WHERE id = ?",
+                     (result.dumps(), record, time.time(), match_id)), *also])
 
     def claim(self, match_id: str, old_hash: bytes, new_hash: bytes, names: tuple[str, ...], *, named: bool) -> None:
         """A seat claimed by JoinMatch: its new token replaces the one given at creation (`named`: with a name)."""
@@ -320,6 +323,19 @@ class MatchStore:
                         " ORDER BY created_at DESC LIMIT ? OFFSET ?", (*params, limit, offset))]
             total: int = self._reader.execute(f"SELECT COUNT(*) FROM matches WHERE {where}", params).fetchone()[0]
             return page, total
+        return await self._read(read)
+
+    async def windows(self, player: str, since: float, limit: int,
+                      match_id: str = "") -> list[tuple[str, float, float | None]]:
+        """(match id, created at, ended at: None while it is played) of the newest `limit` matches with a player
+        of that name that were not over before `since` (`match_id`: of that match only)."""
+        where, params = ("id = ?", (match_id,)) if match_id else ("(ended_at IS NULL OR ended_at >= ?)", (since,))
+
+        def read() -> list[tuple[str, float, float | None]]:
+            return [(i, c, None if live else e if e is not None else c) for i, c, e, live in self._reader.execute(
+                f"SELECT id, created_at, ended_at, record IS NULL FROM matches WHERE {where} AND EXISTS (SELECT 1"
+                " FROM json_each(matches.names) WHERE json_each.value = ?) ORDER BY created_at DESC LIMIT ?",
+                (*params, player, limit))]
         return await self._read(read)
 
     async def _read(self, read: Callable[[], _T]) -> _T:

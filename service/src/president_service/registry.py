@@ -62,6 +62,13 @@ class Registry:
         """What live matches deal (MatchRunner.deal_keys) -> the live matches that deal it."""
         self._by_token: dict[bytes, tuple[MatchRunner, int]] = {}
         self._finished: OrderedDict[str, MatchRunner] = OrderedDict()
+        self._twinned: dict[str, set[DealKey]] = {}
+        """Finished matches whose cards a live match still deals (a duplicate board's other seatings) -> what
+        they show (kept while so, for `finished_in_play` without loading the match)."""
+        self._restored: set[str] = set()
+        """The matches restored at start that are still live (the twins of a match finished before the restart
+        are not known: `finished_in_play` assumes every such match may be one while any of these plays)."""
+        self.started_at = time.time()
 
     def restore(self) -> int:
         """Rebuild every unfinished match from the store; returns how many are live again.
@@ -77,6 +84,7 @@ class Registry:
                 runner.end()
             else:
                 self._go_live(runner)
+        self._restored = set(self.live)
         return len(self.live)
 
     def _runner(self, stored: StoredMatch) -> MatchRunner:
@@ -111,6 +119,11 @@ class Registry:
                 self._live_deals.pop(key, None)
         for digest in runner.token_hashes:
             self._by_token.pop(digest, None)
+        self._restored.discard(runner.match_id)
+        self._twinned = {match_id: keys for match_id, keys in self._twinned.items()
+                         if any(key in self._live_deals for key in keys)}
+        if self.deal_in_play(runner):
+            self._twinned[runner.match_id] = runner.shown_keys
         self._cache(runner)
         for listener in self.on_over:
             listener(runner)
@@ -279,6 +292,12 @@ class Registry:
         runner.claimed[player] = True
         if all(runner.claimed):
             runner.all_claimed()
+
+    def finished_in_play(self, match_id: str, ended_at: float) -> bool:
+        """`deal_in_play` of a finished match that ended at `ended_at`, without loading it."""
+        keys = self._twinned.get(match_id)
+        return ((keys is not None and any(key in self._live_deals for key in keys))
+                or (ended_at < self.started_at and bool(self._restored)))
 
     def deal_in_play(self, runner: MatchRunner) -> bool:
         """Another live match deals hands this one shows, in any seating, or shuffles from the seed its replay

@@ -28,6 +28,7 @@ from president_service.acts import answer, apply_act, rejected
 from president_service.arena import Arena, ArenaSettings
 from president_service.arena_ratings import Ratings
 from president_service.auth import AdminKey, bearer_token
+from president_service.bot_output import WINDOWS, BotOutput, Window
 from president_service.clock import ClockSettings
 from president_service.errors import Reason, ServiceError, abort
 from president_service.feeds import SeatFeed, match_over, prompt_message, shared_events
@@ -36,7 +37,7 @@ from president_service.match_request import check_name, read_match_request
 from president_service.match_runner import MatchRunner, Wake
 from president_service.messages import account_message, finished_summary, match_summary, result, timestamp
 from president_service.registry import Registry
-from president_service.request_guard import next_request, opening_request
+from president_service.request_guard import LoopLag, next_request, opening_request
 from president_service.session import SessionContext, Sessions
 from president_service.tournaments import Tournaments
 from president_service.versions import CHUNK_BYTES, Version, Versions, read_submission
@@ -48,6 +49,16 @@ _LIST_LIMIT = 200
 """A Play stream that has not sent Hello by then is closed (it counts against its seat meanwhile)."""
 REFUSAL_READ_S = 1.0
 """How long a stream refused as it opens is read for its first message before its status is sent."""
+ANSWER_WAIT_S = 2.0
+"""How long a Play stream that ends (its match over, the server draining) while its seat's prompt is unanswered
+waits for its client's next message (each one read gives it this long again, up to the slices below)."""
+_OVER_SLICES = 5
+"""At most 5 x `ANSWER_WAIT_S` in all before MatchOver, for a client answering a backlog of timed-out prompts."""
+_DRAIN_SLICES = 2
+"""At most 2 x `ANSWER_WAIT_S` before SHUTTING_DOWN: below the default shutdown grace (5 s), after which gRPC
+cancels the call."""
+_TURN_SETTLED = frozenset({pb.ERROR_REASON_STALE_TURN, pb.ERROR_REASON_DUPLICATE_ACTION, pb.ERROR_REASON_MATCH_OVER})
+"""Refusals of an Act that tell its client the turn is no longer its to play (the others leave it open)."""
 
 Context = grpc.aio.ServicerContext[object, object]
 PlayContext = grpc.aio.ServicerContext[pb.PlayRequest, pb.PlayResponse]
@@ -77,6 +88,52 @@ async def _guard(context: Context, work: Awaitable[_T]) -> _T:
         await abort(context, exc)
 
 
+class _Heard:
+    """What a Play stream's reader has heard of its client, for the writer as it ends the call.
+
+    grpc's asyncio client turns a write that reaches a call the server has ended into INTERNAL, overwriting the
+    status (grpc/grpc#36066). A seat prompted for a turn it has not settled may be writing its answer just as the
+    call ends: when the server's move for it (its clock ran out) ends the match, or when the server drains. Its
+    stream then reads on until that turn's answer (answering each message, bounded by `_hear_out`), and only
+    then sends MatchOver and ends OK, or ends with SHUTTING_DOWN.
+    """
+
+    __slots__ = ("read", "turn", "until")
+
+    def __init__(self) -> None:
+        self.turn = 0
+        """The latest turn the client's Act was answered for with the turn settled: accepted, or refused because
+        the turn is over (STALE_TURN, DUPLICATE_ACTION, MATCH_OVER); an illegal or malformed Act leaves it open."""
+        self.read = 0
+        """Messages read (counted once the writer ends the call)."""
+        self.until = 0
+        """Set by the writer as it ends the call: the last turn it prompted, whose settling stops the reader."""
+
+    @property
+    def settled(self) -> bool:
+        """The writer is ending the call and the client has settled its last prompt: it is not writing now."""
+        return 0 < self.until <= self.turn
+
+    def answered(self, turn_id: int, response: pb.PlayResponse) -> None:
+        if turn_id > self.turn and (response.HasField("action_accepted")
+                                    or response.action_rejected.error_reason in _TURN_SETTLED):
+            self.turn = turn_id
+
+
+async def _hear_out(reader: asyncio.Task[None], heard: _Heard, prompted_turn: int, slices: int) -> None:
+    """Before the call ends (MatchOver, SHUTTING_DOWN): if the client was prompted for a turn it has not settled,
+    read on (the reader answers each message) until it settles that turn or half-closes, or has been quiet for
+    `ANSWER_WAIT_S`, for at most `slices` of it, so that the call does not end under its write (see `_Heard`)."""
+    if prompted_turn <= heard.turn or reader.done():
+        return
+    heard.until = prompted_turn
+    for _ in range(slices):
+        read = heard.read
+        await asyncio.wait((reader,), timeout=ANSWER_WAIT_S)
+        if reader.done() or heard.read == read:
+            return
+
+
 def _log_reader_failure(reader: asyncio.Task[None]) -> None:
     """A Play stream's reader that failed rather than being cancelled: say so (and retrieve the exception)."""
     if not reader.cancelled() and (exc := reader.exception()) is not None:
@@ -91,6 +148,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         self._default_clock = default_clock
         self.sessions = Sessions(registry)
         self.versions = Versions(registry.store, registry.limits)
+        self.bot_output = BotOutput(registry.store)
         self.arena = Arena(registry, registry.accounts, self.sessions, Ratings(registry.store),
                            arena or ArenaSettings(), registry.limits, self.versions)
         self.tournaments = Tournaments(registry, self.sessions, self.versions, default_clock)
@@ -98,6 +156,10 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         """Set when the server stops: new calls are refused, running ones finish."""
         self._streams = 0
         """Play and Spectate streams open now."""
+        self._opening = 0
+        """Play streams taken but not yet welcomed."""
+        self.loop_lag = LoopLag()
+        """How far behind the event loop runs (started with the server): new Play streams are refused past a bound."""
 
     def _open(self) -> None:
         if self.draining:
@@ -110,6 +172,33 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             raise ServiceError(Reason.TOO_MANY_STREAMS, f"this server has {limit} streams open, its limit",
                                retry_after_s=RETRY_FULL_S)
         self._streams += 1
+
+    @property
+    def opening_streams(self) -> int:
+        """Play streams taken but not yet welcomed (bounded by `Limits.max_opening_streams`)."""
+        return self._opening
+
+    def _admit_opening(self) -> Callable[[], None]:
+        """Refuse a new Play stream at once (TOO_MANY_STREAMS, with a retry hint) when the server is past its bounds:
+        its loop runs more than `max_loop_lag_s` behind, or `max_opening_streams` Play streams are already opening.
+        Else count it as opening; what is returned uncounts it, once (its Welcome is sent, or it ends)."""
+        limits = self._registry.limits
+        if (lag := self.loop_lag.lag) > limits.max_loop_lag_s:
+            raise ServiceError(Reason.TOO_MANY_STREAMS, f"this server is overloaded (it runs {lag:.2f} s behind, its"
+                                                        f" bound {limits.max_loop_lag_s:g} s)",
+                               retry_after_s=RETRY_FULL_S)
+        if self._opening >= limits.max_opening_streams:
+            raise ServiceError(Reason.TOO_MANY_STREAMS, f"this server has {self._opening} Play streams opening, its"
+                                                        " limit", retry_after_s=RETRY_FULL_S)
+        self._opening += 1
+        counted = True
+
+        def opened() -> None:
+            nonlocal counted
+            if counted:
+                counted = False
+                self._opening -= 1
+        return opened
 
     # ------------------------------------------------------------------ creating and joining
 
@@ -163,23 +252,31 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         # reader task can write too; it also holds less memory per open stream (docs/TEAM-NOTES.md).
         try:
             self._open()
-            runner, player = await self._registry.seat(context.invocation_metadata())
-            self._admit_stream()
+            opened = self._admit_opening()  # before anything else: refused at once when the server is past its bounds
         except ServiceError as exc:
             await _refuse_opening(context, exc)
         try:
             try:
-                wake = runner.attach(player, hello=True)  # counted against the seat's streams from the moment it opens
+                runner, player = await self._registry.seat(context.invocation_metadata())
+                self._admit_stream()
             except ServiceError as exc:
-                await abort(context, exc)
+                await _refuse_opening(context, exc)
             try:
-                await self._play(context, runner, player, wake)
+                try:
+                    wake = runner.attach(player, hello=True)  # counted against the seat's streams from its opening
+                except ServiceError as exc:
+                    await _refuse_opening(context, exc)
+                try:
+                    await self._play(context, runner, player, wake, opened)
+                finally:
+                    runner.detach(player, wake)
             finally:
-                runner.detach(player, wake)
+                self._streams -= 1
         finally:
-            self._streams -= 1
+            opened()
 
-    async def _play(self, context: PlayContext, runner: MatchRunner, player: int, wake: Wake) -> None:
+    async def _play(self, context: PlayContext, runner: MatchRunner, player: int, wake: Wake,
+                    opened: Callable[[], None]) -> None:
         try:
             first = await opening_request(context, "hello", "Play stream")
             cursor = first.hello.last_seq
@@ -196,22 +293,28 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                 await context.write(message)
 
         feed = SeatFeed(runner, player, shared_events(runner), cursor)
+        heard = _Heard()
         reader: asyncio.Task[None] | None = None
         try:
             await send(feed.welcome())
+            opened()
             while True:
                 wake.clear()
                 messages, done = feed.due()
                 for message in messages:
+                    if done and message is messages[-1] and reader is not None:  # MatchOver: the call ends next
+                        await _hear_out(reader, heard, feed.prompted_turn, _OVER_SLICES)
                     await send(message)
                 if done:
                     return
                 if reader is None:
                     # Acts are read once the snapshot is out, so that no answer comes before it.
-                    reader = asyncio.get_running_loop().create_task(self._read_acts(context, send, runner, player))
+                    reader = asyncio.get_running_loop().create_task(
+                        self._read_acts(context, send, runner, player, heard))
                 if messages:
                     continue  # more may have come while these were sent
                 if self.draining:
+                    await _hear_out(reader, heard, feed.prompted_turn, _DRAIN_SLICES)
                     await abort(context, shutting_down())
                 await wake.wait()
         finally:
@@ -221,8 +324,9 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
 
     @staticmethod
     async def _read_acts(context: PlayContext, send: Callable[[pb.PlayResponse], Awaitable[None]],
-                         runner: MatchRunner, player: int) -> None:
-        """Apply each Act as it arrives and answer it at once, ahead of the events it caused."""
+                         runner: MatchRunner, player: int, heard: _Heard) -> None:
+        """Apply each Act as it arrives and answer it at once, ahead of the events it caused; once the writer ends
+        the call (`heard.until`), stop when the client has settled its last prompt."""
         try:
             while True:
                 try:
@@ -230,14 +334,20 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                 except ServiceError as exc:
                     runner.refused(player)
                     await send(rejected(0, exc))
-                    continue
-                if request is None:
-                    return
-                if request.WhichOneof("kind") != "act":
-                    error = ServiceError(Reason.MALFORMED, "Hello comes once, first; then only Act")
-                    await send(rejected(request.act.turn_id, error))
-                    continue
-                await send(answer(runner, player, request.act))
+                else:
+                    if request is None:
+                        return
+                    if request.WhichOneof("kind") != "act":
+                        error = ServiceError(Reason.MALFORMED, "Hello comes once, first; then only Act")
+                        await send(rejected(request.act.turn_id, error))
+                    else:
+                        response = answer(runner, player, request.act)
+                        heard.answered(request.act.turn_id, response)
+                        await send(response)
+                if heard.until:
+                    heard.read += 1
+                    if heard.settled:
+                        return
         except grpc.aio.AbortError:
             pass  # the writer ended the call with an error status (a refusal, or the server draining)
 
@@ -514,6 +624,48 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         account = self._registry.accounts.authenticate(metadata)
         return pb.SetCurrentVersionResponse(version=self.versions.message(self.versions.choose(account.name,
                                                                                                version_id)))
+
+    async def ReportBotOutput(self, request: pb.ReportBotOutputRequest,  # noqa: N802
+                              context: Context) -> pb.ReportBotOutputResponse:
+        async def report() -> pb.ReportBotOutputResponse:
+            self._admin.check(context.invocation_metadata())
+            self.bot_output.report(self.versions.get(request.version_id, None).version_id, request.lines)
+            return pb.ReportBotOutputResponse()
+        return await _guard(context, report())
+
+    async def GetBotOutput(self, request: pb.GetBotOutputRequest,  # noqa: N802
+                           context: Context) -> pb.GetBotOutputResponse:
+        async def output() -> pb.GetBotOutputResponse:
+            return await self.bot_output_of(context.invocation_metadata(), request.version_id, request.match_id)
+        return await _guard(context, output())
+
+    async def bot_output_of(self, metadata: Iterable[tuple[str, str | bytes]] | None, version_id: str,
+                            match_id: str) -> pb.GetBotOutputResponse:
+        """GetBotOutput, for the version's account's token or the admin token (the web's /api/versions/ID/output
+        calls it too): the lines of a finished match of the version, or of no match, less those a match not
+        over, or whose deal is in play, may hold (`bot_output`)."""
+        admin = self._admin.given(metadata)
+        owner = None if admin else self._registry.accounts.authenticate(metadata).name
+        version = self.versions.get(version_id, owner)
+        oldest = self.bot_output.oldest(version.version_id)
+        store = self._registry.store
+        windows = [] if oldest is None else [Window(*row) for row in await store.windows(version.player, oldest,
+                                                                                           WINDOWS)]
+        match = None
+        if match_id:
+            found = [Window(*row) for row in await store.windows(version.player, 0.0, 1, match_id[:64])]
+            if not found:
+                raise ServiceError(Reason.UNKNOWN_MATCH, f"{version.player} played no match {match_id[:64]!r}")
+            match = found[0]
+            windows = [w for w in windows if w.match_id != match.match_id] + [match]
+            if match.end is None:
+                raise ServiceError(Reason.MATCH_NOT_OVER, "its bot's output is shown once the match is over")
+            self._check_shown(await self._registry.get(match.match_id), admin)
+        registry = self._registry
+        shown = self.bot_output.shown(version.version_id, match, windows, lambda w: w is not match and (
+            w.end is None or (not admin and registry.finished_in_play(w.match_id, w.end))))
+        return pb.GetBotOutputResponse(version=self.versions.message(version), lines=shown.lines,
+                                       held_back=shown.held_back, dropped=shown.dropped)
 
     async def LeaseBuild(self, request: pb.LeaseBuildRequest, context: Context) -> pb.LeaseBuildResponse:  # noqa: N802
         async def lease() -> pb.LeaseBuildResponse:

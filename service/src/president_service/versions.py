@@ -109,8 +109,8 @@ def check_manifest(manifest: pb.BotManifest) -> None:
     text(manifest.name, "name", 1, NAME_CHARS)
     text(manifest.build, "build command", 0, COMMAND_CHARS)
     text(manifest.run, "run command", 1, COMMAND_CHARS)
-    if manifest.runtime not in (pb.RUNTIME_PYTHON, pb.RUNTIME_NODE, pb.RUNTIME_BINARY):
-        raise ServiceError(Reason.MALFORMED, "the manifest's runtime: python, node or binary")
+    if manifest.runtime not in (pb.RUNTIME_PYTHON, pb.RUNTIME_NODE, pb.RUNTIME_BINARY, pb.RUNTIME_JAVA):
+        raise ServiceError(Reason.MALFORMED, "the manifest's runtime: python, node, binary or java")
 
 
 def too_large(what: str, cap: int) -> ServiceError:

@@ -729,7 +729,9 @@ class _RuntimeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Runtime.Value
     RUNTIME_NODE: _Runtime.ValueType  # 2
     """Node.js."""
     RUNTIME_BINARY: _Runtime.ValueType  # 3
-    """A binary built from one of the C++, Go or Java kits."""
+    """A binary built from the C++ or the Go kit."""
+    RUNTIME_JAVA: _Runtime.ValueType  # 4
+    """The Java kit, run with the JDK and Debian's jars (/usr/share/java)."""
 
 class Runtime(_Runtime, metaclass=_RuntimeEnumTypeWrapper):
     """---------------------------------------------------------------------------
@@ -746,7 +748,9 @@ RUNTIME_PYTHON: Runtime.ValueType  # 1
 RUNTIME_NODE: Runtime.ValueType  # 2
 """Node.js."""
 RUNTIME_BINARY: Runtime.ValueType  # 3
-"""A binary built from one of the C++, Go or Java kits."""
+"""A binary built from the C++ or the Go kit."""
+RUNTIME_JAVA: Runtime.ValueType  # 4
+"""The Java kit, run with the JDK and Debian's jars (/usr/share/java)."""
 Global___Runtime: _TypeAlias = Runtime  # noqa: Y015
 
 class _VersionState:
@@ -4991,6 +4995,151 @@ class LeaseHostingResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___LeaseHostingResponse: _TypeAlias = LeaseHostingResponse  # noqa: Y015
+
+@_typing.final
+class BotOutputLine(_message.Message):
+    """One line a hosted bot printed."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    AT_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    text: _builtins.str
+    """The line, without its newline (at most 1,000 characters; bytes that are
+    not UTF-8 are replaced).
+    """
+    @_builtins.property
+    def at(self) -> _timestamp_pb2.Timestamp:
+        """When the host read it."""
+
+    def __init__(
+        self,
+        *,
+        at: _timestamp_pb2.Timestamp | None = ...,
+        text: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["at", b"at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "text", b"text"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BotOutputLine: _TypeAlias = BotOutputLine  # noqa: Y015
+
+@_typing.final
+class ReportBotOutputRequest(_message.Message):
+    """Request of ReportBotOutput."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_ID_FIELD_NUMBER: _builtins.int
+    LINES_FIELD_NUMBER: _builtins.int
+    version_id: _builtins.str
+    """The version whose bot printed the lines."""
+    @_builtins.property
+    def lines(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotOutputLine]:
+        """The lines, oldest first (at most 1,000)."""
+
+    def __init__(
+        self,
+        *,
+        version_id: _builtins.str = ...,
+        lines: _abc.Iterable[Global___BotOutputLine] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["lines", b"lines", "version_id", b"version_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReportBotOutputRequest: _TypeAlias = ReportBotOutputRequest  # noqa: Y015
+
+@_typing.final
+class ReportBotOutputResponse(_message.Message):
+    """Response of ReportBotOutput."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReportBotOutputResponse: _TypeAlias = ReportBotOutputResponse  # noqa: Y015
+
+@_typing.final
+class GetBotOutputRequest(_message.Message):
+    """Request of GetBotOutput."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_ID_FIELD_NUMBER: _builtins.int
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    version_id: _builtins.str
+    """The version."""
+    match_id: _builtins.str
+    """A finished match the version played; empty: the lines printed while it
+    played no match.
+    """
+    def __init__(
+        self,
+        *,
+        version_id: _builtins.str = ...,
+        match_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id", "version_id", b"version_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetBotOutputRequest: _TypeAlias = GetBotOutputRequest  # noqa: Y015
+
+@_typing.final
+class GetBotOutputResponse(_message.Message):
+    """Response of GetBotOutput."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    LINES_FIELD_NUMBER: _builtins.int
+    HELD_BACK_FIELD_NUMBER: _builtins.int
+    DROPPED_FIELD_NUMBER: _builtins.int
+    held_back: _builtins.int
+    """Lines of the same time held back: printed while another match of the
+    version was being played that is not over, or whose deal is in play.
+    """
+    dropped: _builtins.int
+    """Lines of the same time past the answer's 64 KB (the oldest), left out.
+    Lines older than the version's newest 256 KB are not kept at all.
+    """
+    @_builtins.property
+    def version(self) -> Global___BotVersion:
+        """The version."""
+
+    @_builtins.property
+    def lines(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotOutputLine]:
+        """The lines, oldest first (at most 64 KB of them: the newest)."""
+
+    def __init__(
+        self,
+        *,
+        version: Global___BotVersion | None = ...,
+        lines: _abc.Iterable[Global___BotOutputLine] | None = ...,
+        held_back: _builtins.int = ...,
+        dropped: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["version", b"version"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dropped", b"dropped", "held_back", b"held_back", "lines", b"lines", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetBotOutputResponse: _TypeAlias = GetBotOutputResponse  # noqa: Y015
 
 @_typing.final
 class TournamentSpec(_message.Message):

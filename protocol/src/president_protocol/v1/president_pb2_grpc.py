@@ -150,6 +150,16 @@ class PresidentServiceStub:
                 request_serializer=president_dot_v1_dot_president__pb2.LeaseHostingRequest.SerializeToString,
                 response_deserializer=president_dot_v1_dot_president__pb2.LeaseHostingResponse.FromString,
                 _registered_method=True)
+        self.ReportBotOutput = channel.unary_unary(
+                '/president.v1.PresidentService/ReportBotOutput',
+                request_serializer=president_dot_v1_dot_president__pb2.ReportBotOutputRequest.SerializeToString,
+                response_deserializer=president_dot_v1_dot_president__pb2.ReportBotOutputResponse.FromString,
+                _registered_method=True)
+        self.GetBotOutput = channel.unary_unary(
+                '/president.v1.PresidentService/GetBotOutput',
+                request_serializer=president_dot_v1_dot_president__pb2.GetBotOutputRequest.SerializeToString,
+                response_deserializer=president_dot_v1_dot_president__pb2.GetBotOutputResponse.FromString,
+                _registered_method=True)
         self.CreateTournament = channel.unary_unary(
                 '/president.v1.PresidentService/CreateTournament',
                 request_serializer=president_dot_v1_dot_president__pb2.CreateTournamentRequest.SerializeToString,
@@ -427,6 +437,33 @@ class PresidentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReportBotOutput(self, request, context):
+        """For a host: what the bots of versions it runs printed (stdout and
+        stderr), line by line with when each was printed. The server keeps the
+        newest 256 KB of each version's lines; the author reads them with
+        GetBotOutput. Needs the admin token. Errors: NOT_ADMIN, MISSING_TOKEN,
+        UNKNOWN_VERSION, MALFORMED (more than 1,000 lines, or a line over 1,000
+        characters), STORAGE.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetBotOutput(self, request, context):
+        """What a hosted version's bot printed while it played a finished match
+        (`match_id`), or while it played no match (`match_id` empty): with the
+        token of the version's account, or the admin token. A line printed while
+        another match of the version was still being played, or whose deal
+        another live match deals, is held back until that match is over (hidden
+        information: the bot's output may show its cards). Errors: MISSING_TOKEN,
+        BAD_TOKEN, UNKNOWN_VERSION (also for another account's version),
+        UNKNOWN_MATCH (not a match the version played), MATCH_NOT_OVER,
+        DEAL_IN_PLAY (without the admin token).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def CreateTournament(self, request, context):
         """Create a tournament (docs/tournaments.md): its rules, table size, clock,
         format and entrants (accounts: a connected bot, a house bot, or an
@@ -584,6 +621,16 @@ def add_PresidentServiceServicer_to_server(servicer, server):
                     servicer.LeaseHosting,
                     request_deserializer=president_dot_v1_dot_president__pb2.LeaseHostingRequest.FromString,
                     response_serializer=president_dot_v1_dot_president__pb2.LeaseHostingResponse.SerializeToString,
+            ),
+            'ReportBotOutput': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReportBotOutput,
+                    request_deserializer=president_dot_v1_dot_president__pb2.ReportBotOutputRequest.FromString,
+                    response_serializer=president_dot_v1_dot_president__pb2.ReportBotOutputResponse.SerializeToString,
+            ),
+            'GetBotOutput': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBotOutput,
+                    request_deserializer=president_dot_v1_dot_president__pb2.GetBotOutputRequest.FromString,
+                    response_serializer=president_dot_v1_dot_president__pb2.GetBotOutputResponse.SerializeToString,
             ),
             'CreateTournament': grpc.unary_unary_rpc_method_handler(
                     servicer.CreateTournament,
@@ -1228,6 +1275,60 @@ class PresidentService:
             '/president.v1.PresidentService/LeaseHosting',
             president_dot_v1_dot_president__pb2.LeaseHostingRequest.SerializeToString,
             president_dot_v1_dot_president__pb2.LeaseHostingResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReportBotOutput(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/president.v1.PresidentService/ReportBotOutput',
+            president_dot_v1_dot_president__pb2.ReportBotOutputRequest.SerializeToString,
+            president_dot_v1_dot_president__pb2.ReportBotOutputResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBotOutput(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/president.v1.PresidentService/GetBotOutput',
+            president_dot_v1_dot_president__pb2.GetBotOutputRequest.SerializeToString,
+            president_dot_v1_dot_president__pb2.GetBotOutputResponse.FromString,
             options,
             channel_credentials,
             insecure,

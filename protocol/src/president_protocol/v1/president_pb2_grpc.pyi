@@ -211,6 +211,25 @@ class PresidentServiceStub:
     Needs the admin token. Errors: NOT_ADMIN, MISSING_TOKEN, MALFORMED,
     SHUTTING_DOWN.
     """
+    ReportBotOutput: _grpc.UnaryUnaryMultiCallable[_president_pb2.ReportBotOutputRequest, _president_pb2.ReportBotOutputResponse]
+    """For a host: what the bots of versions it runs printed (stdout and
+    stderr), line by line with when each was printed. The server keeps the
+    newest 256 KB of each version's lines; the author reads them with
+    GetBotOutput. Needs the admin token. Errors: NOT_ADMIN, MISSING_TOKEN,
+    UNKNOWN_VERSION, MALFORMED (more than 1,000 lines, or a line over 1,000
+    characters), STORAGE.
+    """
+    GetBotOutput: _grpc.UnaryUnaryMultiCallable[_president_pb2.GetBotOutputRequest, _president_pb2.GetBotOutputResponse]
+    """What a hosted version's bot printed while it played a finished match
+    (`match_id`), or while it played no match (`match_id` empty): with the
+    token of the version's account, or the admin token. A line printed while
+    another match of the version was still being played, or whose deal
+    another live match deals, is held back until that match is over (hidden
+    information: the bot's output may show its cards). Errors: MISSING_TOKEN,
+    BAD_TOKEN, UNKNOWN_VERSION (also for another account's version),
+    UNKNOWN_MATCH (not a match the version played), MATCH_NOT_OVER,
+    DEAL_IN_PLAY (without the admin token).
+    """
     CreateTournament: _grpc.UnaryUnaryMultiCallable[_president_pb2.CreateTournamentRequest, _president_pb2.CreateTournamentResponse]
     """Create a tournament (docs/tournaments.md): its rules, table size, clock,
     format and entrants (accounts: a connected bot, a house bot, or an
@@ -395,6 +414,25 @@ class PresidentServiceAsyncStub(PresidentServiceStub):
     current version only; its check match, ratings and records name it).
     Needs the admin token. Errors: NOT_ADMIN, MISSING_TOKEN, MALFORMED,
     SHUTTING_DOWN.
+    """
+    ReportBotOutput: _aio.UnaryUnaryMultiCallable[_president_pb2.ReportBotOutputRequest, _president_pb2.ReportBotOutputResponse]  # type: ignore[assignment]
+    """For a host: what the bots of versions it runs printed (stdout and
+    stderr), line by line with when each was printed. The server keeps the
+    newest 256 KB of each version's lines; the author reads them with
+    GetBotOutput. Needs the admin token. Errors: NOT_ADMIN, MISSING_TOKEN,
+    UNKNOWN_VERSION, MALFORMED (more than 1,000 lines, or a line over 1,000
+    characters), STORAGE.
+    """
+    GetBotOutput: _aio.UnaryUnaryMultiCallable[_president_pb2.GetBotOutputRequest, _president_pb2.GetBotOutputResponse]  # type: ignore[assignment]
+    """What a hosted version's bot printed while it played a finished match
+    (`match_id`), or while it played no match (`match_id` empty): with the
+    token of the version's account, or the admin token. A line printed while
+    another match of the version was still being played, or whose deal
+    another live match deals, is held back until that match is over (hidden
+    information: the bot's output may show its cards). Errors: MISSING_TOKEN,
+    BAD_TOKEN, UNKNOWN_VERSION (also for another account's version),
+    UNKNOWN_MATCH (not a match the version played), MATCH_NOT_OVER,
+    DEAL_IN_PLAY (without the admin token).
     """
     CreateTournament: _aio.UnaryUnaryMultiCallable[_president_pb2.CreateTournamentRequest, _president_pb2.CreateTournamentResponse]  # type: ignore[assignment]
     """Create a tournament (docs/tournaments.md): its rules, table size, clock,
@@ -715,6 +753,37 @@ class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
         current version only; its check match, ratings and records name it).
         Needs the admin token. Errors: NOT_ADMIN, MISSING_TOKEN, MALFORMED,
         SHUTTING_DOWN.
+        """
+
+    @_abc_1.abstractmethod
+    def ReportBotOutput(
+        self,
+        request: _president_pb2.ReportBotOutputRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_president_pb2.ReportBotOutputResponse, _abc.Awaitable[_president_pb2.ReportBotOutputResponse]]:
+        """For a host: what the bots of versions it runs printed (stdout and
+        stderr), line by line with when each was printed. The server keeps the
+        newest 256 KB of each version's lines; the author reads them with
+        GetBotOutput. Needs the admin token. Errors: NOT_ADMIN, MISSING_TOKEN,
+        UNKNOWN_VERSION, MALFORMED (more than 1,000 lines, or a line over 1,000
+        characters), STORAGE.
+        """
+
+    @_abc_1.abstractmethod
+    def GetBotOutput(
+        self,
+        request: _president_pb2.GetBotOutputRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_president_pb2.GetBotOutputResponse, _abc.Awaitable[_president_pb2.GetBotOutputResponse]]:
+        """What a hosted version's bot printed while it played a finished match
+        (`match_id`), or while it played no match (`match_id` empty): with the
+        token of the version's account, or the admin token. A line printed while
+        another match of the version was still being played, or whose deal
+        another live match deals, is held back until that match is over (hidden
+        information: the bot's output may show its cards). Errors: MISSING_TOKEN,
+        BAD_TOKEN, UNKNOWN_VERSION (also for another account's version),
+        UNKNOWN_MATCH (not a match the version played), MATCH_NOT_OVER,
+        DEAL_IN_PLAY (without the admin token).
         """
 
     @_abc_1.abstractmethod

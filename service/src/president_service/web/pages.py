@@ -22,6 +22,9 @@
                                  admin token
     POST /api/versions/ID/current
                                  SetCurrentVersion for the header's token (its account's version), as JSON
+    /api/versions/ID/output[?match=MATCH]
+                                 GetBotOutput, as JSON, for the header's token: the version's account's, or the
+                                 admin token
 
 A token is read from the Authorization header only, never from the query
 (an address lands in logs and history), and the answers it opens are not
@@ -94,6 +97,7 @@ def web_app(servicer: PresidentServicer) -> web.Application:
     app.router.add_get("/api/versions", _versions)
     app.router.add_get("/api/versions/{version_id}/log", _build_log)
     app.router.add_post("/api/versions/{version_id}/current", _set_current)
+    app.router.add_get("/api/versions/{version_id}/output", _bot_output)
     return app
 
 
@@ -213,6 +217,15 @@ async def _versions(request: web.Request) -> web.Response:
 async def _build_log(request: web.Request) -> web.Response:
     try:
         found = request.app[_SERVICER].build_log(_authorization(request), request.match_info["version_id"])
+    except ServiceError as exc:
+        return _refusal(exc)
+    return _private(proto_json(found))
+
+
+async def _bot_output(request: web.Request) -> web.Response:
+    try:
+        found = await request.app[_SERVICER].bot_output_of(_authorization(request), request.match_info["version_id"],
+                                                           request.query.get("match", ""))
     except ServiceError as exc:
         return _refusal(exc)
     return _private(proto_json(found))

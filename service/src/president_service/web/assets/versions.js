@@ -110,6 +110,11 @@
     const v = entry.version;
     const button = el("button", { type: "button", class: "log-button", "data-version": v.version_id, text: "Build log" });
     button.addEventListener("click", () => showLog(v.version_id, token));
+    let output = null;
+    if (v.player) {  // built: it may have been hosted, and printed something
+      output = el("button", { type: "button", class: "output-button", "data-version": v.version_id, text: "Bot output" });
+      output.addEventListener("click", () => showOutput(v.version_id, token, ""));
+    }
     const choosable = !v.current && (v.state === "VERSION_STATE_READY" || v.state === "VERSION_STATE_RETIRED");
     let choose = null;
     if (choosable) {
@@ -126,7 +131,7 @@
       el("td", { class: "check", text: checkText(v) }),
       el("td", { class: "reason", text: v.reason || "" }),
       el("td", { class: "ratings" }, entry.ratings.length ? entry.ratings.map(ratingLine) : el("span", { class: "muted", text: "not rated" })),
-      el("td", {}, button, choose));
+      el("td", {}, button, output, choose));
   }
 
   function table(answer, token) {
@@ -217,6 +222,49 @@
     heading.textContent = `Build log of ${v.version_id} (${v.manifest.name})`;
     state.replaceChildren(el("span", {}, statePill(v), v.reason ? ` ${v.reason}` : null));
     pre.textContent = answer.log || "(no build log yet)";  // the author's text, never parsed as markup
+    logBox.scrollIntoView({ block: "nearest" });
+  }
+
+  // ------------------------------------------------------------------ a hosted bot's output
+
+  /** What the version's bot printed during a finished match (`match`), or outside its matches (""). */
+  async function showOutput(versionId, token, match) {
+    const pre = el("pre", { class: "build-log", id: "output-text", text: "loading\u2026" });
+    const close = el("button", { type: "button", id: "close-log", text: "Close" });
+    close.addEventListener("click", () => { logBox.hidden = true; logBox.replaceChildren(); });
+    const field = el("input", { type: "text", id: "output-match", value: match, spellcheck: "false",
+      placeholder: "a match id (empty: outside its matches)", "aria-label": "Match id" });
+    const show = el("button", { type: "submit", id: "output-show", text: "Show" });
+    const pick = el("form", { class: "token-form", id: "output-form" }, field, show);
+    pick.addEventListener("submit", (event) => {
+      event.preventDefault();
+      showOutput(versionId, token, field.value.trim());
+    });
+    const during = match ? `during match ${match}` : "outside its matches";
+    const heading = el("h2", { text: `Output of ${versionId}, ${during}` });
+    const state = el("p", { class: "muted", id: "output-state" });
+    logBox.replaceChildren(el("div", { class: "filter" }, heading, close), pick, state, pre);
+    logBox.hidden = false;
+    const query = match ? `?match=${encodeURIComponent(match)}` : "";
+    let answer;
+    try {
+      answer = await fetchWithToken(`/api/versions/${encodeURIComponent(versionId)}/output${query}`, token);
+    } catch (error) {
+      pre.remove();
+      state.className = "notice error";
+      state.textContent = `The output cannot be shown: ${error.message}`;
+      return;
+    }
+    const lines = answer.lines || [];
+    const held = Number(answer.held_back || 0);
+    const dropped = Number(answer.dropped || 0);
+    state.textContent = `${lines.length} line${lines.length === 1 ? "" : "s"}`
+      + (held ? `, ${held} held back until the matches they were printed in are over` : "")
+      + (dropped ? `, ${dropped} older ones left out` : "")
+      + ". A hosted bot plays several matches at once: a match's output is what it printed while the match was played.";
+    // the bot's own text, never parsed as markup
+    pre.textContent = lines.map((line) => `${new Date(line.at).toISOString().slice(11, 23)} ${line.text}`).join("\n")
+      || "(nothing)";
     logBox.scrollIntoView({ block: "nearest" });
   }
 
