@@ -107,6 +107,8 @@ COVERED = {
         "tests/harness/test_hosted_kits.py submits a built copy of the kit so to `president arena` (free ports)",
     ".venv/bin/president versions --server localhost:50051 --account-token TOKEN":
         "tests/harness/test_hosted_kits.py lists the kit's version so once it is checked",
+    ".venv/bin/president submit examples/java --server HOST:PORT --account-token TOKEN":
+        "tests/harness/test_hosted_kits.py submits a built copy of the kit so to `president arena` (free ports)",
     ".venv/bin/president submit examples/cpp --server localhost:50051 --account-token TOKEN":
         "tests/harness/test_hosted_kits.py submits the Go kit so, whose manifest is the same (a second C++ build"
         " does not fit the CI budget)",

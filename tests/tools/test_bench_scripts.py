@@ -56,7 +56,7 @@ def test_expert_clock_bench_prints_both_loads_of_each_preset() -> None:
     assert rows == [["italian", "unloaded"], ["italian", "busy"], ["cardverse", "unloaded"], ["cardverse", "busy"]]
 
 
-def test_sandbox_bench_prints_its_three_figures_beside_their_floors() -> None:
+def test_sandbox_bench_prints_its_figures_beside_their_floors() -> None:
     from president_harness.sandbox import Sandbox
     if (problem := Sandbox(folder=Path()).check()) is not None:
         if os.environ.get("CI"):
@@ -65,9 +65,12 @@ def test_sandbox_bench_prints_its_three_figures_beside_their_floors() -> None:
     done = _bench("sandbox_bench.py", "--runs", "1", "--deals", "1")
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    assert [line.split(" (")[0] for line in lines] == [
+    assert [line.split(" (")[0] for line in lines[:3]] == [
         "start per bot process", "memory per hosted bot", "a 1-deal match of four first bots, start to last exit"]
-    assert all("sandbox" in line and "plain" in line for line in lines), lines
+    assert all("sandbox" in line and "plain" in line for line in lines[:3]), lines
+    crowded = [line.split(" (")[0].split(", ")[1] for line in lines[3:]]
+    assert crowded[0] == "no share" and crowded[1].endswith(" cores each") and len(crowded) == 2, lines
+    assert all("x the match alone; the spinner used " in line for line in lines[3:]), lines
 
 
 def test_tournament_bench_prints_its_three_sides_and_the_ratios() -> None:
