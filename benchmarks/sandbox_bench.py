@@ -34,6 +34,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import grpc
+from president_harness.cpu_quota import tree_cpu_s
 from president_harness.sandbox import Sandbox, relay_to, stage
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
@@ -131,17 +132,6 @@ time.sleep(3600)
 """
 
 
-def _cpu_s(pids: list[int]) -> float:
-    total = 0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
-
-
 def _match(server: Server, work: Path, deals: int, *, jailed: bool, cores: float | None = None,
            spinner: bool = False) -> tuple[float, int, float]:
     """Seconds from starting four bots to the last one's exit, the median bot's peak resident KB, and the CPU
@@ -180,11 +170,11 @@ def _match(server: Server, work: Path, deals: int, *, jailed: bool, cores: float
                     peaks[seat] = max(peaks[seat], _rss_kb(_tree(bot.process.pid)))
         sampler = threading.Thread(target=sample)
         sampler.start()
-        spun = -_cpu_s(_tree(neighbour.process.pid)) if neighbour else 0.0
+        spun = -tree_cpu_s(neighbour.process.pid) if neighbour else 0.0
         ended = [bot.wait() for bot in bots]
         took = time.perf_counter() - started
         if neighbour is not None:
-            spun += _cpu_s(_tree(neighbour.process.pid))
+            spun += tree_cpu_s(neighbour.process.pid)
             neighbour.stop()
             neighbour.wait()
         done.set()

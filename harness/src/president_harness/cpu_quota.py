@@ -65,6 +65,11 @@ def _tree(root: int, processes: dict[int, _Process]) -> dict[int, _Process]:
     return tree
 
 
+def tree_cpu_s(root: int) -> float:
+    """CPU seconds of the process `root` and every process under it now, reaped children's included."""
+    return sum(process.cpu_s for process in _tree(root, _processes()).values())
+
+
 @dataclass(eq=False)
 class _Jail:
     root: int

@@ -33,11 +33,12 @@ from president_service.clock import ClockSettings
 from president_service.errors import Reason, ServiceError, abort
 from president_service.feeds import SeatFeed, match_over, prompt_message, shared_events
 from president_service.limits import RETRY_FULL_S
+from president_service.loop_lag import LoopLag
 from president_service.match_request import check_name, read_match_request
 from president_service.match_runner import MatchRunner, Wake
 from president_service.messages import account_message, finished_summary, match_summary, result, timestamp
 from president_service.registry import Registry
-from president_service.request_guard import LoopLag, next_request, opening_request
+from president_service.request_guard import next_request, opening_request
 from president_service.session import SessionContext, Sessions
 from president_service.tournaments import Tournaments
 from president_service.versions import CHUNK_BYTES, Version, Versions, read_submission
