@@ -6,9 +6,9 @@ the median of `--runs` runs, beside its floor measured in the same run:
 
 1. **Start per bot process**: `python -S -c pass` run through `Sandbox.run` (the two nested jails, the uid drop,
    prlimit), against the same command as a plain child process.
-2. **Memory per hosted bot**: the resident memory (VmRSS, /proc) of every process of a jail whose
-   `president-bot` plays a match, summed (the bot, and the three bwrap/setpriv processes around it), against
-   the same bot run as a plain process (its one process).
+2. **Memory per hosted bot**: the peak memory of every process of a jail whose `president-bot` plays a match,
+   summed as the jail's memory cap counts it (`Exit.peak_memory_bytes`: resident anonymous and shared memory of
+   the bot and the bwrap/setpriv processes around it), against the same bot run as a plain process.
 3. **A match of hosted bots**: a 4-player cardverse match of `--deals` deals, every seat a `president-bot`
    running `examples/python/first_bot.py` over its Play stream, from starting the four processes to the last
    one's exit: every bot in its own jail (a slot each, a relayed socket each) against every bot a plain child
@@ -28,13 +28,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from contextlib import ExitStack
 from pathlib import Path
 
 import grpc
-from president_harness.cpu_quota import tree_cpu_s
+from president_harness.jail_quota import tree_cpu_s
 from president_harness.sandbox import Sandbox, relay_to, stage
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
@@ -93,34 +92,6 @@ class Server:
         self.process.wait(20)
 
 
-def _rss_kb(pids: list[int]) -> int:
-    total = 0
-    for pid in pids:
-        try:
-            status = Path(f"/proc/{pid}/status").read_text()
-        except OSError:
-            continue
-        total += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
-    return total
-
-
-def _tree(pid: int) -> list[int]:
-    """`pid` and every descendant it has now."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(parent, []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        found.append(current := todo.pop())
-        todo.extend(children.get(current, []))
-    return found
-
-
 SPINNER = """
 import threading, time
 def spin():
@@ -134,10 +105,9 @@ time.sleep(3600)
 
 def _match(server: Server, work: Path, deals: int, *, jailed: bool, cores: float | None = None,
            spinner: bool = False) -> tuple[float, int, float]:
-    """Seconds from starting four bots to the last one's exit, the median bot's peak resident KB, and the CPU
+    """Seconds from starting four bots to the last one's exit, the median bot's peak memory in KB, and the CPU
     seconds a spinning neighbour (`spinner`) used meanwhile; every jail held to `cores` if given."""
     tokens = server.seats(deals)
-    peaks = [0] * len(tokens)
     spun = 0.0
     with ExitStack() as stack:
         neighbour = None
@@ -162,14 +132,6 @@ def _match(server: Server, work: Path, deals: int, *, jailed: bool, cores: float
         started = time.perf_counter()
         bots = [sandbox.start(["president-bot", "bot.py"], log=log, socket=socket, env=env, jailed=jailed)
                 for sandbox, socket, env, log in running]
-        done = threading.Event()
-
-        def sample() -> None:
-            while not done.wait(0.05):
-                for seat, bot in enumerate(bots):
-                    peaks[seat] = max(peaks[seat], _rss_kb(_tree(bot.process.pid)))
-        sampler = threading.Thread(target=sample)
-        sampler.start()
         spun = -tree_cpu_s(neighbour.process.pid) if neighbour else 0.0
         ended = [bot.wait() for bot in bots]
         took = time.perf_counter() - started
@@ -177,12 +139,10 @@ def _match(server: Server, work: Path, deals: int, *, jailed: bool, cores: float
             spun += tree_cpu_s(neighbour.process.pid)
             neighbour.stop()
             neighbour.wait()
-        done.set()
-        sampler.join()
     for end, (_, _, _, log) in zip(ended, running, strict=True):
         if end.status != 0:
             raise SystemExit(f"a bot failed ({end.reason}): {log.read_text()[-2000:]}")
-    return took, int(statistics.median(peaks)), spun
+    return took, int(statistics.median(end.peak_memory_bytes for end in ended)) // 1024, spun
 
 
 def main() -> None:
@@ -216,7 +176,7 @@ def main() -> None:
                     runs.append((took, spun))
         finally:
             server.close()
-    print(f"memory per hosted bot (peak resident, median bot, median of {args.runs}): sandbox"
+    print(f"memory per hosted bot (peak, as --jail-memory-mb counts it; median bot, median of {args.runs}): sandbox"
           f" {statistics.median(jailed_kb) / 1024:.1f} MB (the bot and its jail's processes), plain"
           f" {statistics.median(plain_kb) / 1024:.1f} MB")
     ratio = statistics.median(jailed) / statistics.median(plain)

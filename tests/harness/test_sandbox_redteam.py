@@ -79,6 +79,38 @@ def test_a_memory_balloon_fails_at_the_address_space_limit(host: Host) -> None:
     assert max(int(line.split()[0]) for line in attacked.output.splitlines() if line.endswith(" MB")) < 256
 
 
+def test_a_balloon_over_many_processes_is_killed_at_the_jails_memory(host: Host) -> None:
+    """Each process under its own address-space limit, together over the jail's: killed within a sample or two,
+    and memory no process maps (a memfd, a System V segment) cannot be made at all."""
+    attacked = host.attack("balloons", """
+        import ctypes, mmap, os, time
+        try:
+            os.memfd_create("hoard")
+            print("memfd made", flush=True)
+        except OSError as exc:
+            print("memfd refused", exc.errno, flush=True)
+        libc = ctypes.CDLL(None, use_errno=True)
+        made = libc.shmget(0, 64 << 20, 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0600
+        print("shmget", "made" if made >= 0 else f"refused {ctypes.get_errno()}", flush=True)
+        for child in range(8):
+            if os.fork() == 0:
+                held = bytearray(48 << 20) if child % 2 else mmap.mmap(-1, 48 << 20, mmap.MAP_SHARED)
+                held[::4096] = b"x" * len(range(0, len(held), 4096))
+                print("child", child, "holds 48 MB", flush=True)
+                time.sleep(60)
+            time.sleep(0.3)
+        print("all children hold their memory", flush=True)
+        time.sleep(60)
+    """, slot=13, memory_bytes=256 * MB, jail_memory_bytes=160 * MB)
+    output = attacked.output
+    assert "memfd refused 1" in output and "shmget refused 1" in output, output
+    assert "all children hold their memory" not in output, output
+    assert attacked.exit.reason.startswith("killed for using "), attacked.exit
+    assert attacked.exit.reason.endswith("MB of memory in all its processes (the limit is 160 MB a jail)")
+    assert 160 * MB < attacked.exit.peak_memory_bytes < (160 + 2 * 48 + 32) * MB, attacked.exit
+    assert output.count("holds 48 MB") <= 5, output
+
+
 def test_a_disk_filler_meets_the_file_size_limit_and_the_tmpfs_size(host: Host) -> None:
     attacked = host.attack("filler", """
         import errno, os

@@ -54,6 +54,9 @@ POLL_S = 10.0
 """How often a --versions host renews its leases (a lease lasts a minute on the server)."""
 FATAL = ("NOT_ADMIN", "MISSING_TOKEN", "BAD_TOKEN")
 _DEFAULTS = Sandbox(folder=Path())
+JAIL_MEMORY_MB = 512
+"""Each hosted bot's memory, all its processes together (a hosted Python bot holds about 30 MB, a Java one about
+100 MB)."""
 
 
 def add_host_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -82,6 +85,9 @@ def add_host_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
                            " (default 0)")
     host.add_argument("--memory-mb", type=whole_limit, default=_DEFAULTS.memory_bytes // MB,
                       help=f"address space of each process (default {_DEFAULTS.memory_bytes // MB})")
+    host.add_argument("--jail-memory-mb", type=whole_limit, default=JAIL_MEMORY_MB,
+                      help="memory of each bot's processes together, measured every 0.1 s: past it the bot is"
+                           f" killed (default {JAIL_MEMORY_MB})")
     host.add_argument("--cpu-seconds", type=whole_limit, default=_DEFAULTS.cpu_s,
                       help=f"CPU seconds of each process, then it is killed (default {_DEFAULTS.cpu_s})")
     host.add_argument("--processes", type=whole_limit, default=_DEFAULTS.processes,
@@ -151,7 +157,8 @@ def _cores(text: str) -> float:
 
 def _sandbox(args: argparse.Namespace, folder: Path, cores: float | None) -> Sandbox:
     return Sandbox(folder=folder, slot=args.slot, memory_bytes=args.memory_mb * MB, cpu_s=args.cpu_seconds,
-                   processes=args.processes, wall_s=args.wall_clock, cpu_cores=cores)
+                   processes=args.processes, wall_s=args.wall_clock, cpu_cores=cores,
+                   jail_memory_bytes=args.jail_memory_mb * MB)
 
 
 def _host_versions(args: argparse.Namespace) -> int:

@@ -118,8 +118,9 @@ class Keeper:
     def _keep(self) -> None:
         sandbox = self.sandbox
         share = "" if sandbox.cpu_cores is None else f", {sandbox.cpu_cores:.2f} cores of CPU"
+        memory = "" if sandbox.jail_memory_bytes is None else f", {sandbox.jail_memory_bytes // MB} MB in all"
         how = (f"in its sandbox (uid {sandbox.uid}; {sandbox.memory_bytes // MB} MB and {sandbox.cpu_s} CPU s a"
-               f" process, {sandbox.processes} processes{share})" if self.jailed else
+               f" process, {sandbox.processes} processes{memory}{share})" if self.jailed else
                "WITHOUT A SANDBOX (--no-sandbox): it can read, write and reach whatever this user can")
         delay = FIRST_DELAY_S
         for run in itertools.count(1):
@@ -201,9 +202,7 @@ class Hosting:
         folder = self.work / "built" / version.version_id
         try:
             argv = shlex.split(version.manifest.run)
-            sandbox = with_runtime(Sandbox(folder=folder, slot=slot, memory_bytes=self.sandbox.memory_bytes,
-                                           cpu_s=self.sandbox.cpu_s, processes=self.sandbox.processes,
-                                           wall_s=self.sandbox.wall_s, cpu_cores=self.sandbox.cpu_cores),
+            sandbox = with_runtime(dataclasses.replace(self.sandbox, folder=folder, slot=slot),
                                    version.manifest.runtime)
             if not folder.is_dir():
                 say(f"{version.player}: not built on this machine: building it")

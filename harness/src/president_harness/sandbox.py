@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from president_harness.cpu_quota import QUOTA
+from president_harness.jail_quota import QUOTA
 from president_harness.seccomp_filter import SeccompError, program_fd
 
 FIRST_UID = 100_000
@@ -170,7 +170,10 @@ class Sandbox:
     ends with it, and the command with it (the jail's pid namespace ends when the relay does)."""
     cpu_cores: float | None = None
     """Its share of the machine's CPU, in cores on average, all its processes and threads together (held by
-    `cpu_quota`, which stops it while it is over); None: only `cpu_s` bounds it."""
+    `jail_quota`, which stops it while it is over); None: only `cpu_s` bounds it."""
+    jail_memory_bytes: int | None = None
+    """Memory of all its processes together (resident anonymous and shared memory, measured by `jail_quota`):
+    past it the jail is killed; None: only `memory_bytes` (each process's) bounds it."""
 
     @property
     def uid(self) -> int:
@@ -314,6 +317,8 @@ class Exit:
     """Bytes of output, all of them (the log holds at most the sandbox's output_bytes)."""
     throttled_s: float = 0.0
     """Time it spent stopped for using more than its CPU share (`Sandbox.cpu_cores`)."""
+    peak_memory_bytes: int = 0
+    """The most memory its processes held together, as `Sandbox.jail_memory_bytes` counts it (sampled)."""
 
 
 class Jailed:
@@ -326,6 +331,8 @@ class Jailed:
         self._on_output = on_output
         self._stopped = threading.Event()
         self._timed_out = False
+        self._memory_seen: int | None = None
+        """The memory measured past `Sandbox.jail_memory_bytes`, when that is why it was killed."""
         self._tail = b""
         self._output = 0
         self.process = subprocess.Popen(command, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
@@ -333,9 +340,9 @@ class Jailed:
                                         pass_fds=pass_fds)
         self._pidfd: int | None = os.pidfd_open(self.process.pid)
         """Signals go through it, so never to a process given the pid after this one's end; None once reaped."""
-        if sandbox.cpu_cores is not None:
-            QUOTA.watch(self.process.pid, sandbox.cpu_cores)
         self._signalling = threading.Lock()
+        QUOTA.watch(self.process.pid, cores=sandbox.cpu_cores, memory_bytes=sandbox.jail_memory_bytes,
+                    over_memory=self._over_memory)
         self._reader = threading.Thread(target=self._read, name=f"sandbox-{sandbox.slot}-output", daemon=True)
         self._reader.start()
         self._timer = None
@@ -367,6 +374,10 @@ class Jailed:
         self._timed_out = True
         self.stop()
 
+    def _over_memory(self, used: int) -> None:
+        self._memory_seen = used
+        self.stop()
+
     def stop(self) -> None:
         """Kill the jail: its outer bwrap, whose end ends its pid namespace and so every process in it (and,
         unsandboxed, the command's process group)."""
@@ -379,7 +390,7 @@ class Jailed:
     def wait(self) -> Exit:
         """Wait for the end and say why it came."""
         self.process.wait()
-        throttled = QUOTA.forget(self.process.pid)
+        held = QUOTA.forget(self.process.pid)
         if self._timer is not None:
             self._timer.cancel()
         with self._signalling:
@@ -387,12 +398,16 @@ class Jailed:
                 os.close(self._pidfd)
                 self._pidfd = None
         self._reader.join(10)
-        return Exit(self.process.returncode, self._reason(self.process.returncode), self._output, throttled)
+        return Exit(self.process.returncode, self._reason(self.process.returncode), self._output, held.throttled_s,
+                    held.peak_memory_bytes)
 
     def _reason(self, status: int) -> str:
         sandbox = self.sandbox
         if self._timed_out:
             return f"killed at the wall clock ({sandbox.wall_s:g} s)"
+        if self._memory_seen is not None and sandbox.jail_memory_bytes is not None:
+            return (f"killed for using {self._memory_seen / MB:.0f} MB of memory in all its processes (the limit is"
+                    f" {sandbox.jail_memory_bytes // MB} MB a jail)")
         if self._stopped.is_set():
             return "stopped by the host"
         if b"MemoryError" in self._tail or b"Cannot allocate memory" in self._tail:

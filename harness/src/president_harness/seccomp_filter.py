@@ -22,6 +22,8 @@ DENIED = (
     # namespaces, mounts and the root: the jail's own, never a bot's to change
     "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "open_tree", "move_mount", "fsopen",
     "fsconfig", "fsmount", "fspick", "mount_setattr",
+    # memory no process maps, which the jail's memory cap (`jail_quota`) would not see: memfds, System V segments
+    "memfd_create", "memfd_secret", "shmget",
     # tracing and other processes' memory
     "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
     # the machine's: modules, reboot, swap, clocks, accounting, quotas, the kernel log

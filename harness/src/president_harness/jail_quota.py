@@ -1,14 +1,22 @@
-"""Equal CPU for every jail without cgroups: each running jail may use `cores` of CPU on average; past that it is
-stopped (SIGSTOP) until its share has caught up, then continued (SIGCONT).
+"""Equal CPU and a memory cap for every jail, without cgroups: each running jail may use `cores` of CPU on average
+(past that it is stopped, SIGSTOP, until its share has caught up, then continued, SIGCONT), and at most
+`memory_bytes` of memory in all its processes together (past that it is killed).
 
-It is cgroup v2's ``cpu.max`` in user space, for machines (and containers) that give no cgroup controllers. One
-thread samples every watched jail each `PERIOD_S`: the CPU time of every process under the jail's first process
-(a process tree read from /proc, so threads and children count, and a reaped child's time lives on in its
-reaper's), against a budget that grows by ``cores * PERIOD_S`` a period and holds at most `BURST_S` seconds of
-it, so a bot that was idle may think at full speed for a moment, and no bot averages more than its share over
-any second. A busy-looping bot, however many threads it runs, gets its share and no more, and so cannot think
-on the others' time. Signals go through pidfds checked against each process's start time, so a pid reused by
-another process is never signalled.
+It is cgroup v2's ``cpu.max`` and ``memory.max`` in user space, for machines (and containers) that give no cgroup
+controllers. One thread samples every watched jail each `PERIOD_S`: the process tree under the jail's first
+process, read from /proc, so threads and children count.
+
+* CPU: the CPU time of the tree (a reaped child's time lives on in its reaper's), against a budget that grows by
+  ``cores * PERIOD_S`` a period and holds at most `BURST_S` seconds of it, so a bot that was idle may think at
+  full speed for a moment, and no bot averages more than its share over any second. A busy-looping bot, however
+  many threads it runs, gets its share and no more, and so cannot think on the others' time.
+* Memory: the tree's resident anonymous and shared memory (RssAnon + RssShmem: what its processes allocated,
+  shared memory and memfds included; not the program and library files mapped, which the page cache shares with
+  every other jail running the same runtime). Between two samples only the per-process address-space limit
+  bounds it, so a jail may briefly hold more, at most its processes times that limit.
+
+Signals go through pidfds checked against each process's start time, so a pid reused by another process is
+never signalled.
 """
 
 from __future__ import annotations
@@ -18,12 +26,15 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 PERIOD_S = 0.1
 BURST_S = 1.0
 """Seconds of a jail's share it may save up while idle and spend at once."""
 _TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")
+_CHARGED = (b"RssAnon:", b"RssShmem:")
+"""The lines of /proc/PID/status a jail's memory is the sum of (in kB)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +59,16 @@ def _read(pid: int | str) -> _Process | None:
                     cpu_s=sum(int(f) for f in fields[11:15]) * _TICK_S)
 
 
+def _memory_bytes(pid: int) -> int:
+    """The process's charged memory (`_CHARGED`); 0 once it has ended (or for a kernel thread)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            lines = status.read().splitlines()
+    except OSError:
+        return 0
+    return sum(int(line.split()[1]) for line in lines if line.startswith(_CHARGED)) * 1024
+
+
 def _processes() -> dict[int, _Process]:
     return {int(entry.name): process for entry in os.scandir("/proc")
             if entry.name.isdigit() and (process := _read(entry.name)) is not None}
@@ -70,11 +91,28 @@ def tree_cpu_s(root: int) -> float:
     return sum(process.cpu_s for process in _tree(root, _processes()).values())
 
 
+def tree_memory_bytes(root: int) -> int:
+    """The charged memory of the process `root` and every process under it now (what `memory_bytes` caps)."""
+    return sum(_memory_bytes(pid) for pid in _tree(root, _processes()))
+
+
+@dataclass(frozen=True)
+class Held:
+    """What the quota saw of a jail, once it is forgotten."""
+
+    throttled_s: float = 0.0
+    """Time it spent stopped for using more than its CPU share."""
+    peak_memory_bytes: int = 0
+    """The most charged memory it held at a sample."""
+
+
 @dataclass(eq=False)
 class _Jail:
     root: int
     started: int
-    cores: float
+    cores: float | None
+    memory_bytes: int | None
+    over_memory: Callable[[int], object]
     budget_s: float
     """CPU seconds it may still use now."""
     used_s: float = 0.0
@@ -82,10 +120,11 @@ class _Jail:
     """Pid -> start time of the processes it stopped."""
     throttled_s: float = 0.0
     """Time it spent stopped."""
+    peak_memory_bytes: int = 0
 
 
-class CpuQuota:
-    """The thread that holds each watched jail to its share (one for the whole host: `QUOTA`)."""
+class JailQuota:
+    """The thread that holds each watched jail to its share and its memory (one for the whole host: `QUOTA`)."""
 
     def __init__(self, period_s: float = PERIOD_S) -> None:
         self._period_s = period_s
@@ -93,25 +132,28 @@ class CpuQuota:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
-    def watch(self, pid: int, cores: float) -> None:
-        """Hold the process `pid` and everything it starts to `cores` of CPU on average, until `forget`."""
+    def watch(self, pid: int, *, cores: float | None = None, memory_bytes: int | None = None,
+              over_memory: Callable[[int], object] = lambda used: None) -> None:
+        """Hold the process `pid` and everything it starts to `cores` of CPU on average (None: any) and measure
+        their memory, until `forget`; past `memory_bytes` (None: no cap) `over_memory` is called, once, with the
+        memory measured (it kills the jail)."""
         started = _read(pid)
         with self._lock:
             self._jails[pid] = _Jail(root=pid, started=started.started if started else -1, cores=cores,
-                                     budget_s=BURST_S * cores)
+                                     memory_bytes=memory_bytes, over_memory=over_memory,
+                                     budget_s=BURST_S * (cores or 0.0))
             if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="cpu-quota", daemon=True)
+                self._thread = threading.Thread(target=self._run, name="jail-quota", daemon=True)
                 self._thread.start()
 
-    def forget(self, pid: int) -> float:
-        """Stop watching `pid` (its jail ended, or is ending: what was stopped is continued); the time it spent
-        stopped."""
+    def forget(self, pid: int) -> Held:
+        """Stop watching `pid` (its jail ended, or is ending: what was stopped is continued); what was seen."""
         with self._lock:
             jail = self._jails.pop(pid, None)
         if jail is None:
-            return 0.0
+            return Held()
         _signal(jail.stopped, signal.SIGCONT)
-        return jail.throttled_s
+        return Held(jail.throttled_s, jail.peak_memory_bytes)
 
     def _run(self) -> None:
         last = time.monotonic()
@@ -130,9 +172,16 @@ class CpuQuota:
         root = processes.get(jail.root)
         if root is None or root.started != jail.started:
             return  # it ended: `forget` comes
+        tree = _tree(jail.root, processes)
+        memory = sum(_memory_bytes(pid) for pid in tree)
+        jail.peak_memory_bytes = max(jail.peak_memory_bytes, memory)
+        if jail.memory_bytes is not None and memory > jail.memory_bytes:
+            jail.memory_bytes = None  # told once
+            jail.over_memory(memory)
+        if jail.cores is None:
+            return
         if jail.stopped:
             jail.throttled_s += elapsed
-        tree = _tree(jail.root, processes)
         used = max(jail.used_s, sum(p.cpu_s for p in tree.values()))
         jail.budget_s = min(BURST_S * jail.cores, jail.budget_s + jail.cores * elapsed) - (used - jail.used_s)
         jail.used_s = used
@@ -168,5 +217,5 @@ def _signal(processes: dict[int, int], signum: int) -> None:
                 os.close(fd)
 
 
-QUOTA = CpuQuota()
-"""The host's one quota thread: every jail with a CPU share registers here."""
+QUOTA = JailQuota()
+"""The host's one quota thread: every jail registers here."""
