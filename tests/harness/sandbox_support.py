@@ -27,6 +27,8 @@ META = (("authorization", f"Bearer {ADMIN}"),)
 FIRST_BOT = Path(__file__).resolve().parents[2] / "examples" / "python" / "first_bot.py"
 WALL_S = 6.0
 """Each hostile jail's wall clock: the attacks that never end are killed at it."""
+SEED = 20261202
+"""The shuffle of every match the normal bot plays beside an attack: with deterministic bots its result is fixed."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,9 @@ class Host:
         self.names: list[str] = []
         self.tokens: list[str] = []
         self.normal_bot = self.folder("normal", FIRST_BOT.read_text())
+        self.undisturbed: tuple[list[int], list[int]] | None = None
+        """The normal match's totals and last places with no attack beside it, played first."""
+        self.plays_a_match()
 
     def close(self) -> None:
         self.channel.close()
@@ -122,10 +127,11 @@ class Host:
 
     def match_with(self, token: str, others: list[tuple[str, str]], failed: Callable[[], str | None]) -> None:
         """A one-deal match to its end of the account of `token` (played elsewhere) and `others` (built-in bots,
-        played here), unless `failed()` says what went wrong; the first seat had no fault."""
+        played here), unless `failed()` says what went wrong; the first seat had no fault, and the result is the
+        one the first such match had (played before any attack)."""
         first = next(name for name, made in zip(self.names, self.tokens, strict=True) if made == token)
         created = self.stub.CreateMatch(pb.CreateMatchRequest(
-            preset="cardverse", rules=pb.Rules(deals=1), seat_accounts=[first, *(name for name, _ in others)],
+            preset="cardverse", rules=pb.Rules(deals=1), seed=SEED, seat_accounts=[first, *(name for name, _ in others)],
             clock=pb.ClockSettings(move_time_limit_ms=15_000, time_bank_ms=0, strikes_before_takeover=0)),
             metadata=META)
         played = threading.Thread(target=_play_one_match, args=([t for _, t in others], self.target), daemon=True)
@@ -138,11 +144,15 @@ class Host:
         played.join(30)
         seat = summary.players[0]
         assert (seat.faults.timeouts, seat.faults.invalid) == (0, 0), summary
+        result = (list(summary.result.totals), list(summary.result.last_places))
+        if self.undisturbed is None:
+            self.undisturbed = result
+        assert result == self.undisturbed, (result, self.undisturbed)
 
 
 def _play_one_match(tokens: list[str], target: str) -> None:
     async def main() -> None:
-        clients = [SessionClient(lambda _seed: builtin_bot("easy"), token, server=target, threaded=False)
+        clients = [SessionClient(lambda _seed: builtin_bot("easy", seed=0), token, server=target, threaded=False)
                    for token in tokens]
         tasks = [asyncio.create_task(client.run()) for client in clients]
         deadline = time.monotonic() + 90

@@ -1,5 +1,6 @@
 """The sandbox against hostile bots: each attack runs in a real jail (bubblewrap) beside a real server on a Unix
-socket, and while it runs a normal bot in another jail plays a match to its end.
+socket, and while it runs a normal bot in another jail plays a match to its end, with the result the same match
+had before any attack.
 
 Each hostile program is written by its test into its own folder; it prints what each attempt gave, and the test
 reads that from the jail's log.  Without bubblewrap (or user namespaces) the suite is skipped here with one line,
