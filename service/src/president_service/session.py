@@ -131,6 +131,7 @@ class Session:
                     items, self._outbox = self._outbox, []
                     if not await self._write(items):
                         return
+                    del items  # not kept while waiting for more
         finally:
             for item in self._outbox:
                 _settle(item, SessionGoneError())
@@ -191,6 +192,19 @@ class _Outgoing:
     match_id: str = ""
     messages: list[pb.PlayResponse] = field(default_factory=list)
     done: asyncio.Future[None] | None = None
+
+
+async def _send_due(session: Session, feeding: MatchFeed, feed: SeatFeed, first: list[pb.PlayResponse]
+                    ) -> tuple[bool, bool]:
+    """Send `first`, the held answers and what is due of one match; whether anything was sent, and whether the
+    feed is done.  A function of its own so that nothing sent stays referenced while the feed waits (a message
+    holds its protobuf arena's native memory: with deferred events, three messages a seat)."""
+    messages, done = feed.due()
+    batch = first + feeding.answers + messages
+    feeding.answers = []
+    if batch:
+        await session.send_update(feed.runner.match_id, batch)
+    return bool(batch), done
 
 
 def _message(group: list[_Outgoing]) -> pb.SessionResponse:
@@ -357,14 +371,11 @@ class Sessions:
                         a.HasField("action_rejected") for a in feeding.answers):
                     await wake.wait()
                     continue
-                messages, done = feed.due()
-                batch, first = first + feeding.answers + messages, []
-                feeding.answers = []
-                if batch:
-                    await session.send_update(match_id, batch)
+                sent, done = await _send_due(session, feeding, feed, first)
+                first = []
                 if done:
                     return
-                if not batch:
+                if not sent:
                     await wake.wait()
         except SessionGoneError:
             pass
