@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable
-from contextlib import aclosing, suppress
+from contextlib import ExitStack, aclosing, suppress
 from typing import Any, NoReturn, TypeVar
 
 import grpc
@@ -41,7 +41,7 @@ from president_service.registry import Registry
 from president_service.request_guard import next_request, opening_request
 from president_service.session import SessionContext, Sessions
 from president_service.tournaments import Tournaments
-from president_service.versions import CHUNK_BYTES, Version, Versions, read_submission
+from president_service.versions import CHUNK_BYTES, Version, Versions, read_submission, read_upload
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -119,6 +119,28 @@ class _Heard:
         if turn_id > self.turn and (response.HasField("action_accepted")
                                     or response.action_rejected.error_reason in _TURN_SETTLED):
             self.turn = turn_id
+
+
+async def _answer_next(context: PlayContext, send: Callable[[pb.PlayResponse], Awaitable[None]],
+                       runner: MatchRunner, player: int, heard: _Heard) -> bool:
+    """Read the next message and answer it; False at the end of the client's stream.  A function of its own so
+    that no message read or answered stays referenced while the next is awaited (each holds native memory)."""
+    try:
+        request = await next_request(context)
+    except ServiceError as exc:
+        runner.refused(player)
+        await send(rejected(0, exc))
+        return True
+    if request is None:
+        return False
+    if request.WhichOneof("kind") != "act":
+        error = ServiceError(Reason.MALFORMED, "Hello comes once, first; then only Act")
+        await send(rejected(request.act.turn_id, error))
+    else:
+        response = answer(runner, player, request.act)
+        heard.answered(request.act.turn_id, response)
+        await send(response)
+    return True
 
 
 async def _hear_out(reader: asyncio.Task[None], heard: _Heard, prompted_turn: int, slices: int) -> None:
@@ -296,23 +318,30 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         feed = SeatFeed(runner, player, shared_events(runner), cursor)
         heard = _Heard()
         reader: asyncio.Task[None] | None = None
+
+        async def send_due() -> tuple[bool, bool]:
+            """Send what is due; whether anything was, and whether it ended with MatchOver.  A function of its own
+            so that nothing sent stays referenced while the stream waits (a message holds native memory)."""
+            messages, done = feed.due()
+            for message in messages:
+                if done and message is messages[-1] and reader is not None:  # MatchOver: the call ends next
+                    await _hear_out(reader, heard, feed.prompted_turn, _OVER_SLICES)
+                await send(message)
+            return bool(messages), done
+
         try:
             await send(feed.welcome())
             opened()
             while True:
                 wake.clear()
-                messages, done = feed.due()
-                for message in messages:
-                    if done and message is messages[-1] and reader is not None:  # MatchOver: the call ends next
-                        await _hear_out(reader, heard, feed.prompted_turn, _OVER_SLICES)
-                    await send(message)
+                sent, done = await send_due()
                 if done:
                     return
                 if reader is None:
                     # Acts are read once the snapshot is out, so that no answer comes before it.
                     reader = asyncio.get_running_loop().create_task(
                         self._read_acts(context, send, runner, player, heard))
-                if messages:
+                if sent:
                     continue  # more may have come while these were sent
                 if self.draining:
                     await _hear_out(reader, heard, feed.prompted_turn, _DRAIN_SLICES)
@@ -329,28 +358,14 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         """Apply each Act as it arrives and answer it at once, ahead of the events it caused; once the writer ends
         the call (`heard.until`), stop when the client has settled its last prompt."""
         try:
-            while True:
-                try:
-                    request = await next_request(context)
-                except ServiceError as exc:
-                    runner.refused(player)
-                    await send(rejected(0, exc))
-                else:
-                    if request is None:
-                        return
-                    if request.WhichOneof("kind") != "act":
-                        error = ServiceError(Reason.MALFORMED, "Hello comes once, first; then only Act")
-                        await send(rejected(request.act.turn_id, error))
-                    else:
-                        response = answer(runner, player, request.act)
-                        heard.answered(request.act.turn_id, response)
-                        await send(response)
+            while await _answer_next(context, send, runner, player, heard):
                 if heard.until:
                     heard.read += 1
                     if heard.settled:
                         return
         except grpc.aio.AbortError:
             pass  # the writer ended the call with an error status (a refusal, or the server draining)
+
 
     # ------------------------------------------------------------------ watching and looking up
     # The public methods below are what a spectator may reach; the web pages (president_service.web) call
@@ -578,7 +593,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         async def submit() -> pb.SubmitBotResponse:
             self._open()
             account = self._registry.accounts.authenticate(context.invocation_metadata())
-            with self.versions.uploading(account.name):
+            with self.versions.uploading(f"the account {account.name}"):
                 manifest, archive = await read_submission(request_iterator, self._registry.limits.archive_bytes)
             version, existed = self.versions.submit(account.name, manifest, archive)
             return pb.SubmitBotResponse(version=self.versions.message(version), existed=existed)
@@ -684,7 +699,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                            context: Context) -> AsyncIterator[pb.FetchVersionResponse]:
         try:
             self._admin.check(context.invocation_metadata())
-            chunks = self.versions.archive(request.version_id)
+            chunks = self.versions.archive(request.version_id, built=request.built)
             first = next(chunks)  # a refusal comes before the first message
         except ServiceError as exc:
             await abort(context, exc)
@@ -692,6 +707,21 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         yield pb.FetchVersionResponse(chunk=first)
         for chunk in chunks:
             yield pb.FetchVersionResponse(chunk=chunk)
+
+    async def UploadBuild(self, request_iterator: AsyncIterator[pb.UploadBuildRequest],  # noqa: N802
+                          context: Context) -> pb.UploadBuildResponse:
+        async def upload() -> pb.UploadBuildResponse:
+            self._open()
+            self._admin.check(context.invocation_metadata())
+            with ExitStack() as held:
+                def admit(lease: pb.BuildLease) -> None:
+                    """Refuse a lease no longer held before any chunk is read; else hold an upload slot."""
+                    self.versions.check_lease(lease.version_id, lease.lease_id)
+                    held.enter_context(self.versions.uploading(f"the build of {lease.version_id[:64]}"))
+                lease, archive = await read_upload(request_iterator, self._registry.limits.built_archive_bytes, admit)
+            version = self.versions.upload_built(lease.version_id, lease.lease_id, archive)
+            return pb.UploadBuildResponse(version=self.versions.message(version))
+        return await _guard(context, upload())
 
     async def ReportBuild(self, request: pb.ReportBuildRequest, context: Context) -> pb.ReportBuildResponse:  # noqa: N802
         async def report() -> pb.ReportBuildResponse:
