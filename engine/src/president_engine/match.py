@@ -43,6 +43,13 @@ _View = TypeVar("_View", bound=PublicObservation)
 class Match:
     """A match in progress; see the module docstring."""
 
+    __slots__ = ("_bp", "_checked", "_direction", "_exchange_steps", "_explicit", "_hands", "_holders", "_horizon",
+                 "_last", "_legal", "_mask", "_n", "_out", "_pending_tribute", "_player_seat", "_playing",
+                 "_reading", "_requests", "_rev", "_run_len", "_run_rank", "_seat_player", "_sizes", "_t", "_table",
+                 "_table_strength", "_turn", "deal", "deal_hands", "deal_seats", "events", "explicit_deals",
+                 "is_over", "last_places", "phase", "roles", "rules", "scores", "seed", "winner")
+    """Slots: no per-instance dict (a server holds a match per live match, a search copies it per playout)."""
+
     def __new__(cls, *args: Any, **kwargs: Any) -> Match:
         """A bare instance: `copy` and `from_view` fill in every field themselves (this compiles with mypyc too)."""
         return object.__new__(cls)

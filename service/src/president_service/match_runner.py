@@ -93,16 +93,24 @@ class Wake:
     """A stream's wake-up call: set whenever the match log grows, cleared by the stream as it catches up.
 
     Like asyncio.Event for its one waiter, without the deque and dict every
-    Event carries (a live match holds one per open stream).
+    Event carries (a live match holds one per open stream).  With `then`, no
+    task waits on it: setting it calls `then` (a Session's feeds, which one
+    task serves, are put in its ready queue so).
     """
 
-    __slots__ = ("_is_set", "_waiter")
+    __slots__ = ("_is_set", "_then", "_waiter")
 
-    def __init__(self) -> None:
+    def __init__(self, then: Callable[[], None] | None = None) -> None:
         self._is_set = False
+        self._then = then
         self._waiter: asyncio.Future[None] | None = None
 
     def set(self) -> None:
+        if self._then is not None:
+            if not self._is_set:
+                self._is_set = True
+                self._then()
+            return
         self._is_set = True
         if self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(None)
@@ -121,6 +129,13 @@ class Wake:
 
 
 class MatchRunner:
+    __slots__ = ("_absence_s", "_closed", "_connected", "_deadline", "_finishing", "_grace", "_grace_s", "_limits",
+                 "_loop", "_on_dealt", "_on_over", "_polled", "_seen", "_spectators", "_store", "_streams", "_timer",
+                 "_turn_started", "_turns", "_watchers", "accounts", "bot_seeds", "claimed", "clock", "created_at",
+                 "deal_keys", "faults", "kind", "log", "match", "match_id", "named", "names", "open_seats", "preset",
+                 "shared_events", "shuffle", "started", "times", "token_hashes")
+    """Slots: a server holds one runner per live match."""
+
     def __init__(self, stored: StoredMatch, store: MatchStore, limits: Limits, start_grace_s: float,
                  absence_s: float, on_over: Callable[[MatchRunner], None],
                  on_dealt: Callable[[MatchRunner, DealKey], None],
@@ -242,11 +257,11 @@ class MatchRunner:
 
     # ------------------------------------------------------------------ seats and streams
 
-    def attach(self, player: int | None, *, hello: bool = False) -> Wake:
+    def attach(self, player: int | None, *, hello: bool = False, then: Callable[[], None] | None = None) -> Wake:
         """Register a stream (player None: a spectator); returns its wake-up, set whenever the log grows.
 
         hello: a Play stream, whose seat shows up (`connected`) once its Hello has been read, so that a client
-        seen connected has given its name.
+        seen connected has given its name.  then: called as the wake-up is set (`Wake`).
         """
         if player is None:
             if self._spectators >= self._limits.max_spectators:
@@ -263,7 +278,7 @@ class MatchRunner:
                 self._retime(player)  # an open stream is a client there: no absence timeout while it says Hello
             else:
                 self.connected(player)
-        wake = Wake()
+        wake = Wake(then)
         self._watchers.add(wake)
         return wake
 
