@@ -1,17 +1,21 @@
 """The organiser's flow of issue 23, with the real commands: `president arena` (a server with house bots),
 three authors' `president submit` (one bot broken), `president builder` building each in the sandbox, and
 `president host --versions` running the READY ones in sandboxes, where they pass their check match and are rated
-in the arena under their versions' names.  Skipped without a sandbox here, failed in CI (as the red-team suite)."""
+in the arena under their versions' names.  The host has a --work of its own, as on another machine: it fetches each
+built folder the builder uploaded, never building one, and does not start one whose archive is not what was
+uploaded or that has none.  Skipped without a sandbox here, failed in CI (as the red-team suite)."""
 
 from __future__ import annotations
 
 import re
+import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import grpc
+from president_harness.builder import pack_built
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from process_support import president, stop_with_ctrl_c, wait_for_text
@@ -46,7 +50,8 @@ def test_submitted_bots_are_built_hosted_checked_and_rated_by_version(tmp_path: 
         wait_for_text(arena_out, arena, "Ctrl-C stops the arena")
         versions: dict[str, str] = {}
         tokens: dict[str, str] = {}
-        builds = {"ada": "", "bob": "python -m compileall -q .", "cy": "python -c 'import sys; sys.exit(2)'"}
+        builds = {"ada": "", "bob": "python -m compileall -q .", "cy": "python -c 'import sys; sys.exit(2)'",
+                  "dee": "", "eve": ""}
         for name, build in builds.items():
             created = president("account", "create", name, "--owner", name.title(), "--server", server,
                                 "--admin-token", ADMIN).stdout
@@ -60,12 +65,21 @@ def test_submitted_bots_are_built_hosted_checked_and_rated_by_version(tmp_path: 
         work = tmp_path / "work"
         built = president("builder", "--server", server, "--admin-token", ADMIN, "--work", str(work), "--slot", "70",
                           "--once", "--name", "tests").stdout
-        assert built.count(": READY after ") == 2 and f"{versions['cy']} (cy: cy's bot): FAILED: the build command" \
+        assert built.count(": READY after ") == 4 and f"{versions['cy']} (cy: cy's bot): FAILED: the build command" \
             " exited with status 2" in built, built
+        with sqlite3.connect(tmp_path / "arena.db", timeout=30) as db:  # dee's built archive swapped for another
+            (built_sha, built_bytes), = db.execute("SELECT built_sha256, built_bytes FROM versions WHERE id = ?",
+                                                   (versions["dee"],)).fetchall()
+            assert built_bytes < 64 * 1024  # one row
+            db.execute("UPDATE version_archives SET data = ? WHERE sha256 = ?",
+                       (pack_built(work / "built" / versions["ada"]), built_sha))
+            db.execute("UPDATE versions SET built_sha256 = '', built_bytes = 0 WHERE id = ?",  # as built before
+                       (versions["eve"],))
+        host_work = tmp_path / "host-work"  # another machine's: nothing built there
         host_out = tmp_path / "host.out"
         with host_out.open("w") as sink:
             host = subprocess.Popen([str(PRESIDENT), "host", "--server", server, "--versions", "--admin-token", ADMIN,
-                                     "--work", str(work), "--slot", "71", "--bots", "4", "--poll", "1",
+                                     "--work", str(host_work), "--slot", "71", "--bots", "4", "--poll", "1",
                                      "--log-dir", str(tmp_path / "logs"), "--name", "host-1"],
                                     stdout=sink, stderr=subprocess.STDOUT, text=True)
         with grpc.insecure_channel(server) as channel:
@@ -74,7 +88,7 @@ def test_submitted_bots_are_built_hosted_checked_and_rated_by_version(tmp_path: 
             while True:
                 entries = stub.GetLeaderboard(pb.GetLeaderboardRequest(preset="cardverse", players=4)).entries
                 rated = {e.account: e.version_id for e in entries if not e.house}
-                if len(rated) == 2:
+                if len(rated) >= 2:  # one more would be a version not to start
                     break
                 assert time.monotonic() < deadline and host.poll() is None, host_out.read_text() + str(rated)
                 time.sleep(1)
@@ -85,8 +99,17 @@ def test_submitted_bots_are_built_hosted_checked_and_rated_by_version(tmp_path: 
         assert "FAILED" in president("versions", "--server", server, "--account-token", tokens["cy"]).stdout
         started = host_out.read_text()
         for name in ("ada", "bob"):
+            assert f"president host: {name}@{versions[name]}: fetched its built folder (" in started, started
             assert f"president host: {name}@{versions[name]}: run 1 started in its sandbox" in started, started
-        assert "cy@" not in started
+            assert (host_work / "built" / versions[name] / "bot.py").read_text() == FIRST_BOT.read_text()
+        assert "cy@" not in started and "build" not in started.replace("built", ""), started
+        assert not (host_work / "logs").exists()  # no build ran here (a build writes its log there)
+        assert {p.name for p in (host_work / "built").iterdir()} == {versions["ada"], versions["bob"]}
+        assert f"president host: dee@{versions['dee']}: not started: its built archive does not match its" \
+            " SHA-256" in started, started
+        assert f"president host: eve@{versions['eve']}: not started: the server has no built archive of it" \
+            in started, started
+        assert f"dee@{versions['dee']}: run" not in started and f"eve@{versions['eve']}: run" not in started, started
         assert f"ada@{versions['ada']}" in wait_for_text(arena_out, arena, f"ada@{versions['ada']}")
         ada = ("--server", server, "--account-token", tokens["ada"])
         with grpc.insecure_channel(server) as channel:  # its first match: the check match, begun at its welcome

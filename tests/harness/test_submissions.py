@@ -6,6 +6,7 @@ suite is)."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import re
 import subprocess
@@ -15,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from president_harness.builder import pack_built
 from president_protocol.v1 import president_pb2 as pb
 from sandbox_support import Host, require_sandbox
 
@@ -99,6 +101,42 @@ def test_a_good_bot_is_submitted_built_in_the_sandbox_and_ready_with_its_log(hos
     assert "no network: ConnectionRefusedError" in log, log  # its own loopback only: nothing listens there
     assert (work / "built" / version / "built.txt").read_text() == "ok"
     assert not (work / "built" / "escaped.txt").exists() and not Path("/escaped.txt").exists()
+    [listed] = host.stub.ListVersions(pb.ListVersionsRequest(), metadata=_auth(token)).versions
+    shipped = b"".join(m.chunk for m in host.stub.FetchVersion(
+        pb.FetchVersionRequest(version_id=version, built=True), metadata=_auth(host.admin_file.read_text())))
+    assert hashlib.sha256(shipped).hexdigest() == listed.built_sha256 and len(shipped) == listed.built_bytes
+    with tarfile.open(fileobj=io.BytesIO(shipped)) as tar:  # the built folder, packed the same way every time
+        assert tar.extractfile("built.txt").read() == b"ok"  # type: ignore[union-attr]
+        assert {(m.uid, m.gid, m.mtime) for m in tar} == {(0, 0, 0)}
+        assert tar.getnames() == sorted(tar.getnames(), key=lambda name: name.split("/"))
+    assert pack_built(work / "built" / version) == shipped
+
+
+def test_a_build_that_leaves_what_a_host_must_not_unpack_is_failed_and_not_uploaded(host: Host,
+                                                                                      tmp_path: Path) -> None:
+    builds = {
+        "uplink": ("import os; os.symlink('/etc', 'etc')",
+                   "the built folder cannot be shipped: 'etc' is a symbolic link out of its folder (to '/etc')"),
+        "hardlink": ("import os; open('a', 'w').write('x'); os.link('a', 'b')",
+                     "the built folder cannot be shipped: 'b' is a hard link"),
+        "fifo": ("import os; os.mkfifo('pipe')",
+                 "the built folder cannot be shipped: 'pipe' is a device or other special file"),
+        "linkchain": ("import os; os.symlink('.', 'l1'); os.symlink('l1/..', 'l2')",
+                      "the built folder cannot be shipped: 'l2' would be extracted to "),
+    }
+    versions = {}
+    for name, (code, _) in builds.items():
+        (account, token), = host.accounts(1)
+        folder = _bot(tmp_path, name, "python build.py", {"build.py": code + "\n", "bot.py": "print('a bot')\n"})
+        versions[name] = (_version_id(_cli("submit", str(folder), "--server", host.target, "--account-token", token)),
+                          account, token)
+    built = _build(host, tmp_path / "work")
+    for name, (_, reason) in builds.items():
+        version, account, token = versions[name]
+        assert f"{version} ({account}: {name}): FAILED: {reason}" in built, built
+        [listed] = host.stub.ListVersions(pb.ListVersionsRequest(), metadata=_auth(token)).versions
+        assert listed.state == pb.VERSION_STATE_FAILED and listed.reason.startswith(reason), listed.reason
+        assert not listed.built_sha256
 
 
 def test_a_bot_whose_build_fails_is_failed_with_the_reason_line(host: Host, tmp_path: Path) -> None:
@@ -129,6 +167,10 @@ def test_an_author_makes_an_older_version_current_and_a_refusal_is_one_line(host
     assert refused.returncode == 1 and refused.stdout == "", refused
     assert refused.stderr.startswith("president versions: ") and refused.stderr.count("\n") == 1, refused.stderr
     assert "UNKNOWN_VERSION" in refused.stderr, refused.stderr
+
+
+def _auth(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
 
 
 def _archive(entries: list[tarfile.TarInfo]) -> bytes:

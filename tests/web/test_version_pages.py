@@ -79,6 +79,10 @@ async def _built(server: BackgroundServer, token: str, archive: bytes, *, ready:
     await server.stub.SubmitBot(_submission(archive), metadata=_auth(token))
     leased: pb.LeaseBuildResponse = await server.stub.LeaseBuild(
         pb.LeaseBuildRequest(builder="web tests"), metadata=ADMIN_METADATA)
+    if ready:  # as a builder does, its built folder first
+        await server.stub.UploadBuild(iter([pb.UploadBuildRequest(lease=pb.BuildLease(
+            version_id=leased.version.version_id, lease_id=leased.lease_id)), pb.UploadBuildRequest(chunk=archive)]),
+            metadata=ADMIN_METADATA)
     reported: pb.ReportBuildResponse = await server.stub.ReportBuild(pb.ReportBuildRequest(
         version_id=leased.version.version_id, lease_id=leased.lease_id, ready=ready,
         reason="" if ready else REASON, log=LOG if ready else "collecting...\nerror: no network\n"),

@@ -8,8 +8,10 @@ absolute path, no '..', no link out of its folder, no device file, at most 64 MB
 and its build command runs only in the sandbox, in its own folder (the one place it may write, up to a cap),
 with no network and time, memory and process limits.  The builder leases the oldest queued version with the
 admin token, fetches the archive, checks its SHA-256, builds, and reports READY or FAILED with a one-line reason
-and the log; a version whose lease ends unreported (a lost builder) is leased again by another.  Built folders
-stay in WORK/built/VERSION.  There is no --no-sandbox: where a sandbox cannot start, the builder refuses.
+and the log; a version whose lease ends unreported (a lost builder) is leased again by another.  A READY build's
+folder is packed (checked by the same rules as an archive it unpacks) and uploaded to the server before it is
+reported, so that a host on any machine fetches it instead of building it again; it also stays in
+WORK/built/VERSION.  There is no --no-sandbox: where a sandbox cannot start, the builder refuses.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import tarfile
 import threading
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -39,6 +41,7 @@ from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_metadata
 from president_harness.interrupts import terminate_as_interrupt
 from president_harness.rpc_errors import describe_rpc_error, error_reason
 from president_harness.sandbox import MB, Exit, Sandbox, SandboxError, seconds_limit, slot_number, whole_limit
+from president_harness.submit_cli import CHUNK_BYTES, ManifestError, pack
 
 UNPACKED_BYTES = 64 * MB
 """The most an archive may hold unpacked (the sizes its entries declare)."""
@@ -57,6 +60,8 @@ FAILED_CALL_S = 5.0
 """How long the builder waits after a failed call before it tries again."""
 FATAL = ("NOT_ADMIN", "MISSING_TOKEN", "BAD_TOKEN")
 """Refusals that trying again cannot mend: the builder stops."""
+TRANSFER_S = 300.0
+"""The most a built folder's upload or download may take (the server's cap on an upload)."""
 
 
 class UnbuildableError(Exception):
@@ -141,15 +146,34 @@ class Builder:
         what = f"{version.version_id} ({version.account}: {version.manifest.name})"
         _say(f"{what}: building")
         started = time.monotonic()
-        archive = b"".join(m.chunk for m in stub.FetchVersion(pb.FetchVersionRequest(version_id=version.version_id),
-                                                               metadata=admin, timeout=60))
+        archive = fetch(stub, admin, version.version_id)
         lease_left = leased.lease_expires_at.ToNanoseconds() / 1e9 - time.time() - LEASE_MARGIN_S
         built = self.build(version, archive, wall_s=max(1.0, min(self.wall_s, lease_left)))
+        if built.ready:
+            built = self.ship(stub, admin, leased, built)
         stub.ReportBuild(pb.ReportBuildRequest(version_id=version.version_id, lease_id=leased.lease_id,
                                                ready=built.ready, reason=built.reason, log=built.log),
                          metadata=admin, timeout=30)
         _say(f"{what}: {'READY' if built.ready else 'FAILED: ' + built.reason} after"
              f" {time.monotonic() - started:.1f} s")
+
+    def ship(self, stub: pb_grpc.PresidentServiceStub, admin: tuple[tuple[str, str], ...],
+             leased: pb.LeaseBuildResponse, built: Built) -> Built:
+        """Pack a READY build's folder and upload it under the lease (UploadBuild): `built` once the server has it,
+        FAILED when the folder cannot be shipped (by unpack's rules, or past the server's cap)."""
+        version_id = leased.version.version_id
+        try:
+            archive = pack_built(self.work / "built" / version_id)
+            stub.UploadBuild(_upload_requests(pb.BuildLease(version_id=version_id, lease_id=leased.lease_id),
+                                              archive), metadata=admin, timeout=TRANSFER_S)
+        except UnbuildableError as exc:
+            return _failed(str(exc), built.log)
+        except grpc.RpcError as exc:
+            if error_reason(exc) != "TOO_LARGE":
+                raise  # the lease lapses unreported, and the version is built again
+            return _failed(f"the built folder packs to {len(archive)} bytes, over the server's cap for a built"
+                           " archive", built.log)
+        return built
 
     def build(self, version: pb.BotVersion, archive: bytes, *, wall_s: float) -> Built:
         """Check, unpack and build `archive` in the sandbox: READY, or FAILED with why."""
@@ -240,25 +264,61 @@ def _reason(ended: Exit, output: str) -> str:
     return f"the build command {ended.reason}" + (f": {said[-1]}" if said else "")
 
 
+def fetch(stub: pb_grpc.PresidentServiceStub, admin: tuple[tuple[str, str], ...], version_id: str, *,
+          built: bool = False) -> bytes:
+    """A version's archive from the server (FetchVersion): as submitted, or (`built`) its built folder's."""
+    return b"".join(m.chunk for m in stub.FetchVersion(pb.FetchVersionRequest(version_id=version_id, built=built),
+                                                       metadata=admin, timeout=TRANSFER_S))
+
+
+def pack_built(folder: Path) -> bytes:
+    """A built folder as a gzipped tar, packed as ``president submit`` packs (the same folder, the same bytes), with
+    nothing left out, each entry checked by `unpack`'s rules as it is packed (its own and tarfile's 'data' filter):
+    what a host unpacks is what passed them, and a build that left a link out of its folder, a hard link or a
+    special file is refused."""
+    refused = "the built folder cannot be shipped"
+
+    def shippable(infos: Iterable[tarfile.TarInfo]) -> Iterator[tarfile.TarInfo]:
+        for info in checked(infos, refused):
+            tarfile.data_filter(info, str(folder))  # a chain of links that leads out, as unpack's filter finds it
+            yield info
+    try:
+        return pack(folder, skipped=(), checked=shippable)
+    except tarfile.FilterError as exc:
+        raise UnbuildableError(f"{refused}: {exc}") from None
+    except (ManifestError, OSError) as exc:
+        raise UnbuildableError(f"the built folder cannot be packed: {exc}") from None
+
+
+def _upload_requests(lease: pb.BuildLease, archive: bytes) -> Iterator[pb.UploadBuildRequest]:
+    yield pb.UploadBuildRequest(lease=lease)
+    for at in range(0, len(archive), CHUNK_BYTES):
+        yield pb.UploadBuildRequest(chunk=archive[at:at + CHUNK_BYTES])
+
+
+def checked(members: Iterable[tarfile.TarInfo], refused: str) -> Iterator[tarfile.TarInfo]:
+    """Each of an archive's entries, in order, once it passes the rules an archive is unpacked by (else
+    UnbuildableError, its reason opened by `refused`): no absolute path, no '..', no path through a link, no link
+    out of the folder, no hard link, device or other special file, at most ENTRIES entries and UNPACKED_BYTES in
+    all.  One entry at a time, so a gzip bomb stops at the cap."""
+    links: set[PurePosixPath] = set()
+    total = 0
+    for count, member in enumerate(members, 1):
+        total += member.size
+        if (why := _refusal(member, links)) is not None:
+            raise UnbuildableError(f"{refused}: {member.name[:80]!r} {why}")
+        if count > ENTRIES or total > UNPACKED_BYTES:
+            raise UnbuildableError(f"{refused}: more than {ENTRIES} entries or {UNPACKED_BYTES // MB} MB unpacked")
+        yield member
+
+
 def unpack(archive: bytes, into: Path) -> None:
-    """Unpack a gzipped tar into the folder `into`, or refuse it (UnbuildableError) for: an absolute path, a '..',
-    a path through a link, a link out of the folder, a hard link, a device or other special file, more than
-    ENTRIES entries or UNPACKED_BYTES in all.  Every entry is checked before anything is written, one at a time,
-    so a gzip bomb stops at the cap; tarfile's 'data' filter then checks each path again as it writes (a chain of
-    links that leads out is found only then: the caller removes what was written)."""
+    """Unpack a gzipped tar into the folder `into`, or refuse it (UnbuildableError) by `checked`'s rules.  Every
+    entry is checked before anything is written; tarfile's 'data' filter then checks each path again as it writes
+    (a chain of links that leads out is found only then: the caller removes what was written)."""
     try:
         with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
-            members: list[tarfile.TarInfo] = []
-            links: set[PurePosixPath] = set()
-            total = 0
-            for member in tar:
-                members.append(member)
-                total += member.size
-                if (why := _refusal(member, links)) is not None:
-                    raise UnbuildableError(f"the archive is refused: {member.name[:80]!r} {why}")
-                if len(members) > ENTRIES or total > UNPACKED_BYTES:
-                    raise UnbuildableError(f"the archive is refused: more than {ENTRIES} entries or"
-                                           f" {UNPACKED_BYTES // MB} MB unpacked")
+            members = list(checked(tar, "the archive is refused"))
             tar.extractall(into, members=members, filter="data")
     except tarfile.FilterError as exc:
         raise UnbuildableError(f"the archive is refused: {exc}") from None

@@ -5,15 +5,18 @@ A host is the organiser's client of the server, trusted like the builder: it run
 it starts runs only inside one (`president_harness.sandbox`), with its own user id (one slot each), its own
 relayed socket to the server, and the token of its own lease in its environment (never on a command line).
 What a hosted version's bot prints goes, line by line, to the server too (`OutputLines`, ReportBotOutput at
-each lease renewal), where its author reads it per match (GetBotOutput).
+each lease renewal), where its author reads it per match (GetBotOutput).  A host never builds: a version's
+folder is the one its builder uploaded, fetched from the server by its hash when this machine lacks it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import itertools
 import shlex
+import shutil
 import tempfile
 import threading
 import time
@@ -23,7 +26,7 @@ import grpc
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
-from president_harness.builder import Builder, UnbuildableError, with_runtime
+from president_harness.builder import UnbuildableError, fetch, unpack, with_runtime
 from president_harness.rpc_errors import describe_rpc_error
 from president_harness.sandbox import MB, Jailed, Sandbox, SandboxError, relay_to, stage
 
@@ -161,8 +164,8 @@ class Keeper:
 
 class Hosting:
     """The versions a server leases to this host, each kept running by a `Keeper` in a sandbox slot of its own
-    (`first_slot` up to `first_slot + capacity - 1`), its folder WORK/built/VERSION as the builder left it (built
-    here again, in the sandbox, when this machine has not built it)."""
+    (`first_slot` up to `first_slot + capacity - 1`), its folder WORK/built/VERSION as the builder left it
+    (fetched from the server, as its builder uploaded it, when this machine has not got it)."""
 
     def __init__(self, *, server: str, name: str, work: Path, log_dir: Path, sandbox: Sandbox, capacity: int,
                  jailed: bool) -> None:
@@ -171,7 +174,8 @@ class Hosting:
         self.running: dict[str, tuple[Keeper, contextlib.ExitStack, int]] = {}
         """Version id -> its keeper, what to close after it, its slot."""
         self.unbuildable: set[str] = set()
-        """Versions this host could not build: not started again (their lease lapses and another host may try)."""
+        """Versions this host cannot run (no built archive, one that does not match its hash or unpack, a bad run
+        command): not started again (their lease lapses and another host may try)."""
 
     def renew(self, stub: pb_grpc.PresidentServiceStub, admin: tuple[tuple[str, str], ...]) -> None:
         """Renew this host's leases; stop what is no longer its, start what is newly leased to it."""
@@ -205,13 +209,13 @@ class Hosting:
             sandbox = with_runtime(dataclasses.replace(self.sandbox, folder=folder, slot=slot),
                                    version.manifest.runtime)
             if not folder.is_dir():
-                say(f"{version.player}: not built on this machine: building it")
-                archive = b"".join(m.chunk for m in stub.FetchVersion(
-                    pb.FetchVersionRequest(version_id=version.version_id), metadata=admin, timeout=60))
-                built = Builder(self.work, slot=slot, wall_s=600.0, memory_bytes=self.sandbox.memory_bytes,
-                                folder_bytes=256 * MB).build(version, archive, wall_s=600.0)
-                if not built.ready:
-                    raise SandboxError(f"its build failed here: {built.reason}")
+                fetch_built(stub, admin, version, folder)
+                say(f"{version.player}: fetched its built folder ({version.built_bytes} bytes, SHA-256"
+                    f" {version.built_sha256[:12]}...) into {folder}")
+        except grpc.RpcError as exc:
+            say(f"{version.player}: not started: its built folder could not be fetched:"
+                f" {describe_rpc_error(exc, self.server)}; trying again at the next renewal")
+            return
         except (ValueError, OSError, SandboxError, UnbuildableError) as exc:
             say(f"{version.player}: not started: {exc}")
             self.unbuildable.add(version.version_id)
@@ -247,3 +251,24 @@ class Hosting:
     def stop_all(self) -> None:
         for version_id in list(self.running):
             self._stop(version_id, "the host is stopping")
+
+
+def fetch_built(stub: pb_grpc.PresidentServiceStub, admin: tuple[tuple[str, str], ...], version: pb.BotVersion,
+                folder: Path) -> None:
+    """The version's built folder, as its builder uploaded it, at `folder`: fetched, checked against its SHA-256,
+    unpacked by the builder's rules into a fresh folder beside it and renamed into place once whole, so that a
+    half-unpacked folder is never run.  UnbuildableError when there is none or it is not what was uploaded."""
+    if not version.built_sha256:
+        raise UnbuildableError("the server has no built archive of it (built before built folders were uploaded)")
+    archive = fetch(stub, admin, version.version_id, built=True)
+    if hashlib.sha256(archive).hexdigest() != version.built_sha256:
+        raise UnbuildableError("its built archive does not match its SHA-256")
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    unpacking = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    try:
+        unpack(archive, unpacking)
+        unpacking.chmod(0o755)
+        unpacking.rename(folder)
+    except BaseException:
+        shutil.rmtree(unpacking, ignore_errors=True)
+        raise

@@ -26,7 +26,7 @@ import os
 import sys
 import tarfile
 import tomllib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -102,37 +102,58 @@ def read_manifest(folder: Path) -> pb.BotManifest:
                           run=fields["run"])
 
 
-def pack(folder: Path) -> bytes:
+def pack(folder: Path, *, skipped: Collection[str] = SKIPPED, checked: Checked | None = None) -> bytes:
     """The folder as a gzipped tar: entries sorted, no times, owners or group bits, so the same files give the
-    same bytes (and so the same version).  Links are kept as links; other special files are refused."""
+    same bytes (and so the same version).  Links are kept as links, a second name of a file as a hard link.
+    `checked` passes each entry on before it is packed, or refuses it: by default an author's folder is refused
+    (ManifestError) for any other special file or more than PACKED_BYTES of files; the builder passes its
+    unpacking rules (`president_harness.builder.checked`)."""
     out = io.BytesIO()
-    total = 0
     with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        for path in _entries(folder):
-            info = tar.gettarinfo(str(path), arcname=path.relative_to(folder).as_posix())
-            if not (info.isreg() or info.isdir() or info.issym()):
-                raise ManifestError(f"{path}: not a file, folder or symbolic link")
-            info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
-            info.mode = 0o755 if info.isdir() or info.mode & 0o100 else 0o644
-            total += info.size
-            if total > PACKED_BYTES:
-                raise ManifestError(f"{folder}: more than {PACKED_BYTES // (1024 * 1024)} MB of files")
+        for info in (checked or _submittable)(_infos(tar, folder, skipped)):
             if info.isreg():
-                with path.open("rb") as data:
+                with (folder / info.name).open("rb") as data:
                     tar.addfile(info, data)
             else:
                 tar.addfile(info)
     return gzip.compress(out.getvalue(), mtime=0)
 
 
-def _entries(folder: Path) -> Iterator[Path]:
-    """The folder's files, folders and links, sorted, without SKIPPED folders, never following a link."""
+Checked = Callable[[Iterator[tarfile.TarInfo]], Iterable[tarfile.TarInfo]]
+"""A check of a folder's entries as they are packed: the entries it passes on, raising at the first refused."""
+
+
+def _infos(tar: tarfile.TarFile, folder: Path, skipped: Collection[str]) -> Iterator[tarfile.TarInfo]:
+    """The folder's entries as `pack` writes them: times, owners and group bits cleared."""
+    for path in _entries(folder, skipped):
+        info = tar.gettarinfo(str(path), arcname=path.relative_to(folder).as_posix())
+        if info is None:
+            raise ManifestError(f"{path}: a socket, which an archive cannot hold")
+        info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
+        info.mode = 0o755 if info.isdir() or info.mode & 0o100 else 0o644
+        yield info
+
+
+def _submittable(infos: Iterable[tarfile.TarInfo]) -> Iterator[tarfile.TarInfo]:
+    """An author's entries: files, folders and symbolic links, at most PACKED_BYTES of files."""
+    total = 0
+    for info in infos:
+        if not (info.isreg() or info.isdir() or info.issym()):
+            raise ManifestError(f"{info.name}: not a file, folder or symbolic link")
+        total += info.size
+        if total > PACKED_BYTES:
+            raise ManifestError(f"more than {PACKED_BYTES // (1024 * 1024)} MB of files")
+        yield info
+
+
+def _entries(folder: Path, skipped: Collection[str]) -> Iterator[Path]:
+    """The folder's files, folders and links, sorted, without `skipped` folders, never following a link."""
     for path in sorted(folder.iterdir()):
-        if path.name in SKIPPED and path.is_dir() and not path.is_symlink():
+        if path.name in skipped and path.is_dir() and not path.is_symlink():
             continue
         yield path
         if path.is_dir() and not path.is_symlink():
-            yield from _entries(path)
+            yield from _entries(path, skipped)
 
 
 def _requests(manifest: pb.BotManifest, archive: bytes) -> Iterator[pb.SubmitBotRequest]:

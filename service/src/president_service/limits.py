@@ -43,6 +43,9 @@ class Limits:
     """Largest bot archive SubmitBot takes; more is refused (TOO_LARGE) and nothing is stored."""
     max_uploads: int = 8
     """SubmitBot calls at once on the whole server (each holds its archive in memory until it is whole)."""
+    built_archive_bytes: int = 64 * 1024 * 1024
+    """Largest built folder's archive UploadBuild takes (a builder unpacks at most 64 MB of a folder, and a gzipped
+    tar of it is rarely larger); more is refused (TOO_LARGE) and nothing is stored."""
     account_queued_builds: int = 2
     """An account's versions waiting for a build (queued or building) at once; more wait for those."""
     account_versions_per_day: int = 20

@@ -5,6 +5,10 @@ run by the organiser: ``president builder``) leases a queued version with the ad
 builds it in its sandbox and reports READY or FAILED with the log.  A lease that ends unreported lets another
 builder take the version, so a lost builder's work is done elsewhere.
 
+A builder uploads its built folder, as a gzipped tar, under its lease before it reports the version READY
+(`upload_built`); the server stores that archive as it stores a submitted one, by its SHA-256, and serves it to
+any host (FetchVersion with ``built``), so a version is built once, on one machine, whichever host runs it.
+
 A READY version plays once a host (also the organiser's client) leases it: the lease carries a token of the
 version's own, which opens a Session that plays as the version, under the player name ``account@version``
 (`player_name`): its seats, records and ratings name it, and it has a check match of its own.  An account's
@@ -14,8 +18,8 @@ else its newest READY one, whichever came later; the arena seats that one only, 
 lease left unrenewed expires and another host may take the version; the old lease's token then stops working.
 
 A version is the account, its manifest and the archive's SHA-256: the same three again are the same version.
-Archives are kept in 64 KB rows (so that fetching one never loads it whole), once per hash.  Every look-up is
-a small indexed query, run inline like the match store's writes.
+Archives, submitted and built, are kept in 64 KB rows (so that fetching one never loads it whole), once per
+hash.  Every look-up is a small indexed query, run inline like the match store's writes.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from president_protocol.v1 import president_pb2 as pb
 
@@ -61,12 +65,19 @@ COMMAND_CHARS = 1024
 LIST_LIMIT = 200
 UPLOAD_S = 60.0
 """A SubmitBot call must send its whole archive within this, so that a slow one does not hold its slot."""
+BUILT_UPLOAD_S = 300.0
+"""An UploadBuild call must send its whole archive within this (up to `Limits.built_archive_bytes`, eight times a
+submission's cap, from a builder that may be on another machine)."""
 DAY_S = 24 * 3600.0
 _WAITING = (pb.VERSION_STATE_QUEUED, pb.VERSION_STATE_BUILDING)
-_COLUMNS = "id, account, created_at, name, runtime, build, run, sha256, archive_bytes, state, reason, checked"
+_COLUMNS = ("id, account, created_at, name, runtime, build, run, sha256, archive_bytes, state, reason, checked,"
+            " built_sha256, built_bytes")
 _HOSTING_COLUMNS = (("checked", "INTEGER NOT NULL DEFAULT 0"), ("host", "TEXT NOT NULL DEFAULT ''"),
                     ("host_until", "REAL"), ("host_token_hash", "BLOB"))
 """Added with hosting: a database from before gets them (no version of it was ever checked or hosted)."""
+_BUILT_COLUMNS = (("built_sha256", "TEXT NOT NULL DEFAULT ''"), ("built_bytes", "INTEGER NOT NULL DEFAULT 0"))
+"""Added with built archives: a database from before gets them (none of its versions has a built archive, so a
+host cannot fetch one of them built until it is submitted and built again)."""
 MAX_HOSTED = 1000
 """The most versions one LeaseHosting call names or leases."""
 
@@ -95,6 +106,10 @@ class Version:
     reason: str
     checked: bool = False
     """Passed its check match: the arena rates it."""
+    built_sha256: str = ""
+    """Its built folder's archive's SHA-256 (UploadBuild); empty while none is uploaded."""
+    built_bytes: int = 0
+    """That archive's size."""
 
     @property
     def player(self) -> str:
@@ -121,28 +136,49 @@ def too_large(what: str, cap: int) -> ServiceError:
 async def read_submission(requests: AsyncIterator[pb.SubmitBotRequest],
                           max_bytes: int) -> tuple[pb.BotManifest, bytes]:
     """A SubmitBot call's manifest and whole archive; MALFORMED or TOO_LARGE as soon as they are wrong."""
-    manifest: pb.BotManifest | None = None
+    first, archive = await _read_archive(requests, "SubmitBot", "manifest", max_bytes, UPLOAD_S,
+                                         lambda request: check_manifest(request.manifest))
+    return first.manifest, archive
+
+
+async def read_upload(requests: AsyncIterator[pb.UploadBuildRequest], max_bytes: int,
+                      admit: Callable[[pb.BuildLease], object]) -> tuple[pb.BuildLease, bytes]:
+    """An UploadBuild call's lease and whole archive; `admit` refuses a lease before any chunk is read, and
+    MALFORMED or TOO_LARGE come as soon as the stream is wrong."""
+    first, archive = await _read_archive(requests, "UploadBuild", "lease", max_bytes, BUILT_UPLOAD_S,
+                                         lambda request: admit(request.lease))
+    return first.lease, archive
+
+
+_Upload = TypeVar("_Upload", pb.SubmitBotRequest, pb.UploadBuildRequest)
+
+
+async def _read_archive(requests: AsyncIterator[_Upload], rpc: str, opening: str, max_bytes: int, within_s: float,
+                        check: Callable[[_Upload], object]) -> tuple[_Upload, bytes]:
+    """A client stream of an archive: its first message (the oneof `opening`, passed to `check`) and the `chunk`s
+    after it, whole; MALFORMED or TOO_LARGE as soon as they are wrong, MALFORMED past `within_s`."""
+    first: _Upload | None = None
     archive = bytearray()
     try:
-        async with asyncio.timeout(UPLOAD_S):
+        async with asyncio.timeout(within_s):
             async for request in requests:
                 kind = request.WhichOneof("kind")
-                if manifest is None:
-                    if kind != "manifest":
-                        raise ServiceError(Reason.MALFORMED, "SubmitBot opens with the manifest, then the chunks")
-                    check_manifest(request.manifest)
-                    manifest = request.manifest
+                if first is None:
+                    if kind != opening:
+                        raise ServiceError(Reason.MALFORMED, f"{rpc} opens with the {opening}, then the chunks")
+                    check(request)
+                    first = request
                 elif kind != "chunk":
-                    raise ServiceError(Reason.MALFORMED, "the manifest comes once, first; then only chunks")
+                    raise ServiceError(Reason.MALFORMED, f"the {opening} comes once, first; then only chunks")
                 else:
                     archive += request.chunk
                     if len(archive) > max_bytes:
                         raise too_large("the archive", max_bytes)
     except TimeoutError:
-        raise ServiceError(Reason.MALFORMED, f"the whole archive must come within {UPLOAD_S:g} s") from None
-    if manifest is None or not archive:
-        raise ServiceError(Reason.MALFORMED, "SubmitBot needs a manifest and a non-empty archive")
-    return manifest, bytes(archive)
+        raise ServiceError(Reason.MALFORMED, f"the whole archive must come within {within_s:g} s") from None
+    if first is None or not archive:
+        raise ServiceError(Reason.MALFORMED, f"{rpc} needs a {opening} and a non-empty archive")
+    return first, bytes(archive)
 
 
 class Versions:
@@ -154,11 +190,11 @@ class Versions:
         self._clock = clock
         store.write([(sql, ()) for sql in _SCHEMA])
         have = {row[1] for row in store.query("PRAGMA table_info(versions)")}
-        store.write([(f"ALTER TABLE versions ADD COLUMN {name} {kind}", ()) for name, kind in _HOSTING_COLUMNS
-                     if name not in have]
+        store.write([(f"ALTER TABLE versions ADD COLUMN {name} {kind}", ())
+                     for name, kind in (*_HOSTING_COLUMNS, *_BUILT_COLUMNS) if name not in have]
                     + [("CREATE INDEX IF NOT EXISTS versions_by_host_token ON versions (host_token_hash)", ())])
         self._uploads: set[str] = set()
-        """Accounts with a SubmitBot call reading now (one each; at most `max_uploads` in all)."""
+        """Who has a SubmitBot or UploadBuild call reading now (one each; at most `max_uploads` in all)."""
         self.current: dict[str, str] = {}
         """Account -> its current version (the one a running tournament pinned, else the one its author chose,
         else its newest READY one), for accounts that have one."""
@@ -169,19 +205,19 @@ class Versions:
             self._recount(account)
 
     @contextlib.contextmanager
-    def uploading(self, account: str) -> Iterator[None]:
-        """Hold one of the server's upload slots, one per account, for the block."""
+    def uploading(self, who: str) -> Iterator[None]:
+        """Hold one of the server's upload slots, one per `who` (an account's submissions, a version's build), for
+        the block."""
         if len(self._uploads) >= self._limits.max_uploads:
             raise ServiceError(Reason.TOO_MANY_STREAMS, f"this server takes {self._limits.max_uploads} uploads at"
                                                         " once", retry_after_s=RETRY_FULL_S)
-        if account in self._uploads:
-            raise ServiceError(Reason.TOO_MANY_STREAMS, f"the account {account} is uploading a version already",
-                               retry_after_s=RETRY_FULL_S)
-        self._uploads.add(account)
+        if who in self._uploads:
+            raise ServiceError(Reason.TOO_MANY_STREAMS, f"{who} is uploading already", retry_after_s=RETRY_FULL_S)
+        self._uploads.add(who)
         try:
             yield
         finally:
-            self._uploads.discard(account)
+            self._uploads.discard(who)
 
     def submit(self, account: str, manifest: pb.BotManifest, archive: bytes) -> tuple[Version, bool]:
         """The version of this content (True: it existed already), stored as QUEUED if new."""
@@ -193,12 +229,9 @@ class Versions:
         self._admit(account)
         now = self._clock()
         statements: list[Statement] = [(
-            f"INSERT INTO versions ({_COLUMNS}, log, builder) VALUES (?,?,?,?,?,?,?,?,?,?,?,0,'','')",
+            f"INSERT INTO versions ({_COLUMNS}, log, builder) VALUES (?,?,?,?,?,?,?,?,?,?,?,0,'',0,'','')",
             (version_id, account, now, *fields, sha, len(archive), pb.VERSION_STATE_QUEUED, ""))]
-        statements += [("INSERT OR IGNORE INTO version_archives VALUES (?,?,?)",
-                        (sha, seq, archive[at:at + CHUNK_BYTES]))
-                       for seq, at in enumerate(range(0, len(archive), CHUNK_BYTES))]
-        self._write(statements)
+        self._write(statements + _archive_rows(sha, archive))
         return self.get(version_id, account), False
 
     def _admit(self, account: str) -> None:
@@ -234,6 +267,7 @@ class Versions:
         return pb.BotVersion(version_id=version.version_id, account=version.account, manifest=version.manifest,
                              state=version.state, reason=version.reason, created_at=timestamp(version.created_at),
                              sha256=version.sha256, archive_bytes=version.archive_bytes,
+                             built_sha256=version.built_sha256, built_bytes=version.built_bytes,
                              current=self.current.get(version.account) == version.version_id,
                              checked=version.checked, player=version.player if played else "")
 
@@ -253,17 +287,46 @@ class Versions:
         if not rows:
             return None
         lease, until = new_token(), now + self._limits.build_lease_s
-        self._write([("UPDATE versions SET state = ?, lease_hash = ?, lease_until = ?, builder = ? WHERE id = ?",
+        self._write([("UPDATE versions SET state = ?, lease_hash = ?, lease_until = ?, builder = ?, built_sha256 = '',"
+                      " built_bytes = 0 WHERE id = ?",  # a lost builder's upload is not this build's
                       (pb.VERSION_STATE_BUILDING, token_hash(lease), until, builder, rows[0][0]))])
         return self.get(rows[0][0], None), lease, until
 
-    def archive(self, version_id: str) -> Iterator[bytes]:
-        """The version's archive, a row at a time, exactly as it was submitted."""
+    def archive(self, version_id: str, *, built: bool = False) -> Iterator[bytes]:
+        """The version's archive, a row at a time, exactly as it was submitted (or, `built`, as its builder uploaded
+        its built folder: VERSION_STATE when there is none)."""
         version = self.get(version_id, None)
-        for seq in range(math.ceil(version.archive_bytes / CHUNK_BYTES)):
+        sha, size = (version.built_sha256, version.built_bytes) if built else (version.sha256, version.archive_bytes)
+        if not sha:
+            name = _state_name(version.state)
+            raise ServiceError(Reason.VERSION_STATE, f"the version {version.version_id} ({name}) has no built archive:"
+                                                     " its builder uploads one before reporting it READY (a version"
+                                                     " built before built archives were kept has none)",
+                               {"state": name})
+        for seq in range(math.ceil(size / CHUNK_BYTES)):
             (data,), = self._store.query("SELECT data FROM version_archives WHERE sha256 = ? AND seq = ?",
-                                         (version.sha256, seq))
+                                         (sha, seq))
             yield bytes(data)
+
+    def check_lease(self, version_id: str, lease: str) -> Version:
+        """The version, while `lease` is its builder's lease (BUILDING, not reported; after the lease's end too,
+        while no other builder has leased it); else UNKNOWN_VERSION or LEASE_EXPIRED."""
+        version = self.get(version_id, None)
+        rows = self._store.query("SELECT lease_hash FROM versions WHERE id = ? AND state = ?",
+                                 (version.version_id, pb.VERSION_STATE_BUILDING))
+        if not rows or rows[0][0] is None or bytes(rows[0][0]) != token_hash(lease):
+            raise ServiceError(Reason.LEASE_EXPIRED, f"the version {version_id} is no longer leased with this lease"
+                                                     " (it expired and was leased again, or it was reported)")
+        return version
+
+    def upload_built(self, version_id: str, lease: str, archive: bytes) -> Version:
+        """Store a builder's built folder (a gzipped tar, never unpacked here) under its lease, by its SHA-256, in
+        place of an earlier upload under the lease; the same bytes again change nothing."""
+        self.check_lease(version_id, lease)
+        sha = hashlib.sha256(archive).hexdigest()
+        self._write([("UPDATE versions SET built_sha256 = ?, built_bytes = ? WHERE id = ?",
+                      (sha, len(archive), version_id)), *_archive_rows(sha, archive)])
+        return self.get(version_id, None)
 
     def report(self, version_id: str, lease: str, *, ready: bool, reason: str, log: str) -> Version:
         """A builder's result under its lease: READY, or FAILED with `reason`.  A report after the lease's end is
@@ -273,12 +336,10 @@ class Versions:
                                                  " printable characters")
         if len(log.encode()) > LOG_BYTES:
             raise too_large("the build log", LOG_BYTES)
-        version = self.get(version_id, None)
-        rows = self._store.query("SELECT lease_hash FROM versions WHERE id = ? AND state = ?",
-                                 (version_id, pb.VERSION_STATE_BUILDING))
-        if not rows or rows[0][0] is None or bytes(rows[0][0]) != token_hash(lease):
-            raise ServiceError(Reason.LEASE_EXPIRED, f"the version {version_id} is no longer leased with this lease"
-                                                     " (it expired and was leased again, or it was reported)")
+        version = self.check_lease(version_id, lease)
+        if ready and not version.built_sha256:  # so that every READY version can be fetched built, by any host
+            raise ServiceError(Reason.VERSION_STATE, f"the version {version_id} has no built archive: UploadBuild its"
+                                                     " built folder before reporting it READY", {"state": "BUILDING"})
         state = pb.VERSION_STATE_READY if ready else pb.VERSION_STATE_FAILED
         statements: list[Statement] = [(
             "UPDATE versions SET state = ?, reason = ?, log = ?, lease_hash = NULL, lease_until = NULL WHERE id = ?",
@@ -297,7 +358,7 @@ class Versions:
         for the pin to end.  UNKNOWN_VERSION for another account's version, VERSION_STATE for one never built."""
         version = self.get(version_id, account)
         if version.state not in (pb.VERSION_STATE_READY, pb.VERSION_STATE_RETIRED):
-            name = pb.VersionState.Name(version.state).removeprefix("VERSION_STATE_")
+            name = _state_name(version.state)
             raise ServiceError(Reason.VERSION_STATE, f"the version {version.version_id} is {name}; only a READY or"
                                                      " RETIRED version can be current", {"state": name})
         statements: list[Statement] = [
@@ -413,8 +474,20 @@ class Versions:
             raise ServiceError(Reason.STORAGE, f"the version could not be saved: {exc}") from None
 
 
+def _archive_rows(sha: str, archive: bytes) -> list[Statement]:
+    """An archive's rows, each stored once whichever versions (or builds) hold it."""
+    return [("INSERT OR IGNORE INTO version_archives VALUES (?,?,?)", (sha, seq, archive[at:at + CHUNK_BYTES]))
+            for seq, at in enumerate(range(0, len(archive), CHUNK_BYTES))]
+
+
+def _state_name(state: pb.VersionState.ValueType) -> str:
+    return pb.VersionState.Name(state).removeprefix("VERSION_STATE_")
+
+
 def _version(row: tuple[Any, ...]) -> Version:
-    version_id, account, created_at, name, runtime, build, run, sha, size, state, reason, checked = row
+    (version_id, account, created_at, name, runtime, build, run, sha, size, state, reason, checked, built_sha,
+     built_size) = row
     return Version(version_id=version_id, account=account, created_at=created_at,
                    manifest=pb.BotManifest(name=name, runtime=runtime, build=build, run=run),
-                   sha256=sha, archive_bytes=size, state=state, reason=reason, checked=bool(checked))
+                   sha256=sha, archive_bytes=size, state=state, reason=reason, checked=bool(checked),
+                   built_sha256=built_sha, built_bytes=built_size)

@@ -21,8 +21,8 @@ Conventions used throughout:
   the seat. An account token for Session, SubmitBot, ListVersions and
   GetBuildLog (a Session also takes a hosted version's token, from
   LeaseHosting); the admin token for the account RPCs, a builder's
-  LeaseBuild, FetchVersion and ReportBuild, and a host's LeaseHosting. The
-  other RPCs are public.
+  LeaseBuild, FetchVersion, UploadBuild and ReportBuild, and a host's
+  LeaseHosting and FetchVersion. The other RPCs are public.
 """
 
 from collections import abc as _abc
@@ -4528,6 +4528,8 @@ class BotVersion(_message.Message):
     CURRENT_FIELD_NUMBER: _builtins.int
     CHECKED_FIELD_NUMBER: _builtins.int
     PLAYER_FIELD_NUMBER: _builtins.int
+    BUILT_SHA256_FIELD_NUMBER: _builtins.int
+    BUILT_BYTES_FIELD_NUMBER: _builtins.int
     version_id: _builtins.str
     """Its id (16 hex digits), derived from the account, the manifest and the
     archive's hash.
@@ -4554,6 +4556,14 @@ class BotVersion(_message.Message):
     """Where it plays, as `account@version_id`: the name its seats, ratings and
     records carry (empty until it is READY).
     """
+    built_sha256: _builtins.str
+    """The SHA-256 of its built folder's archive (UploadBuild), as 64 hex
+    digits; empty while none is uploaded (and for a version built before
+    built archives were kept). A host checks the archive it fetches
+    against it.
+    """
+    built_bytes: _builtins.int
+    """The built folder's archive's size in bytes (0 while none is uploaded)."""
     @_builtins.property
     def manifest(self) -> Global___BotManifest:
         """Its manifest."""
@@ -4576,10 +4586,12 @@ class BotVersion(_message.Message):
         current: _builtins.bool = ...,
         checked: _builtins.bool = ...,
         player: _builtins.str = ...,
+        built_sha256: _builtins.str = ...,
+        built_bytes: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "manifest", b"manifest"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "archive_bytes", b"archive_bytes", "checked", b"checked", "created_at", b"created_at", "current", b"current", "manifest", b"manifest", "player", b"player", "reason", b"reason", "sha256", b"sha256", "state", b"state", "version_id", b"version_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "archive_bytes", b"archive_bytes", "built_bytes", b"built_bytes", "built_sha256", b"built_sha256", "checked", b"checked", "created_at", b"created_at", "current", b"current", "manifest", b"manifest", "player", b"player", "reason", b"reason", "sha256", b"sha256", "state", b"state", "version_id", b"version_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -4791,16 +4803,22 @@ class FetchVersionRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     VERSION_ID_FIELD_NUMBER: _builtins.int
+    BUILT_FIELD_NUMBER: _builtins.int
     version_id: _builtins.str
     """The version."""
+    built: _builtins.bool
+    """The archive of its built folder (UploadBuild) instead of the one
+    submitted.
+    """
     def __init__(
         self,
         *,
         version_id: _builtins.str = ...,
+        built: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["version_id", b"version_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["built", b"built", "version_id", b"version_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -4829,6 +4847,88 @@ class FetchVersionResponse(_message.Message):
 Global___FetchVersionResponse: _TypeAlias = FetchVersionResponse  # noqa: Y015
 
 @_typing.final
+class BuildLease(_message.Message):
+    """Which build an UploadBuild call's archive is: the version and its lease."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_ID_FIELD_NUMBER: _builtins.int
+    LEASE_ID_FIELD_NUMBER: _builtins.int
+    version_id: _builtins.str
+    """The version, BUILDING."""
+    lease_id: _builtins.str
+    """The lease LeaseBuild gave."""
+    def __init__(
+        self,
+        *,
+        version_id: _builtins.str = ...,
+        lease_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["lease_id", b"lease_id", "version_id", b"version_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BuildLease: _TypeAlias = BuildLease  # noqa: Y015
+
+@_typing.final
+class UploadBuildRequest(_message.Message):
+    """A message of UploadBuild."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LEASE_FIELD_NUMBER: _builtins.int
+    CHUNK_FIELD_NUMBER: _builtins.int
+    chunk: _builtins.bytes
+    """Then the archive (a gzipped tar of the built folder), in order."""
+    @_builtins.property
+    def lease(self) -> Global___BuildLease:
+        """First, once: the version and its lease."""
+
+    def __init__(
+        self,
+        *,
+        lease: Global___BuildLease | None = ...,
+        chunk: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["chunk", b"chunk", "kind", b"kind", "lease", b"lease"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chunk", b"chunk", "kind", b"kind", "lease", b"lease"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["lease", "chunk"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___UploadBuildRequest: _TypeAlias = UploadBuildRequest  # noqa: Y015
+
+@_typing.final
+class UploadBuildResponse(_message.Message):
+    """Response of UploadBuild."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def version(self) -> Global___BotVersion:
+        """The version, still BUILDING, with `built_sha256` and `built_bytes` of
+        the archive stored.
+        """
+
+    def __init__(
+        self,
+        *,
+        version: Global___BotVersion | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["version", b"version"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___UploadBuildResponse: _TypeAlias = UploadBuildResponse  # noqa: Y015
+
+@_typing.final
 class ReportBuildRequest(_message.Message):
     """Request of ReportBuild."""
 
@@ -4844,7 +4944,9 @@ class ReportBuildRequest(_message.Message):
     lease_id: _builtins.str
     """The lease LeaseBuild gave."""
     ready: _builtins.bool
-    """Whether the build succeeded: READY, else FAILED."""
+    """Whether the build succeeded: READY (its built folder uploaded first,
+    UploadBuild), else FAILED.
+    """
     reason: _builtins.str
     """Why it failed, in one line of at most 200 characters (empty when ready)."""
     log: _builtins.str

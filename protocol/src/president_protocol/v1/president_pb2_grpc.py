@@ -140,6 +140,11 @@ class PresidentServiceStub:
                 request_serializer=president_dot_v1_dot_president__pb2.FetchVersionRequest.SerializeToString,
                 response_deserializer=president_dot_v1_dot_president__pb2.FetchVersionResponse.FromString,
                 _registered_method=True)
+        self.UploadBuild = channel.stream_unary(
+                '/president.v1.PresidentService/UploadBuild',
+                request_serializer=president_dot_v1_dot_president__pb2.UploadBuildRequest.SerializeToString,
+                response_deserializer=president_dot_v1_dot_president__pb2.UploadBuildResponse.FromString,
+                _registered_method=True)
         self.ReportBuild = channel.unary_unary(
                 '/president.v1.PresidentService/ReportBuild',
                 request_serializer=president_dot_v1_dot_president__pb2.ReportBuildRequest.SerializeToString,
@@ -402,8 +407,31 @@ class PresidentServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def FetchVersion(self, request, context):
-        """A version's archive, in chunks, exactly as it was submitted. Needs the
-        admin token. Errors: NOT_ADMIN, MISSING_TOKEN, UNKNOWN_VERSION.
+        """A version's archive, in chunks, exactly as it was submitted; with
+        `built`, the archive of its built folder that its builder uploaded
+        (UploadBuild), which a host on any machine fetches instead of building
+        the version again. Needs the admin token. Errors: NOT_ADMIN,
+        MISSING_TOKEN, UNKNOWN_VERSION, VERSION_STATE (`built` for a version with
+        no built archive: not yet uploaded, or built before built archives were
+        kept; ErrorInfo metadata `state`).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UploadBuild(self, request_iterator, context):
+        """A builder's built folder for a version it leased, before it reports it
+        READY: a first message naming the version and the lease, then the
+        chunks of a gzipped tar of the folder (each chunk at most 64 KB, the
+        server's message cap; 64 MB in all). The server stores it as it came,
+        never unpacking it, under its SHA-256 (`BotVersion.built_sha256`), in
+        place of any earlier upload under the same lease; the same bytes again
+        change nothing. Needs the admin token. Errors: NOT_ADMIN, MISSING_TOKEN,
+        UNKNOWN_VERSION, LEASE_EXPIRED (the lease is no longer the version's: it
+        expired and the version was leased again, or it was reported),
+        MALFORMED (no lease first, an empty archive, an upload not finished
+        within 300 s), TOO_LARGE (past the cap; ErrorInfo metadata `max_bytes`;
+        nothing is stored), STORAGE, SHUTTING_DOWN.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -411,10 +439,13 @@ class PresidentServiceServicer:
 
     def ReportBuild(self, request, context):
         """A builder's result for a version it leased: READY or FAILED, with a
-        one-line reason and the build log. Needs the admin token. Errors:
-        NOT_ADMIN, MISSING_TOKEN, UNKNOWN_VERSION, LEASE_EXPIRED (the lease is no
-        longer the version's: it expired, or the version was reported),
-        TOO_LARGE (a log past its cap), MALFORMED (a reason that is not one line).
+        one-line reason and the build log. READY only once the built folder was
+        uploaded under the lease (UploadBuild), so every READY version can be
+        fetched built. Needs the admin token. Errors: NOT_ADMIN, MISSING_TOKEN,
+        UNKNOWN_VERSION, LEASE_EXPIRED (the lease is no longer the version's: it
+        expired, or the version was reported), VERSION_STATE (READY with no
+        upload under the lease; ErrorInfo metadata `state`), TOO_LARGE (a log
+        past its cap), MALFORMED (a reason that is not one line).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -611,6 +642,11 @@ def add_PresidentServiceServicer_to_server(servicer, server):
                     servicer.FetchVersion,
                     request_deserializer=president_dot_v1_dot_president__pb2.FetchVersionRequest.FromString,
                     response_serializer=president_dot_v1_dot_president__pb2.FetchVersionResponse.SerializeToString,
+            ),
+            'UploadBuild': grpc.stream_unary_rpc_method_handler(
+                    servicer.UploadBuild,
+                    request_deserializer=president_dot_v1_dot_president__pb2.UploadBuildRequest.FromString,
+                    response_serializer=president_dot_v1_dot_president__pb2.UploadBuildResponse.SerializeToString,
             ),
             'ReportBuild': grpc.unary_unary_rpc_method_handler(
                     servicer.ReportBuild,
@@ -1221,6 +1257,33 @@ class PresidentService:
             '/president.v1.PresidentService/FetchVersion',
             president_dot_v1_dot_president__pb2.FetchVersionRequest.SerializeToString,
             president_dot_v1_dot_president__pb2.FetchVersionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UploadBuild(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_unary(
+            request_iterator,
+            target,
+            '/president.v1.PresidentService/UploadBuild',
+            president_dot_v1_dot_president__pb2.UploadBuildRequest.SerializeToString,
+            president_dot_v1_dot_president__pb2.UploadBuildResponse.FromString,
             options,
             channel_credentials,
             insecure,

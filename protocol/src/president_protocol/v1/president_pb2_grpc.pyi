@@ -21,8 +21,8 @@ Conventions used throughout:
   the seat. An account token for Session, SubmitBot, ListVersions and
   GetBuildLog (a Session also takes a hosted version's token, from
   LeaseHosting); the admin token for the account RPCs, a builder's
-  LeaseBuild, FetchVersion and ReportBuild, and a host's LeaseHosting. The
-  other RPCs are public.
+  LeaseBuild, FetchVersion, UploadBuild and ReportBuild, and a host's
+  LeaseHosting and FetchVersion. The other RPCs are public.
 """
 
 from collections import abc as _abc
@@ -188,15 +188,37 @@ class PresidentServiceStub:
     MISSING_TOKEN, MALFORMED, SHUTTING_DOWN.
     """
     FetchVersion: _grpc.UnaryStreamMultiCallable[_president_pb2.FetchVersionRequest, _president_pb2.FetchVersionResponse]
-    """A version's archive, in chunks, exactly as it was submitted. Needs the
-    admin token. Errors: NOT_ADMIN, MISSING_TOKEN, UNKNOWN_VERSION.
+    """A version's archive, in chunks, exactly as it was submitted; with
+    `built`, the archive of its built folder that its builder uploaded
+    (UploadBuild), which a host on any machine fetches instead of building
+    the version again. Needs the admin token. Errors: NOT_ADMIN,
+    MISSING_TOKEN, UNKNOWN_VERSION, VERSION_STATE (`built` for a version with
+    no built archive: not yet uploaded, or built before built archives were
+    kept; ErrorInfo metadata `state`).
+    """
+    UploadBuild: _grpc.StreamUnaryMultiCallable[_president_pb2.UploadBuildRequest, _president_pb2.UploadBuildResponse]
+    """A builder's built folder for a version it leased, before it reports it
+    READY: a first message naming the version and the lease, then the
+    chunks of a gzipped tar of the folder (each chunk at most 64 KB, the
+    server's message cap; 64 MB in all). The server stores it as it came,
+    never unpacking it, under its SHA-256 (`BotVersion.built_sha256`), in
+    place of any earlier upload under the same lease; the same bytes again
+    change nothing. Needs the admin token. Errors: NOT_ADMIN, MISSING_TOKEN,
+    UNKNOWN_VERSION, LEASE_EXPIRED (the lease is no longer the version's: it
+    expired and the version was leased again, or it was reported),
+    MALFORMED (no lease first, an empty archive, an upload not finished
+    within 300 s), TOO_LARGE (past the cap; ErrorInfo metadata `max_bytes`;
+    nothing is stored), STORAGE, SHUTTING_DOWN.
     """
     ReportBuild: _grpc.UnaryUnaryMultiCallable[_president_pb2.ReportBuildRequest, _president_pb2.ReportBuildResponse]
     """A builder's result for a version it leased: READY or FAILED, with a
-    one-line reason and the build log. Needs the admin token. Errors:
-    NOT_ADMIN, MISSING_TOKEN, UNKNOWN_VERSION, LEASE_EXPIRED (the lease is no
-    longer the version's: it expired, or the version was reported),
-    TOO_LARGE (a log past its cap), MALFORMED (a reason that is not one line).
+    one-line reason and the build log. READY only once the built folder was
+    uploaded under the lease (UploadBuild), so every READY version can be
+    fetched built. Needs the admin token. Errors: NOT_ADMIN, MISSING_TOKEN,
+    UNKNOWN_VERSION, LEASE_EXPIRED (the lease is no longer the version's: it
+    expired, or the version was reported), VERSION_STATE (READY with no
+    upload under the lease; ErrorInfo metadata `state`), TOO_LARGE (a log
+    past its cap), MALFORMED (a reason that is not one line).
     """
     LeaseHosting: _grpc.UnaryUnaryMultiCallable[_president_pb2.LeaseHostingRequest, _president_pb2.LeaseHostingResponse]
     """For a host (the organiser's, which runs READY versions in its sandbox):
@@ -392,15 +414,37 @@ class PresidentServiceAsyncStub(PresidentServiceStub):
     MISSING_TOKEN, MALFORMED, SHUTTING_DOWN.
     """
     FetchVersion: _aio.UnaryStreamMultiCallable[_president_pb2.FetchVersionRequest, _president_pb2.FetchVersionResponse]  # type: ignore[assignment]
-    """A version's archive, in chunks, exactly as it was submitted. Needs the
-    admin token. Errors: NOT_ADMIN, MISSING_TOKEN, UNKNOWN_VERSION.
+    """A version's archive, in chunks, exactly as it was submitted; with
+    `built`, the archive of its built folder that its builder uploaded
+    (UploadBuild), which a host on any machine fetches instead of building
+    the version again. Needs the admin token. Errors: NOT_ADMIN,
+    MISSING_TOKEN, UNKNOWN_VERSION, VERSION_STATE (`built` for a version with
+    no built archive: not yet uploaded, or built before built archives were
+    kept; ErrorInfo metadata `state`).
+    """
+    UploadBuild: _aio.StreamUnaryMultiCallable[_president_pb2.UploadBuildRequest, _president_pb2.UploadBuildResponse]  # type: ignore[assignment]
+    """A builder's built folder for a version it leased, before it reports it
+    READY: a first message naming the version and the lease, then the
+    chunks of a gzipped tar of the folder (each chunk at most 64 KB, the
+    server's message cap; 64 MB in all). The server stores it as it came,
+    never unpacking it, under its SHA-256 (`BotVersion.built_sha256`), in
+    place of any earlier upload under the same lease; the same bytes again
+    change nothing. Needs the admin token. Errors: NOT_ADMIN, MISSING_TOKEN,
+    UNKNOWN_VERSION, LEASE_EXPIRED (the lease is no longer the version's: it
+    expired and the version was leased again, or it was reported),
+    MALFORMED (no lease first, an empty archive, an upload not finished
+    within 300 s), TOO_LARGE (past the cap; ErrorInfo metadata `max_bytes`;
+    nothing is stored), STORAGE, SHUTTING_DOWN.
     """
     ReportBuild: _aio.UnaryUnaryMultiCallable[_president_pb2.ReportBuildRequest, _president_pb2.ReportBuildResponse]  # type: ignore[assignment]
     """A builder's result for a version it leased: READY or FAILED, with a
-    one-line reason and the build log. Needs the admin token. Errors:
-    NOT_ADMIN, MISSING_TOKEN, UNKNOWN_VERSION, LEASE_EXPIRED (the lease is no
-    longer the version's: it expired, or the version was reported),
-    TOO_LARGE (a log past its cap), MALFORMED (a reason that is not one line).
+    one-line reason and the build log. READY only once the built folder was
+    uploaded under the lease (UploadBuild), so every READY version can be
+    fetched built. Needs the admin token. Errors: NOT_ADMIN, MISSING_TOKEN,
+    UNKNOWN_VERSION, LEASE_EXPIRED (the lease is no longer the version's: it
+    expired, or the version was reported), VERSION_STATE (READY with no
+    upload under the lease; ErrorInfo metadata `state`), TOO_LARGE (a log
+    past its cap), MALFORMED (a reason that is not one line).
     """
     LeaseHosting: _aio.UnaryUnaryMultiCallable[_president_pb2.LeaseHostingRequest, _president_pb2.LeaseHostingResponse]  # type: ignore[assignment]
     """For a host (the organiser's, which runs READY versions in its sandbox):
@@ -719,8 +763,33 @@ class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _president_pb2.FetchVersionRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_president_pb2.FetchVersionResponse], _abc.AsyncIterator[_president_pb2.FetchVersionResponse]]:
-        """A version's archive, in chunks, exactly as it was submitted. Needs the
-        admin token. Errors: NOT_ADMIN, MISSING_TOKEN, UNKNOWN_VERSION.
+        """A version's archive, in chunks, exactly as it was submitted; with
+        `built`, the archive of its built folder that its builder uploaded
+        (UploadBuild), which a host on any machine fetches instead of building
+        the version again. Needs the admin token. Errors: NOT_ADMIN,
+        MISSING_TOKEN, UNKNOWN_VERSION, VERSION_STATE (`built` for a version with
+        no built archive: not yet uploaded, or built before built archives were
+        kept; ErrorInfo metadata `state`).
+        """
+
+    @_abc_1.abstractmethod
+    def UploadBuild(
+        self,
+        request_iterator: _MaybeAsyncIterator[_president_pb2.UploadBuildRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_president_pb2.UploadBuildResponse, _abc.Awaitable[_president_pb2.UploadBuildResponse]]:
+        """A builder's built folder for a version it leased, before it reports it
+        READY: a first message naming the version and the lease, then the
+        chunks of a gzipped tar of the folder (each chunk at most 64 KB, the
+        server's message cap; 64 MB in all). The server stores it as it came,
+        never unpacking it, under its SHA-256 (`BotVersion.built_sha256`), in
+        place of any earlier upload under the same lease; the same bytes again
+        change nothing. Needs the admin token. Errors: NOT_ADMIN, MISSING_TOKEN,
+        UNKNOWN_VERSION, LEASE_EXPIRED (the lease is no longer the version's: it
+        expired and the version was leased again, or it was reported),
+        MALFORMED (no lease first, an empty archive, an upload not finished
+        within 300 s), TOO_LARGE (past the cap; ErrorInfo metadata `max_bytes`;
+        nothing is stored), STORAGE, SHUTTING_DOWN.
         """
 
     @_abc_1.abstractmethod
@@ -730,10 +799,13 @@ class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_president_pb2.ReportBuildResponse, _abc.Awaitable[_president_pb2.ReportBuildResponse]]:
         """A builder's result for a version it leased: READY or FAILED, with a
-        one-line reason and the build log. Needs the admin token. Errors:
-        NOT_ADMIN, MISSING_TOKEN, UNKNOWN_VERSION, LEASE_EXPIRED (the lease is no
-        longer the version's: it expired, or the version was reported),
-        TOO_LARGE (a log past its cap), MALFORMED (a reason that is not one line).
+        one-line reason and the build log. READY only once the built folder was
+        uploaded under the lease (UploadBuild), so every READY version can be
+        fetched built. Needs the admin token. Errors: NOT_ADMIN, MISSING_TOKEN,
+        UNKNOWN_VERSION, LEASE_EXPIRED (the lease is no longer the version's: it
+        expired, or the version was reported), VERSION_STATE (READY with no
+        upload under the lease; ErrorInfo metadata `state`), TOO_LARGE (a log
+        past its cap), MALFORMED (a reason that is not one line).
         """
 
     @_abc_1.abstractmethod
