@@ -90,6 +90,9 @@ def add_builder_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
                          help="a build's wall clock, then it is killed (default 600)")
     builder.add_argument("--memory-mb", type=whole_limit, default=1024,
                          help="address space of each process (default 1024)")
+    builder.add_argument("--jail-memory-mb", type=whole_limit, default=2048,
+                         help="memory of a build's processes together, measured every 0.1 s: past it the build is"
+                              " killed (default 2048)")
     builder.add_argument("--folder-mb", type=whole_limit, default=256,
                          help="the most a build may leave in its folder (default 256)")
     builder.set_defaults(handler=builder_command)
@@ -106,7 +109,7 @@ def builder_command(args: argparse.Namespace) -> int:
         print(f"president builder: {problem}; not building (builds run only in a sandbox)", file=sys.stderr)
         return 1
     builder = Builder(args.work, slot=args.slot, wall_s=args.build_seconds, memory_bytes=args.memory_mb * MB,
-                      folder_bytes=args.folder_mb * MB)
+                      jail_memory_bytes=args.jail_memory_mb * MB, folder_bytes=args.folder_mb * MB)
     with grpc.insecure_channel(args.server) as channel, terminate_as_interrupt():
         stub = pb_grpc.PresidentServiceStub(channel)
         try:
@@ -132,11 +135,13 @@ def builder_command(args: argparse.Namespace) -> int:
 class Builder:
     """Builds one leased version at a time in WORK/built/VERSION."""
 
-    def __init__(self, work: Path, *, slot: int, wall_s: float, memory_bytes: int, folder_bytes: int) -> None:
+    def __init__(self, work: Path, *, slot: int, wall_s: float, memory_bytes: int, jail_memory_bytes: int,
+                 folder_bytes: int) -> None:
         self.work = work
         self.slot = slot
         self.wall_s = wall_s
         self.memory_bytes = memory_bytes
+        self.jail_memory_bytes = jail_memory_bytes
         self.folder_bytes = folder_bytes
 
     def serve(self, stub: pb_grpc.PresidentServiceStub, admin: tuple[tuple[str, str], ...],
@@ -184,7 +189,8 @@ class Builder:
                 raise UnbuildableError("the archive fetched does not match its SHA-256")
             argv = shlex.split(manifest.build)
             sandbox = with_runtime(Sandbox(folder=folder, slot=self.slot, memory_bytes=self.memory_bytes,
-                                           cpu_s=int(wall_s) + 1, file_bytes=min(64 * MB, self.folder_bytes),
+                                           jail_memory_bytes=self.jail_memory_bytes, cpu_s=int(wall_s) + 1,
+                                           file_bytes=min(64 * MB, self.folder_bytes),
                                            output_bytes=LOG_BYTES - 1024, wall_s=wall_s, writable=True),
                                    manifest.runtime)
             _fresh(folder)

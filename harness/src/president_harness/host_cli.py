@@ -5,8 +5,9 @@
     president host --server unix:run/president.sock --versions --admin-token SECRET --work builds/ --bots 8
 
 With --versions the host runs submitted versions: the server leases it each account's current READY version
-(up to --bots at once), with a token of the version's own; the host runs each from the builder's folder
-WORK/built/VERSION with its manifest's run command, one sandbox slot each (--slot, --slot + 1, ...), renews its
+(up to --bots at once), with a token of the version's own; the host runs each from its built folder
+WORK/built/VERSION (the builder's, on the builder's machine; elsewhere fetched from the server, as the builder
+uploaded it) with its manifest's run command, one sandbox slot each (--slot, --slot + 1, ...), renews its
 leases every --poll seconds, and stops a version the server no longer leases to it (retired, replaced by a newer
 version, its account revoked).
 
@@ -71,7 +72,8 @@ def add_host_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
                                                                " this host (with --admin-token)")
     host.add_argument("--admin-token", help=f"with --versions: the server's admin token (or set {ADMIN_TOKEN_ENV})")
     host.add_argument("--work", type=Path, default=Path("builds"),
-                      help="with --versions: the builder's folder, holding WORK/built/VERSION (default builds)")
+                      help="with --versions: where built folders are, as WORK/built/VERSION: the builder's --work on"
+                           " its machine; elsewhere they are fetched from the server into it (default builds)")
     host.add_argument("--bots", type=whole_limit, default=8, help="with --versions: versions run at once (default 8)")
     host.add_argument("--name", default=os.uname().nodename, help="with --versions: this host's name")
     host.add_argument("--poll", type=seconds_limit, default=POLL_S, metavar="SECONDS",
