@@ -53,7 +53,7 @@ class Host:
         with self.log.open("w") as out:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "president_service", "serve", "--port", "0", "--unix", str(self.socket),
-                 "--db", str(self.db)],
+                 "--db", str(self.db), "--start-grace", "1"],
                 env=dict(os.environ, PRESIDENT_ADMIN_TOKEN=ADMIN), stdout=out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
         while "serving on" not in self.log.read_text():
@@ -110,12 +110,22 @@ class Host:
 
     def attack(self, name: str, code: str, *args: str, slot: int, loopback: bool = False, **limits: int) -> Attacked:
         """Run a hostile bot, with an account of its own, to its end (or its wall clock) while a normal bot in
-        another jail plays a match to its end."""
+        another jail plays a match to its end; the hostile account's own match, on a short clock, ends with its
+        seat's fault (timed out, then played by the server)."""
         sandbox = Sandbox(folder=self.folder(name, code), slot=slot, wall_s=WALL_S, loopback=loopback, **limits)
-        (_, token), = self.accounts(1)
+        (hostile, token), *others = self.accounts(4)
+        own = self.stub.CreateMatch(pb.CreateMatchRequest(
+            preset="cardverse", rules=pb.Rules(deals=1), seed=SEED, seat_accounts=[hostile, *(n for n, _ in others)],
+            clock=pb.ClockSettings(move_time_limit_ms=500, time_bank_ms=0, strikes_before_takeover=1)),
+            metadata=META).match_id
+        played = threading.Thread(target=_play_one_match, args=([t for _, t in others], self.target), daemon=True)
+        played.start()
         with self.running(sandbox, [sys.executable, "bot.py", *args], token) as jailed:
             self.plays_a_match()
             ended = jailed.wait()
+        seat = self.over(own, lambda: None).players[0]
+        played.join(30)
+        assert seat.faults.strikes >= 1 and seat.taken_over, seat
         return Attacked(ended, jailed.log.read_text(errors="replace"), token)
 
     def plays_a_match(self) -> None:
@@ -131,16 +141,13 @@ class Host:
         one the first such match had (played before any attack)."""
         first = next(name for name, made in zip(self.names, self.tokens, strict=True) if made == token)
         created = self.stub.CreateMatch(pb.CreateMatchRequest(
-            preset="cardverse", rules=pb.Rules(deals=1), seed=SEED, seat_accounts=[first, *(name for name, _ in others)],
+            preset="cardverse", rules=pb.Rules(deals=1), seed=SEED,
+            seat_accounts=[first, *(name for name, _ in others)],
             clock=pb.ClockSettings(move_time_limit_ms=15_000, time_bank_ms=0, strikes_before_takeover=0)),
             metadata=META)
         played = threading.Thread(target=_play_one_match, args=([t for _, t in others], self.target), daemon=True)
         played.start()
-        deadline = time.monotonic() + 90
-        while (summary := self.stub.GetMatch(pb.GetMatchRequest(match_id=created.match_id)).match).status \
-                != pb.MATCH_STATUS_OVER:
-            assert time.monotonic() < deadline and failed() is None, failed()
-            time.sleep(0.1)
+        summary = self.over(created.match_id, failed)
         played.join(30)
         seat = summary.players[0]
         assert (seat.faults.timeouts, seat.faults.invalid) == (0, 0), summary
@@ -148,6 +155,16 @@ class Host:
         if self.undisturbed is None:
             self.undisturbed = result
         assert result == self.undisturbed, (result, self.undisturbed)
+
+
+    def over(self, match_id: str, failed: Callable[[], str | None]) -> pb.MatchSummary:
+        """The match once it is over (within 90 s, unless `failed()` says what went wrong first)."""
+        deadline = time.monotonic() + 90
+        while (summary := self.stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).match).status \
+                != pb.MATCH_STATUS_OVER:
+            assert time.monotonic() < deadline and failed() is None, failed()
+            time.sleep(0.1)
+        return summary
 
 
 def _play_one_match(tokens: list[str], target: str) -> None:
