@@ -6,7 +6,7 @@ asyncio client reports a write that reaches a call the server has already
 ended as INTERNAL, overwriting the server's status (grpc/grpc#36066), and a
 seat answering its last prompt just after its deadline writes as the server's
 move for it ends the match and the stream; a seat answering as the server
-drains, likewise (`servicer._hear_out` now waits for that answer first).  The
+drains, likewise (`stream_ends.hear_out` now waits for that answer first).  The
 contract names one end for every stream of the first part: MatchOver, then OK.
 
 Each run starts `python -m president_service serve` on a fresh database

@@ -40,6 +40,7 @@ from president_service.messages import account_message, finished_summary, match_
 from president_service.registry import Registry
 from president_service.request_guard import next_request, opening_request
 from president_service.session import SessionContext, Sessions
+from president_service.stream_ends import DRAIN_SLICES, OVER_SLICES, Heard, hear_out
 from president_service.tournaments import Tournaments
 from president_service.versions import CHUNK_BYTES, Version, Versions, read_submission, read_upload
 
@@ -50,16 +51,6 @@ _LIST_LIMIT = 200
 """A Play stream that has not sent Hello by then is closed (it counts against its seat meanwhile)."""
 REFUSAL_READ_S = 1.0
 """How long a stream refused as it opens is read for its first message before its status is sent."""
-ANSWER_WAIT_S = 2.0
-"""How long a Play stream that ends (its match over, the server draining) while its seat's prompt is unanswered
-waits for its client's next message (each one read gives it this long again, up to the slices below)."""
-_OVER_SLICES = 5
-"""At most 5 x `ANSWER_WAIT_S` in all before MatchOver, for a client answering a backlog of timed-out prompts."""
-_DRAIN_SLICES = 2
-"""At most 2 x `ANSWER_WAIT_S` before SHUTTING_DOWN: below the default shutdown grace (5 s), after which gRPC
-cancels the call."""
-_TURN_SETTLED = frozenset({pb.ERROR_REASON_STALE_TURN, pb.ERROR_REASON_DUPLICATE_ACTION, pb.ERROR_REASON_MATCH_OVER})
-"""Refusals of an Act that tell its client the turn is no longer its to play (the others leave it open)."""
 
 Context = grpc.aio.ServicerContext[object, object]
 PlayContext = grpc.aio.ServicerContext[pb.PlayRequest, pb.PlayResponse]
@@ -89,40 +80,8 @@ async def _guard(context: Context, work: Awaitable[_T]) -> _T:
         await abort(context, exc)
 
 
-class _Heard:
-    """What a Play stream's reader has heard of its client, for the writer as it ends the call.
-
-    grpc's asyncio client turns a write that reaches a call the server has ended into INTERNAL, overwriting the
-    status (grpc/grpc#36066). A seat prompted for a turn it has not settled may be writing its answer just as the
-    call ends: when the server's move for it (its clock ran out) ends the match, or when the server drains. Its
-    stream then reads on until that turn's answer (answering each message, bounded by `_hear_out`), and only
-    then sends MatchOver and ends OK, or ends with SHUTTING_DOWN.
-    """
-
-    __slots__ = ("read", "turn", "until")
-
-    def __init__(self) -> None:
-        self.turn = 0
-        """The latest turn the client's Act was answered for with the turn settled: accepted, or refused because
-        the turn is over (STALE_TURN, DUPLICATE_ACTION, MATCH_OVER); an illegal or malformed Act leaves it open."""
-        self.read = 0
-        """Messages read (counted once the writer ends the call)."""
-        self.until = 0
-        """Set by the writer as it ends the call: the last turn it prompted, whose settling stops the reader."""
-
-    @property
-    def settled(self) -> bool:
-        """The writer is ending the call and the client has settled its last prompt: it is not writing now."""
-        return 0 < self.until <= self.turn
-
-    def answered(self, turn_id: int, response: pb.PlayResponse) -> None:
-        if turn_id > self.turn and (response.HasField("action_accepted")
-                                    or response.action_rejected.error_reason in _TURN_SETTLED):
-            self.turn = turn_id
-
-
 async def _answer_next(context: PlayContext, send: Callable[[pb.PlayResponse], Awaitable[None]],
-                       runner: MatchRunner, player: int, heard: _Heard) -> bool:
+                       runner: MatchRunner, player: int, heard: Heard) -> bool:
     """Read the next message and answer it; False at the end of the client's stream.  A function of its own so
     that no message read or answered stays referenced while the next is awaited (each holds native memory)."""
     try:
@@ -141,20 +100,6 @@ async def _answer_next(context: PlayContext, send: Callable[[pb.PlayResponse], A
         heard.answered(request.act.turn_id, response)
         await send(response)
     return True
-
-
-async def _hear_out(reader: asyncio.Task[None], heard: _Heard, prompted_turn: int, slices: int) -> None:
-    """Before the call ends (MatchOver, SHUTTING_DOWN): if the client was prompted for a turn it has not settled,
-    read on (the reader answers each message) until it settles that turn or half-closes, or has been quiet for
-    `ANSWER_WAIT_S`, for at most `slices` of it, so that the call does not end under its write (see `_Heard`)."""
-    if prompted_turn <= heard.turn or reader.done():
-        return
-    heard.until = prompted_turn
-    for _ in range(slices):
-        read = heard.read
-        await asyncio.wait((reader,), timeout=ANSWER_WAIT_S)
-        if reader.done() or heard.read == read:
-            return
 
 
 def _log_reader_failure(reader: asyncio.Task[None]) -> None:
@@ -316,7 +261,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                 await context.write(message)
 
         feed = SeatFeed(runner, player, shared_events(runner), cursor)
-        heard = _Heard()
+        heard = Heard()
         reader: asyncio.Task[None] | None = None
 
         async def send_due() -> tuple[bool, bool]:
@@ -325,7 +270,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             messages, done = feed.due()
             for message in messages:
                 if done and message is messages[-1] and reader is not None:  # MatchOver: the call ends next
-                    await _hear_out(reader, heard, feed.prompted_turn, _OVER_SLICES)
+                    await hear_out(reader, heard, {"": feed.prompted_turn}, OVER_SLICES)
                 await send(message)
             return bool(messages), done
 
@@ -344,7 +289,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                 if sent:
                     continue  # more may have come while these were sent
                 if self.draining:
-                    await _hear_out(reader, heard, feed.prompted_turn, _DRAIN_SLICES)
+                    await hear_out(reader, heard, {"": feed.prompted_turn}, DRAIN_SLICES)
                     await abort(context, shutting_down())
                 await wake.wait()
         finally:
@@ -354,15 +299,13 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
 
     @staticmethod
     async def _read_acts(context: PlayContext, send: Callable[[pb.PlayResponse], Awaitable[None]],
-                         runner: MatchRunner, player: int, heard: _Heard) -> None:
+                         runner: MatchRunner, player: int, heard: Heard) -> None:
         """Apply each Act as it arrives and answer it at once, ahead of the events it caused; once the writer ends
         the call (`heard.until`), stop when the client has settled its last prompt."""
         try:
             while await _answer_next(context, send, runner, player, heard):
-                if heard.until:
-                    heard.read += 1
-                    if heard.settled:
-                        return
+                if heard.heard_out():
+                    return
         except grpc.aio.AbortError:
             pass  # the writer ended the call with an error status (a refusal, or the server draining)
 

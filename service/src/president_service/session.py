@@ -22,7 +22,10 @@ per own turn instead of one per move.  Messages wait their turn to be written
 updates that have piled up meanwhile go out as one `MatchUpdates`, so under
 load a client of many matches gets far fewer messages.  An account has one
 session: a new one replaces the old (a reconnect whose old connection is not
-yet noticed dead).
+yet noticed dead).  A session the server ends (replaced, revoked, draining)
+serves its feeds no more and first hears its client out, as a Play stream
+does (`stream_ends`): while a prompt it sent is unanswered, it reads and
+answers on, so that the call does not end under the client's answer.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from president_service.feeds import SeatFeed, shared_events
 from president_service.match_runner import MatchRunner, Wake
 from president_service.registry import Registry
 from president_service.request_guard import next_request, opening_request
+from president_service.stream_ends import DRAIN_SLICES, Heard, hear_out
 
 log = logging.getLogger(__name__)
 
@@ -62,15 +66,28 @@ def notice(exc: ServiceError, match_id: str = "") -> pb.SessionResponse:
                                                retry_after_ms=retry, match_id=match_id))
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class MatchFeed:
-    """The task feeding one match of a session, and the answers to acts it is to send first (fewer than
-    `ANSWERS_HELD`)."""
+    """One match of a session: its seat's feed, what to send first, and the answers to acts it is to send
+    next (fewer than `ANSWERS_HELD`).  No task of its own: its wake-up puts it in the session's ready queue,
+    which the session's feeder serves."""
 
-    task: asyncio.Task[None] | None = None
+    session: Session
+    match_id: str
+    feed: SeatFeed
+    first: list[pb.PlayResponse]
+    """Sent in its next batch before anything: the Welcome."""
+    wake: Wake = field(init=False)
+    """Set by its match whenever there is news (`ready` is its `then`)."""
     answers: list[pb.PlayResponse] = field(default_factory=list)
-    wake: Wake | None = None
-    """The feed's wake-up, once it is attached to the match."""
+    done: bool = False
+    """Its MatchOver is sent (or being written): it leaves the session once that is written."""
+
+    def ready(self) -> None:
+        session = self.session
+        if not session.ending and session.feeds.get(self.match_id) is self:
+            session.ready[self.match_id] = self
+            session.has_ready.set()
 
 
 @dataclass(eq=False)
@@ -96,11 +113,18 @@ class Session:
     """Set when the session is to end: by the client (`why` None) or the server (`why`)."""
     why: ServiceError | None = None
     """Why the server ends this session (replaced, revoked, draining)."""
+    heard: Heard = field(default_factory=Heard)
+    """The turns the client settled, by match, for hearing it out as the server ends the session."""
     _outbox: list[_Outgoing] = field(default_factory=list)
     _queued: asyncio.Event = field(default_factory=asyncio.Event)
     _writer: asyncio.Task[None] | None = None
     """Writes what is queued, one write at a time; started by the first message."""
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
+    ready: dict[str, MatchFeed] = field(default_factory=dict)
+    """The feeds whose wake-up was set since the feeder last served them, in that order."""
+    has_ready: asyncio.Event = field(default_factory=asyncio.Event)
+    feeder: asyncio.Task[None] | None = None
+    """Serves the ready feeds (`Sessions._serve_feeds`)."""
 
     async def send(self, message: pb.SessionResponse) -> None:
         """Write one message; SessionGoneError (the session then ends) when the call is over."""
@@ -110,17 +134,30 @@ class Session:
         """Write one match's messages (with other matches' waiting updates, when batching)."""
         await self._queue(_Outgoing(match_id=match_id, messages=messages))
 
+    def post(self, message: pb.SessionResponse) -> None:
+        """Queue one message no one waits for (dropped if the call is over)."""
+        with contextlib.suppress(SessionGoneError):
+            self._post(_Outgoing(message=message)).add_done_callback(_retrieved)
+
+    def post_update(self, match_id: str, messages: list[pb.PlayResponse]) -> asyncio.Future[None]:
+        """Queue one match's messages; the future is done once they are written."""
+        return self._post(_Outgoing(match_id=match_id, messages=messages))
+
     async def _queue(self, item: _Outgoing) -> None:
         """Queue `item` for the writer and wait until it is written."""
-        if self.ending and self.why is not None:
+        await self._post(item)
+
+    def _post(self, item: _Outgoing) -> asyncio.Future[None]:
+        """Queue `item` for the writer (while the server ends the session, only as it hears the client out)."""
+        if self.ending and self.why is not None and not self.heard.until:
             raise SessionGoneError
         loop = asyncio.get_running_loop()
-        item.done = loop.create_future()
+        item.done = done = loop.create_future()
         self._outbox.append(item)
         self._queued.set()
         if self._writer is None:
             self._writer = loop.create_task(self._write_all())
-        await item.done
+        return done
 
     async def _write_all(self) -> None:
         try:
@@ -194,17 +231,25 @@ class _Outgoing:
     done: asyncio.Future[None] | None = None
 
 
-async def _send_due(session: Session, feeding: MatchFeed, feed: SeatFeed, first: list[pb.PlayResponse]
-                    ) -> tuple[bool, bool]:
-    """Send `first`, the held answers and what is due of one match; whether anything was sent, and whether the
-    feed is done.  A function of its own so that nothing sent stays referenced while the feed waits (a message
-    holds its protobuf arena's native memory: with deferred events, three messages a seat)."""
-    messages, done = feed.due()
-    batch = first + feeding.answers + messages
-    feeding.answers = []
-    if batch:
-        await session.send_update(feed.runner.match_id, batch)
-    return bool(batch), done
+def _serve_feed(session: Session, match_id: str, feeding: MatchFeed) -> asyncio.Future[None] | None:
+    """Queue what one ready match has due (its Welcome first, then the held answers, then its feed's messages),
+    unless the session defers and nothing asks for the client; the future of its write, or None.  Nothing queued
+    stays referenced here once written (a message holds its protobuf arena's native memory)."""
+    feed = feeding.feed
+    feeding.wake.clear()
+    if session.defer and not feeding.first and not feed.asks() and not any(
+            a.HasField("action_rejected") for a in feeding.answers):
+        return None
+    messages, feeding.done = feed.due()
+    batch = feeding.first + feeding.answers + messages
+    feeding.first, feeding.answers = [], []
+    return session.post_update(match_id, batch) if batch else None
+
+
+def _retrieved(future: asyncio.Future[None]) -> None:
+    """A queued message's outcome, taken so that a session's end (SessionGoneError) is not logged as unhandled."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _message(group: list[_Outgoing]) -> pb.SessionResponse:
@@ -291,6 +336,8 @@ class Sessions:
                 await session.send(notice(ServiceError(
                     Reason.ACCOUNT_LIMIT, f"{unread} resume cursors of matches not live were not looked up: at most"
                                           f" {self._registry.limits.account_matches} are (GetMatch tells a result)")))
+            session.feeder = asyncio.get_running_loop().create_task(self._serve_feeds(session))
+            session.feeder.add_done_callback(_log_failure)
             for runner, player in seats:
                 self._start_feed(session, runner, player)
             reader = asyncio.get_running_loop().create_task(self._read(session))
@@ -300,13 +347,16 @@ class Sessions:
                 session._wake.clear()
                 await session._wake.wait()
             if session.why is not None:
+                prompted = {match_id: feeding.feed.prompted_turn for match_id, feeding in session.feeds.items()}
+                await hear_out(reader, session.heard, prompted, DRAIN_SLICES)
                 await abort(context, session.why)
         finally:
             if self.by_account.get(account.name) is session:
                 del self.by_account[account.name]
-            for feeding in list(session.feeds.values()):
-                if feeding.task is not None:
-                    feeding.task.cancel()
+            if session.feeder is not None:
+                session.feeder.cancel()
+            for match_id in list(session.feeds):
+                self._end_feed(session, match_id)
             session.stop_writing()
             if reader is not None:
                 reader.cancel()
@@ -344,76 +394,84 @@ class Sessions:
         return runner, runner.accounts.index(account)
 
     def _start_feed(self, session: Session, runner: MatchRunner, player: int) -> None:
-        if runner.match_id in session.feeds:
-            return
-        cursor = min(session.cursors.pop(runner.match_id, 0), runner.last_seq)
-        feeding = MatchFeed()
-        feeding.task = asyncio.get_running_loop().create_task(self._feed(session, feeding, runner, player, cursor))
-        feeding.task.add_done_callback(_log_failure)
-        session.feeds[runner.match_id] = feeding
-
-    async def _feed(self, session: Session, feeding: MatchFeed, runner: MatchRunner, player: int,
-                    cursor: int) -> None:
         match_id = runner.match_id
-        try:
-            wake = feeding.wake = runner.attach(player)
-        except ServiceError as exc:
-            session.feeds.pop(match_id, None)
-            with contextlib.suppress(SessionGoneError):
-                await session.send(notice(exc, match_id))
+        if match_id in session.feeds:
             return
+        cursor = min(session.cursors.pop(match_id, 0), runner.last_seq)
         feed = SeatFeed(runner, player, shared_events(runner), cursor)
+        feeding = MatchFeed(session, match_id, feed, [feed.welcome()])
         try:
-            first = [feed.welcome()]
+            feeding.wake = runner.attach(player, then=feeding.ready)
+        except ServiceError as exc:
+            session.post(notice(exc, match_id))
+            return
+        session.feeds[match_id] = feeding
+        feeding.wake.set()
+
+    async def _serve_feeds(self, session: Session) -> None:
+        """The session's one feeder: a round at a time, send what each ready match has due; the round's updates
+        go out together (one MatchUpdates when batching), and the next round waits until they are written, so a
+        client that does not read holds the feeder back (and the server's memory with it)."""
+        try:
             while True:
-                wake.clear()
-                if session.defer and not first and not feed.asks() and not any(
-                        a.HasField("action_rejected") for a in feeding.answers):
-                    await wake.wait()
-                    continue
-                sent, done = await _send_due(session, feeding, feed, first)
-                first = []
-                if done:
-                    return
-                if not sent:
-                    await wake.wait()
+                await session.has_ready.wait()
+                session.has_ready.clear()
+                ready, session.ready = session.ready, {}
+                writes = [written for match_id, feeding in ready.items()
+                          if (written := _serve_feed(session, match_id, feeding)) is not None]
+                del ready
+                for written in writes:
+                    await written
+                for match_id, feeding in list(session.feeds.items()):
+                    if feeding.done:
+                        self._end_feed(session, match_id)
         except SessionGoneError:
             pass
-        finally:
-            runner.detach(player, wake)
-            if session.feeds.get(match_id) is feeding:
-                del session.feeds[match_id]
-            if runner.is_over:
-                self._changed()
+
+    def _end_feed(self, session: Session, match_id: str) -> None:
+        feeding = session.feeds.pop(match_id)
+        if not session.ending:  # an ending session hears its client out on what its feeds prompted
+            session.heard.turns.pop(match_id, None)
+        session.ready.pop(match_id, None)
+        runner = feeding.feed.runner
+        runner.detach(feeding.feed.player, feeding.wake)
+        if runner.is_over:
+            self._changed()
 
     async def _read(self, session: Session) -> None:
-        """Apply each client message as it arrives; a refused one gets a Notice or an ActionRejected."""
+        """Apply each client message as it arrives; a refused one gets a Notice or an ActionRejected.  As the server
+        ends the session, stop once the client has settled every prompt (`stream_ends.hear_out`)."""
         try:
             while True:
                 try:
                     request = await next_request(session.context)
                 except ServiceError as exc:
                     await session.send(notice(exc))
-                    continue
-                if request is None:
-                    return  # the client is done: the session ends normally
-                kind = request.WhichOneof("kind")
-                if kind == "act":
-                    await self._act(session, request.act)
-                elif kind == "acts":
-                    for act in request.acts.acts:
-                        await self._act(session, act)
-                elif kind == "accepts":
-                    session.appetite = request.accepts
-                    self._changed()
-                elif kind in self.on_request:
-                    await self.on_request[kind](session, request)
                 else:
-                    await session.send(notice(ServiceError(
-                        Reason.MALFORMED, f"{kind or 'an empty message'} is not taken here (SessionHello comes once,"
-                                          " first)")))
+                    if request is None:
+                        return  # the client is done: the session ends normally
+                    await self._handle(session, request)
+                if session.heard.heard_out():
+                    return
         except (grpc.aio.AbortError, SessionGoneError):
             pass  # the session's call ended (the client left, or the server ended the session)
+
+    async def _handle(self, session: Session, request: pb.SessionRequest) -> None:
+        kind = request.WhichOneof("kind")
+        if kind == "act":
+            await self._act(session, request.act)
+        elif kind == "acts":
+            for act in request.acts.acts:
+                await self._act(session, act)
+        elif kind == "accepts":
+            session.appetite = request.accepts
+            self._changed()
+        elif kind in self.on_request:
+            await self.on_request[kind](session, request)
+        else:
+            await session.send(notice(ServiceError(
+                Reason.MALFORMED, f"{kind or 'an empty message'} is not taken here (SessionHello comes once,"
+                                  " first)")))
 
     async def _act(self, session: Session, act: pb.MatchAct) -> None:
         match_id = act.match_id
@@ -423,8 +481,9 @@ class Sessions:
             return
         runner, player = found
         reply = answer(runner, player, act.act)
+        session.heard.answered(act.act.turn_id, reply, match_id)
         feeding = session.feeds.get(match_id)
-        if feeding is None or feeding.wake is None:
+        if feeding is None or feeding.done or session.ending:  # ending: its feed is served no more
             await session.send_update(match_id, [reply])
             return
         feeding.answers.append(reply)  # first in the feed's next batch, with the events the act caused
