@@ -9,7 +9,7 @@ PYPROJECTS := engine/pyproject.toml protocol/pyproject.toml sdk/pyproject.toml s
   learn/pyproject.toml
 
 .PHONY: all venv test lint typecheck pytest pytest-compiled engine-compiled bench bench-engine bench-bots bench-expert bench-expert-clock bench-service bench-arena \
-  bench-ladder bench-ladder-speed bench-seat bench-streams bench-new-streams bench-sandbox bench-tournament bench-kits bench-install run clean
+  bench-ladder bench-ladder-speed bench-seat bench-streams bench-new-streams bench-flood bench-sandbox bench-tournament bench-kits bench-install run clean
 
 all: test
 
@@ -179,7 +179,7 @@ examples/node/node_modules/.package-lock.json: examples/node/package-lock.json
 
 ## bench: throughput figures (medians of 5 runs), and whether the expert keeps its clock (issue 28's bar); not a test.
 bench: bench-engine bench-bots bench-service bench-arena bench-ladder bench-ladder-speed bench-seat bench-streams \
-  bench-new-streams bench-sandbox bench-tournament bench-expert-clock bench-kits
+  bench-new-streams bench-flood bench-sandbox bench-tournament bench-expert-clock bench-kits
 
 bench-engine: $(STAMP) $(ENGINE_COMPILED)/.built
 	$(PY) benchmarks/engine_bench.py
@@ -243,6 +243,11 @@ bench-streams: $(STAMP)
 ## and how each new stream ends, one new match at a time and in a burst of 400 (medians of 3 runs, ~4 min).
 bench-new-streams: $(STAMP)
 	$(PY) benchmarks/new_streams_bench.py
+
+## bench-flood: one account floods (a Session that never reads, unary calls, connections and streams past the bounds)
+## beside honest matches over Sessions: their round trips before and during, server RSS, what the flooder was answered.
+bench-flood: $(STAMP)
+	$(PY) benchmarks/flood_bench.py
 
 ## run: the main job: a server on localhost, a live match of built-in bots, then a seat for your bot.
 run: $(RUN_STAMP)

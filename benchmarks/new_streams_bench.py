@@ -7,13 +7,15 @@ with no ErrorInfo.  The server now either admits a new stream promptly or
 refuses it at once (RESOURCE_EXHAUSTED, TOO_MANY_STREAMS, with a retry hint):
 docs/scaling.md says the bound.
 
-Each run starts `python -m president_service serve` on a fresh database
-(pinned to the first CPU; the load and the probes on the others, as
+Each case is a number of live matches (`--live`: 200, and 500 as in the
+issue), each run of it starts `python -m president_service serve` on a fresh
+database (pinned to the first CPU; the load and the probes on the others, as
 service_bench.py does).  A load process (this script with `--load`) creates
-`--live` 4-player cardverse matches of many deals and plays them, every seat
+the live 4-player cardverse matches of many deals and plays them, every seat
 a Play stream answering each prompt at once with its last legal action (bare
-grpc.aio), until it is stopped.  Once every seat has its Welcome, this
-process, on a channel of its own:
+grpc.aio; a stream refused as it opens tries again after its retry hint),
+until it is stopped.  Once every seat has its Welcome, this process, on a
+channel of its own:
 
 - one at a time, `--probes` times: CreateMatch, then the new match's four
   Play streams opened at once, each timed from its opening to its Welcome
@@ -26,11 +28,11 @@ process, on a channel of its own:
 Printed per run: the load's moves/s, CreateMatch and GetMatch round trips,
 time to Welcome (median, p90, max) and the count of each way a stream ended
 (WELCOME, or the status code, with the ErrorInfo reason and the retry hint
-when there is one); then the median of each figure over `--runs` runs.
+when there is one); then, per case, the median of each figure over `--runs` runs.
 
 A measurement, not a test: nothing is asserted.
 
-    .venv/bin/python benchmarks/new_streams_bench.py [--runs 3] [--live 200] [--probes 10] [--burst 400]
+    .venv/bin/python benchmarks/new_streams_bench.py [--runs 3] [--live 200 500] [--probes 10] [--burst 400]
 """
 
 from __future__ import annotations
@@ -82,7 +84,15 @@ async def _load_seat(stub: pb_grpc.PresidentServiceStub, token: str, welcomed: a
     call = stub.Play(metadata=_auth(token))
     await call.write(pb.PlayRequest(hello=pb.Hello()))
     while True:
-        message = await call.read()
+        try:
+            message = await call.read()
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
+                raise
+            await asyncio.sleep(read_refusal(exc).retry_after_s or 1.0)  # refused as it opened: the bounds at work
+            call = stub.Play(metadata=_auth(token))
+            await call.write(pb.PlayRequest(hello=pb.Hello()))
+            continue
         if message is grpc.aio.EOF:
             return
         if message.HasField("welcome"):
@@ -207,13 +217,13 @@ def _ms(values: list[float]) -> str:
     return f"median {median * 1000:.0f} ms, p90 {p90 * 1000:.0f} ms, max {most * 1000:.0f} ms (n={len(values)})"
 
 
-def _run(args: argparse.Namespace, cpus: set[int] | None, tmp: str, number: int) -> dict[str, Any]:
+def _run(args: argparse.Namespace, live: int, cpus: set[int] | None, tmp: str, number: int) -> dict[str, Any]:
     port = _port()
     server = _spawn(["-m", "president_service", "serve", "--port", str(port), "--db", f"{tmp}/{port}.db",
-                     "--max-matches", str(args.live + args.probes + args.burst // 4 + 10)], "serving on",
+                     "--max-matches", str(live + args.probes + args.burst // 4 + 10)], "serving on",
                     Path(tmp) / f"{port}.log", cpus)
     try:
-        load = subprocess.Popen([sys.executable, __file__, "--load", "--port", str(port), "--live", str(args.live),
+        load = subprocess.Popen([sys.executable, __file__, "--load", "--port", str(port), "--live", str(live),
                                  "--seed", str(args.seed + number)], stdout=subprocess.PIPE, text=True)
         try:
             assert load.stdout is not None
@@ -234,10 +244,40 @@ def _run(args: argparse.Namespace, cpus: set[int] | None, tmp: str, number: int)
     return result
 
 
+def _case(args: argparse.Namespace, live: int, cpus: set[int] | None) -> None:
+    """`args.runs` runs beside `live` matches: each run's figures, then the median of each."""
+    print(f"new Play streams while {live} matches play (every seat answering at once): {args.probes} new"
+          f" matches one at a time, then {args.burst} new streams at once", flush=True)
+    runs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for number in range(args.runs):
+            started = time.monotonic()
+            result = _run(args, live, cpus, tmp, number)
+            runs.append(result)
+            print(f"  run {number + 1} ({time.monotonic() - started:.0f} s): load {result['moves/s']:.0f} moves/s,"
+                  f" server CPU {result['server cpu']:.0%} of a core", flush=True)
+            print(f"    CreateMatch {_ms(result['create'])}; GetMatch {_ms(result['get'])}", flush=True)
+            print(f"    one at a time: Welcome {_ms(result['welcome'])}; "
+                  + ", ".join(f"{how} {n}" for how, n in sorted(result["ends"].items())), flush=True)
+            print(f"    burst: Welcome {_ms(result['burst welcome'])}; refused or ended {_ms(result['burst refused'])};"
+                  f" " + ", ".join(f"{how} {n}" for how, n in sorted(result["burst ends"].items())), flush=True)
+    print(f"  median of {args.runs} runs (load {statistics.median(run['moves/s'] for run in runs):.0f} moves/s):",
+          flush=True)
+    for key in ("create", "get", "welcome", "burst welcome", "burst refused"):
+        quantiles = [_quantiles(run[key]) for run in runs if run[key]]
+        if quantiles:
+            median, p90, most = (statistics.median(q[i] * 1000 for q in quantiles) for i in range(3))
+            print(f"    {key}: median {median:.0f} ms, p90 {p90:.0f} ms, max {most:.0f} ms", flush=True)
+    for key in ("ends", "burst ends"):
+        names = sorted({how for run in runs for how in run[key]})
+        print(f"    {key}: " + ", ".join(f"{how} {statistics.median(run[key][how] for run in runs):g}"
+                                         for how in names), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--live", type=int, default=200, help="matches playing meanwhile")
+    parser.add_argument("--live", type=int, nargs="+", default=[200, 500], help="live matches, a case each")
     parser.add_argument("--probes", type=int, default=10, help="new matches opened one at a time (4 streams each)")
     parser.add_argument("--burst", type=int, default=400, help="new streams opened at once after the probes")
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds of play before the probes")
@@ -247,39 +287,15 @@ def main() -> None:
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.load:
-        asyncio.run(_load(args.port, args.live, args.seed))
+        asyncio.run(_load(args.port, args.live[0], args.seed))
         return
     available = sorted(os.sched_getaffinity(0))
     cpus = None
     if not args.no_pin and len(available) >= 2:
         cpus = {available[0]}
         os.sched_setaffinity(0, set(available[1:]))
-    print(f"new Play streams while {args.live} matches play (every seat answering at once): {args.probes} new"
-          f" matches one at a time, then {args.burst} new streams at once", flush=True)
-    runs = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for number in range(args.runs):
-            started = time.monotonic()
-            result = _run(args, cpus, tmp, number)
-            runs.append(result)
-            print(f"  run {number + 1} ({time.monotonic() - started:.0f} s): load {result['moves/s']:.0f} moves/s,"
-                  f" server CPU {result['server cpu']:.0%} of a core", flush=True)
-            print(f"    CreateMatch {_ms(result['create'])}; GetMatch {_ms(result['get'])}", flush=True)
-            print(f"    one at a time: Welcome {_ms(result['welcome'])}; "
-                  + ", ".join(f"{how} {n}" for how, n in sorted(result["ends"].items())), flush=True)
-            print(f"    burst: Welcome {_ms(result['burst welcome'])}; refused or ended {_ms(result['burst refused'])};"
-                  f" " + ", ".join(f"{how} {n}" for how, n in sorted(result["burst ends"].items())), flush=True)
-    print(f"  median of {args.runs} runs:", flush=True)
-    for key in ("create", "get", "welcome", "burst welcome", "burst refused"):
-        medians = [_quantiles(run[key])[0] * 1000 for run in runs if run[key]]
-        p90s = [_quantiles(run[key])[1] * 1000 for run in runs if run[key]]
-        if medians:
-            print(f"    {key}: median {statistics.median(medians):.0f} ms, p90 {statistics.median(p90s):.0f} ms",
-                  flush=True)
-    for key in ("ends", "burst ends"):
-        names = sorted({how for run in runs for how in run[key]})
-        print(f"    {key}: " + ", ".join(f"{how} {statistics.median(run[key][how] for run in runs):g}"
-                                         for how in names), flush=True)
+    for live in args.live:
+        _case(args, live, cpus)
 
 
 if __name__ == "__main__":

@@ -103,3 +103,25 @@ def test_kits_bench_prints_the_go_kits_build_and_round_trip_beside_the_python_sd
     assert re.match(r"python: build none; \d+ moves timed, median [\d.]+ ms, p90 [\d.]+ ms per move", lines[1])
     assert re.match(r"go: build [\d.]+ s; \d+ moves timed, median [\d.]+ ms, p90 [\d.]+ ms per move; Python SDK"
                     r" [\d.]+ ms, p90 [\d.]+ ms: [\d.]+x, p90 [\d.]+x$", lines[2]), lines
+
+
+def test_flood_bench_prints_the_honest_round_trips_memory_and_the_flooders_answers() -> None:
+    done = _bench("flood_bench.py", "--runs", "1", "--matches", "4", "--seconds", "1", "--settle", "0.5",
+                  "--unary", "2", "--connections", "8")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("one account's flood beside 4 honest matches"), lines
+    trips = r"p50 [\d.]+ / [\d.]+ / [\d.]+ ms, p99 [\d.]+ / [\d.]+ / [\d.]+ ms"
+    assert re.match(rf"  run 1 \(\d+ s\): honest round trip before / during / after the flood: {trips}; server RSS"
+                    r" \d+ / \d+ / \d+ MB$", lines[1]), lines
+    answered = lines[2].removeprefix("    flooder: ")
+    for answer in ("Session: MatchActs written, never read", "GetMatch: OK", "GetMatch: NOT_FOUND UNKNOWN_MATCH",
+                   "Play: open", "Play: RESOURCE_EXHAUSTED TOO_MANY_STREAMS", "Spectate: open",
+                   "second Session: welcomed"):
+        assert answer in answered, lines[2]
+    ends = [a for a in answered.split(", ") if a.startswith("Session: ") and "MatchActs written" not in a]
+    assert len(ends) == 1 and "not ended" not in ends[0], lines[2]  # replaced (its status: whatever its write saw)
+    assert re.match(rf"  median of 1 runs: honest round trip before / during / after: {trips}; during/before p50"
+                    r" [\d.]+x, p99 [\d.]+x$", lines[3]), lines
+    assert re.match(r"    server RSS before \d+ MB, during \(largest\) \d+ MB, after \d+ MB$", lines[4]), lines
+    assert lines[5].startswith("    flooder answered: "), lines
