@@ -11,10 +11,11 @@ Each case is a number of live matches (`--live`: 200, and 500 as in the
 issue), each run of it starts `python -m president_service serve` on a fresh
 database (pinned to the first CPU; the load and the probes on the others, as
 service_bench.py does).  A load process (this script with `--load`) creates
-the live 4-player cardverse matches of many deals and plays them, every seat
-a Play stream answering each prompt at once with its last legal action (bare
-grpc.aio; a stream refused as it opens tries again after its retry hint),
-until it is stopped.  Once every seat has its Welcome, this process, on a
+the live 4-player untimed cardverse matches of many deals and plays them,
+every seat a Play stream answering each prompt at once with its last legal
+action (bare grpc.aio; a stream refused as it opens tries again after its
+retry hint), until it is stopped; no seat answers before every seat has its
+Welcome, so the load's own streams open before the server is saturated.  Once every seat has its Welcome, this process, on a
 channel of its own:
 
 - one at a time, `--probes` times: CreateMatch, then the new match's four
@@ -81,6 +82,8 @@ def _quantiles(values: list[float]) -> tuple[float, float, float]:
 
 async def _load_seat(stub: pb_grpc.PresidentServiceStub, token: str, welcomed: asyncio.Event, left: list[int],
                      moves: list[int]) -> None:
+    """One seat: its Play stream, then an answer to each prompt once every seat of the load is welcomed (so the
+    load's own streams open on a server not yet saturated, as a server's matches would have over time)."""
     call = stub.Play(metadata=_auth(token))
     await call.write(pb.PlayRequest(hello=pb.Hello()))
     while True:
@@ -100,6 +103,7 @@ async def _load_seat(stub: pb_grpc.PresidentServiceStub, token: str, welcomed: a
             if not left[0]:
                 welcomed.set()
         elif message.HasField("prompt"):
+            await welcomed.wait()
             await call.write(pb.PlayRequest(act=pb.Act(turn_id=message.prompt.turn_id,
                                                        action=message.prompt.legal_actions[-1])))
         elif message.HasField("action_accepted"):
@@ -120,8 +124,8 @@ async def _load(port: int, live: int, seed: int) -> None:
         seats = []
         for _ in range(live):
             made = await stub.CreateMatch(pb.CreateMatchRequest(
-                preset="cardverse", rules=pb.Rules(players=4, deals=_DEALS), seed=rng.randrange(1 << 32)),
-                metadata=_auth(ADMIN))
+                preset="cardverse", rules=pb.Rules(players=4, deals=_DEALS), seed=rng.randrange(1 << 32),
+                clock=pb.ClockSettings(move_time_limit_ms=0)), metadata=_auth(ADMIN))
             seats += [asyncio.ensure_future(_load_seat(stub, s.token, welcomed, left, moves)) for s in made.seats]
         await welcomed.wait()
         moves[0] = 0
