@@ -1,5 +1,6 @@
 """Duplicate boards: a match shows nothing of its play while another live match deals the same hands, whatever
-the seats they sit at, the seed, the number of deals, or whether the hands were given or shuffled."""
+the seats they sit at, the seed, the number of deals, whether the hands were given or shuffled, or at which deal
+number the other match will shuffle them."""
 
 from __future__ import annotations
 
@@ -142,6 +143,36 @@ def test_a_later_shuffled_deal_hides_the_match_given_its_hands(tmp_path: Path) -
             await asyncio.gather(*(_play_until_deal(stub, token, 2) for token in tokens))
             assert await _hidden(stub, given)
             assert await _hidden(stub, two_deals)
+    asyncio.run(main())
+
+
+def test_a_deal_given_to_one_match_that_another_shuffles_later_hides_both_before_it_is_dealt(tmp_path: Path) -> None:
+    """Deal 3 of a seeded match, given to another match as its only deal: both are hidden while the seeded match
+    is still in deal 1, whichever was created first and whichever is watched first."""
+    async def main() -> None:
+        async with running(tmp_path / "d.db") as server, client(server.port) as stub:
+            seeded = await _create(stub, seed=17, deal_count=5)
+            given = await _create(stub, _rotated(shuffled_deal(RULES, 17, 3, 0)))
+            assert await _hidden(stub, given)
+            assert await _hidden(stub, seeded)
+            given_first = await _create(stub, shuffled_deal(RULES, 19, 4, 0))
+            seeded_later = await _create(stub, seed=19, deal_count=4)
+            assert await _hidden(stub, seeded_later)
+            assert await _hidden(stub, given_first)
+            unrelated = await _create(stub, seed=23, deal_count=5)
+            assert not await _hidden(stub, unrelated)
+    asyncio.run(main())
+
+
+def test_the_replay_of_a_finished_match_is_hidden_while_a_later_match_will_shuffle_its_deal(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path / "d.db") as server, client(server.port) as stub:
+            finished, tokens = await _seats(stub, shuffled_deal(RULES, 29, 2, 0))
+            await _play_out(stub, tokens)
+            assert (await stub.GetReplay(pb.GetReplayRequest(match_id=finished))).replay.deals
+            await _create(stub, seed=29, deal_count=2)  # in deal 1: deals the finished match's cards next
+            await refused(stub.GetReplay(pb.GetReplayRequest(match_id=finished)), grpc.StatusCode.PERMISSION_DENIED,
+                          "DEAL_IN_PLAY")
     asyncio.run(main())
 
 

@@ -39,12 +39,14 @@ from president_engine import (
     exchange_partner,
     fallback_action,
     parse_action,
+    shuffled_deal,
 )
 from president_engine.narrate import counted
 
 from president_service.clock import Clock
 from president_service.errors import Reason, ServiceError
 from president_service.limits import Limits
+from president_service.match_request import MAX_DEALS
 from president_service.match_store import ActionRow, MatchResult, MatchStore, Source, Statement, StoredMatch
 from president_service.strike import LogEvent, Strike, TakenOver
 
@@ -129,11 +131,12 @@ class Wake:
 
 
 class MatchRunner:
-    __slots__ = ("_absence_s", "_closed", "_connected", "_deadline", "_finishing", "_grace", "_grace_s", "_limits",
-                 "_loop", "_on_dealt", "_on_over", "_polled", "_seen", "_spectators", "_store", "_streams", "_timer",
-                 "_turn_started", "_turns", "_watchers", "accounts", "bot_seeds", "claimed", "clock", "created_at",
-                 "deal_keys", "faults", "kind", "log", "match", "match_id", "named", "names", "open_seats", "preset",
-                 "shared_events", "shuffle", "started", "times", "token_hashes")
+    __slots__ = ("_absence_s", "_closed", "_connected", "_deadline", "_finishing", "_future", "_given_deals",
+                 "_grace", "_grace_s", "_limits", "_loop", "_on_dealt", "_on_over", "_polled", "_seen", "_spectators",
+                 "_store", "_streams", "_timer", "_turn_started", "_turns", "_watchers", "accounts", "bot_seeds",
+                 "claimed", "clock", "created_at", "deal_keys", "faults", "given_keys", "kind", "log", "match",
+                 "match_id", "named", "names", "open_seats", "preset", "shared_events", "shuffle", "started", "times",
+                 "token_hashes")
     """Slots: a server holds one runner per live match."""
 
     def __init__(self, stored: StoredMatch, store: MatchStore, limits: Limits, start_grace_s: float,
@@ -180,6 +183,10 @@ class MatchRunner:
         far, and its shuffle when it shuffles a deal."""
         if rules.deals is None or rules.deals > len(given):
             self.deal_keys.add(self.shuffle)
+        self.given_keys = frozenset(hands_key(hands) for hands in given)
+        """The hands given for its first deals (another match may shuffle them later: Registry.deal_in_play)."""
+        self._given_deals = len(given)
+        self._future: frozenset[tuple[int, ...]] | None = None
         self._store = store
         self._limits = limits
         self._grace_s = start_grace_s
@@ -215,6 +222,22 @@ class MatchRunner:
     def turn_id(self) -> int:
         """The number of actions applied so far + 1."""
         return len(self._turns) + 1
+
+    @property
+    def shuffles(self) -> bool:
+        """Whether it shuffles a deal still to come (or being played)."""
+        return self.shuffle in self.deal_keys
+
+    def future_deals(self) -> frozenset[tuple[int, ...]]:
+        """The hands of each deal it will shuffle after the one in play (up to `MAX_DEALS` with a target score).
+        Computed once, when a match given hands is first compared with it, and only then."""
+        if self._future is None:
+            rules, seed = self.match.rules, self.shuffle.seed
+            first = max(self._given_deals, self.match.deal) + 1
+            last = rules.deals if rules.deals is not None else MAX_DEALS
+            self._future = frozenset(hands_key(shuffled_deal(rules, seed, deal, 0))
+                                     for deal in range(first, last + 1)) if self.shuffles else frozenset()
+        return self._future
 
     @property
     def shown_keys(self) -> set[DealKey]:

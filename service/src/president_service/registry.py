@@ -65,6 +65,8 @@ class Registry:
         self._twinned: dict[str, set[DealKey]] = {}
         """Finished matches whose cards a live match still deals (a duplicate board's other seatings) -> what
         they show (kept while so, for `finished_in_play` without loading the match)."""
+        self._live_given: dict[str, MatchRunner] = {}
+        """The live matches given hands (see `_find_future_twins`)."""
         self._restored: set[str] = set()
         """The matches restored at start that are still live (the twins of a match finished before the restart
         are not known: `finished_in_play` assumes every such match may be one while any of these plays)."""
@@ -101,6 +103,8 @@ class Registry:
                 self._by_account.setdefault(account, {})[runner.match_id] = (runner, player)
         for key in runner.deal_keys:
             self._dealt(runner, key)
+        if runner.given_keys:
+            self._live_given[runner.match_id] = runner
         for player, digest in enumerate(runner.token_hashes):
             self._by_token[digest] = (runner, player)
 
@@ -119,6 +123,7 @@ class Registry:
                 self._live_deals.pop(key, None)
         for digest in runner.token_hashes:
             self._by_token.pop(digest, None)
+        self._live_given.pop(runner.match_id, None)
         self._restored.discard(runner.match_id)
         self._twinned = {match_id: keys for match_id, keys in self._twinned.items()
                          if any(key in self._live_deals for key in keys)}
@@ -302,8 +307,21 @@ class Registry:
     def deal_in_play(self, runner: MatchRunner) -> bool:
         """Another live match deals hands this one shows, in any seating, or shuffles from the seed its replay
         shows: watching this one would tell that one's seats their opponents' hands (a duplicate board played in
-        seatings at once, however each was created)."""
+        seatings at once, however each was created, and at whatever deal number)."""
+        self._find_future_twins(runner)
         return any(self._live_deals.get(key, set()) - {runner.match_id} for key in runner.shown_keys)
+
+    def _find_future_twins(self, runner: MatchRunner) -> None:
+        """A deal given to one match that a live match will shuffle later, at whatever deal number, counts as dealt
+        by the shuffling one from when it is found (as either is looked at), so that both are hidden."""
+        pairs = [(runner, other) for other in self.live.values() if other is not runner and other.shuffles
+                 ] if runner.given_keys else []
+        if runner.shuffles:
+            pairs += [(other, runner) for other in self._live_given.values() if other is not runner]
+        for given, shuffling in pairs:
+            for key in (given.given_keys & shuffling.future_deals()) - shuffling.deal_keys:
+                shuffling.deal_keys.add(key)
+                self._dealt(shuffling, key)
 
     async def finished(self, limit: int, offset: int, player: str) -> tuple[list[FinishedSummary], int]:
         """A page of the finished matches, newest first, and how many there are (`player`: only theirs)."""
