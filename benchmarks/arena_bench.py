@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
 import sys
 import tempfile
@@ -35,7 +34,7 @@ from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from service_bench import ADMIN, _cpu_s, _port, _rss_kb, _spawn
+from service_bench import ADMIN, _cpu_s, _port, _rss_kb, _spawn, pin_server_core
 
 ADMIN_AUTH = (("authorization", f"Bearer {ADMIN}"),)
 
@@ -178,11 +177,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-pin", action="store_true")
     args = parser.parse_args()
-    available = sorted(os.sched_getaffinity(0))
-    cpus = None
-    if not args.no_pin and len(available) >= 2:
-        cpus = {available[0]}
-        os.sched_setaffinity(0, set(available[1:]))
+    cpus = pin_server_core(args.no_pin)
     with tempfile.TemporaryDirectory() as tmp:
         runs = [_run(args, Path(tmp), cpus) for _ in range(args.runs)]
     med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}

@@ -62,7 +62,7 @@ from president_protocol.v1 import president_pb2_grpc as pb_grpc
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from arena_bench import ADMIN_AUTH, Account
 from new_streams_bench import _DEALS, _auth, _ending
-from service_bench import _port, _rss_kb, _spawn
+from service_bench import _port, _rss_kb, _spawn, pin_server_core
 
 UNTIMED = pb.ClockSettings(move_time_limit_ms=0)
 _OPENING_AT_ONCE = 50
@@ -270,11 +270,7 @@ def main() -> None:
     if args.flood:
         asyncio.run(_flood(args.port, args.unary, args.connections))
         return
-    available = sorted(os.sched_getaffinity(0))
-    cpus = None
-    if not args.no_pin and len(available) >= 2:
-        cpus = {available[0]}
-        os.sched_setaffinity(0, set(available[1:]))
+    cpus = pin_server_core(args.no_pin)
     print(f"one account's flood beside {args.matches} honest matches over 4 Sessions (think {args.think:g} s),"
           f" {args.seconds:g} s windows: a silent Session, {args.unary} GetMatch loops, {args.connections} new"
           f" connections with a stream each", flush=True)

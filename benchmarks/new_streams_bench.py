@@ -15,8 +15,8 @@ the live 4-player untimed cardverse matches of many deals and plays them,
 every seat a Play stream answering each prompt at once with its last legal
 action (bare grpc.aio; a stream refused as it opens tries again after its
 retry hint), until it is stopped; no seat answers before every seat has its
-Welcome, so the load's own streams open before the server is saturated.  Once every seat has its Welcome, this process, on a
-channel of its own:
+Welcome, so the load's own streams open before the server is saturated.
+Once every seat has its Welcome, this process, on a channel of its own:
 
 - one at a time, `--probes` times: CreateMatch, then the new match's four
   Play streams opened at once, each timed from its opening to its Welcome
@@ -58,7 +58,7 @@ from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from service_bench import ADMIN, _cpu_s, _port, _spawn
+from service_bench import ADMIN, _cpu_s, _port, _spawn, pin_server_core
 
 _DEALS = 500
 """Deals of a load match: far more than a run plays, so the load does not thin out."""
@@ -293,11 +293,7 @@ def main() -> None:
     if args.load:
         asyncio.run(_load(args.port, args.live[0], args.seed))
         return
-    available = sorted(os.sched_getaffinity(0))
-    cpus = None
-    if not args.no_pin and len(available) >= 2:
-        cpus = {available[0]}
-        os.sched_setaffinity(0, set(available[1:]))
+    cpus = pin_server_core(args.no_pin)
     for live in args.live:
         _case(args, live, cpus)
 

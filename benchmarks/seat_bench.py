@@ -74,7 +74,7 @@ from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk import Bot, run
 from president_sdk.session_client import SessionClient
-from service_bench import ADMIN, _cpu_s, _ping_pong, _port, _rss_kb
+from service_bench import ADMIN, _cpu_s, _ping_pong, _port, _rss_kb, pin_server_core
 
 META = (("authorization", f"Bearer {ADMIN}"),)
 PAYLOAD = 160
@@ -578,12 +578,10 @@ def main() -> int:
     if args.quick:
         args.runs, args.deals, args.matches, args.pings = 1, 1, [5, 20], 300
     args.matches = sorted(set(args.matches))
-    available = sorted(os.sched_getaffinity(0))
-    cpus = None
-    if not args.no_pin and len(available) >= 2:
-        cpus = {available[0]}
-        os.sched_setaffinity(0, set(available[1:]))
-        print(f"servers on CPU {available[0]}, clients on CPU {','.join(map(str, available[1:]))}", flush=True)
+    cpus = pin_server_core(args.no_pin)
+    if cpus is not None:
+        others = ",".join(map(str, sorted(os.sched_getaffinity(0))))
+        print(f"servers on CPU {min(cpus)}, clients on CPU {others}", flush=True)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="seat-bench-") as tmp:
         runs = asyncio.run(_runs(args, Path(tmp), cpus))

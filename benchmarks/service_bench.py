@@ -101,6 +101,16 @@ async def _echo_server(port: int) -> None:
     await server.wait_for_termination()
 
 
+def pin_server_core(no_pin: bool) -> set[int] | None:
+    """The first CPU, for the server (`_spawn`'s `cpus`), with this process and its clients moved to the others;
+    None (nothing pinned) with `--no-pin` or a single CPU."""
+    available = sorted(os.sched_getaffinity(0))
+    if no_pin or len(available) < 2:
+        return None
+    os.sched_setaffinity(0, set(available[1:]))
+    return {available[0]}
+
+
 async def _ping_pong(port: int, rounds: int = 2000, size: int = 64) -> float:
     """Median round trip of one `size`-byte message on a bidirectional stream, in ms."""
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
@@ -230,12 +240,10 @@ def main() -> None:
     if args.echo:
         asyncio.run(_echo_server(args.echo))
         return
-    available = sorted(os.sched_getaffinity(0))
-    server_cpus = None
-    if not args.no_pin and len(available) >= 2:
-        server_cpus = {available[0]}
-        os.sched_setaffinity(0, set(available[1:]))
-        print(f"servers on CPU {available[0]}, load on CPU {','.join(map(str, available[1:]))}", flush=True)
+    server_cpus = pin_server_core(args.no_pin)
+    if server_cpus is not None:
+        others = ",".join(map(str, sorted(os.sched_getaffinity(0))))
+        print(f"servers on CPU {min(server_cpus)}, load on CPU {others}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         for matches in args.matches:
             runs = [_run(matches, Path(tmp), server_cpus) for _ in range(args.runs)]

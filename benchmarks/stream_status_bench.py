@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
 import statistics
 import sys
@@ -54,7 +53,7 @@ from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from service_bench import ADMIN, _port, _spawn
+from service_bench import ADMIN, _port, _spawn, pin_server_core
 
 
 def _auth(token: str) -> tuple[tuple[str, str], ...]:
@@ -161,11 +160,7 @@ def main() -> None:
     parser.add_argument("--drain-after", type=float, default=4.0, help="seconds of play before SIGTERM (0: skip)")
     parser.add_argument("--no-pin", action="store_true")
     args = parser.parse_args()
-    available = sorted(os.sched_getaffinity(0))
-    cpus = None
-    if not args.no_pin and len(available) >= 2:
-        cpus = {available[0]}
-        os.sched_setaffinity(0, set(available[1:]))
+    cpus = pin_server_core(args.no_pin)
     _runs(args, cpus, f"Play streams of {args.matches} timed matches x 4 seats ({args.concurrent} at a time,"
                       f" {args.deals} deal, {args.move_ms} ms a move, no bank); {args.late:.0%} of seats answer at the"
                       f" deadline +-{args.jitter * 1000:g} ms", None)
