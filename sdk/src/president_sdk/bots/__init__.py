@@ -27,6 +27,9 @@ BUILTIN_BOTS: dict[str, Callable[[int | None], Bot]] = {
     "expert": ExpertBot,
 }
 """Built-in levels, weakest first: each makes a bot from a seed (None: fresh entropy); random and expert use it."""
+SEARCHING_LEVELS = frozenset({"expert"})
+"""Levels whose every decision spends its budget of CPU time (the others answer in microseconds): a client
+playing many of them gives them processes of their own, so that they decide on every core."""
 
 
 def builtin_bot(name: str, *, seed: int | None = None) -> Bot:
@@ -38,4 +41,5 @@ def builtin_bot(name: str, *, seed: int | None = None) -> Bot:
     return factory(seed)
 
 
-__all__ = ["BUILTIN_BOTS", "EasyBot", "ExpertBot", "HardBot", "NormalBot", "RandomBot", "builtin_bot"]
+__all__ = ["BUILTIN_BOTS", "SEARCHING_LEVELS", "EasyBot", "ExpertBot", "HardBot", "NormalBot", "RandomBot",
+           "builtin_bot"]
