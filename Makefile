@@ -8,7 +8,7 @@ RUN_STAMP := $(VENV)/.installed-run
 PYPROJECTS := engine/pyproject.toml protocol/pyproject.toml sdk/pyproject.toml service/pyproject.toml harness/pyproject.toml \
   learn/pyproject.toml
 
-.PHONY: all venv test lint typecheck pytest pytest-compiled engine-compiled bench bench-engine bench-bots bench-expert bench-expert-clock bench-service bench-arena \
+.PHONY: all venv test lint typecheck pytest pytest-compiled engine-compiled bench bench-engine bench-bots bench-expert bench-expert-clock bench-builtin-workers bench-service bench-arena \
   bench-ladder bench-ladder-speed bench-seat bench-streams bench-new-streams bench-flood bench-sandbox bench-tournament bench-kits bench-install run clean
 
 all: test
@@ -179,7 +179,7 @@ examples/node/node_modules/.package-lock.json: examples/node/package-lock.json
 
 ## bench: throughput figures (medians of 5 runs), and whether the expert keeps its clock (issue 28's bar); not a test.
 bench: bench-engine bench-bots bench-service bench-arena bench-ladder bench-ladder-speed bench-seat bench-streams \
-  bench-new-streams bench-flood bench-sandbox bench-tournament bench-expert-clock bench-kits
+  bench-new-streams bench-flood bench-sandbox bench-tournament bench-expert-clock bench-builtin-workers bench-kits
 
 bench-engine: $(STAMP) $(ENGINE_COMPILED)/.built
 	$(PY) benchmarks/engine_bench.py
@@ -196,6 +196,11 @@ bench-expert: $(STAMP)
 ## other core busy (medians of 3 runs, ~15 min); fails when a 99th percentile is above 1.2x the budget.
 bench-expert-clock: $(STAMP)
 	$(PY) benchmarks/expert_clock.py
+
+## bench-builtin-workers: four built-in experts on Sessions, on one loop against worker processes: wall time and
+## cores used for the same matches (medians of 3 runs).
+bench-builtin-workers: $(STAMP)
+	$(PY) benchmarks/builtin_workers_bench.py
 
 ## bench-sandbox: the sandbox of hosted bots: start per process, memory per bot, a match of jailed bots against plain
 ## ones (needs bubblewrap).

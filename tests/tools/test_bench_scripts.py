@@ -125,3 +125,14 @@ def test_flood_bench_prints_the_honest_round_trips_memory_and_the_flooders_answe
                     r" [\d.]+x, p99 [\d.]+x$", lines[3]), lines
     assert re.match(r"    server RSS before \d+ MB, during \(largest\) \d+ MB, after \d+ MB$", lines[4]), lines
     assert lines[5].startswith("    flooder answered: "), lines
+
+
+def test_builtin_workers_bench_prints_one_loop_against_workers() -> None:
+    done = _bench("builtin_workers_bench.py", "--runs", "1", "--matches", "1", "--parallel", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("four built-in experts on Sessions, 1 one-deal cardverse matches"), lines
+    assert re.match(r"  run 1: one loop [\d.]+ s \([\d.]+ cores\); workers [\d.]+ s \([\d.]+ cores\); [\d.]+x$",
+                    lines[1]), lines
+    assert re.match(r"  median of 1 runs: one loop [\d.]+ s \([\d.]+ cores\), workers [\d.]+ s \([\d.]+ cores\):"
+                    r" [\d.]+x the matches an hour$", lines[2]), lines
