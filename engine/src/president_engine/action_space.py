@@ -27,6 +27,11 @@ action, and the same numbering serves a trained policy as an SDK bot
 - Requests: the multisets of 0 to 2 exact cards (cards by rank in the
   normal order and suit, then the joker), fewer cards first.
 
+Rules with `sequences` or `suit_lock` are refused with `ActionSpaceError`
+naming the option: their plays (every suit, and the joker's cell) have no
+numbering yet.  The other Daifugō options change no action and are numbered
+as their rules' plays are.
+
 Sections that the rules never use (give-backs without `exchange`, requests
 without `exchange_requests`) are empty.  Rule sets whose space would have
 more than `MAX_ACTIONS` indices are refused with `ActionSpaceError`, which
@@ -74,6 +79,7 @@ class ActionSpace:
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
+        refuse_shaped(rules, "a fixed action space")
         size = action_count(rules)
         if size > MAX_ACTIONS:
             option = _culprit(rules)
@@ -237,6 +243,13 @@ class ActionSpace:
         if found is None:
             raise ActionIndexError(f"{what} {cards}: these rules have no such {what}")
         return found
+
+
+def refuse_shaped(rules: Rules, what: str) -> None:
+    """ActionSpaceError for rules whose plays the encoding does not number: sequences, and suits under a lock."""
+    for option in ("sequences", "suit_lock"):
+        if getattr(rules, option):
+            raise ActionSpaceError(option, f"{what} is not defined for {option} yet (docs/RULES-DECISIONS.md)")
 
 
 @lru_cache(maxsize=64)

@@ -103,6 +103,11 @@ _RANK_BY_SYMBOL = {symbol: Rank(value) for value, symbol in _RANK_SYMBOLS.items(
 _RANK_BY_SYMBOL["T"] = Rank.TEN
 
 NATURAL_RANKS: tuple[Rank, ...] = tuple(r for r in Rank if r.is_natural)
+STANDARD_COLUMNS: tuple[Rank, ...] = (
+    Rank.THREE, Rank.FOUR, Rank.FIVE, Rank.SIX, Rank.SEVEN, Rank.EIGHT, Rank.NINE,
+    Rank.TEN, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.ACE, Rank.TWO,
+)
+"""The ranks 3 .. A 2: the usual order, and the contest's table columns 1..13 (UECDA 2.1)."""
 
 
 @dataclass(frozen=True, slots=True, order=False)

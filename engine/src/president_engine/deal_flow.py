@@ -7,6 +7,7 @@ functions of the `Match` whose state they change.
 
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING, Final
 
 from president_engine.actions import Action, GiveBack, Request
@@ -48,6 +49,8 @@ def start_deal(m: Match) -> None:
         m._bp = [bucket_row(m._t, h) for h in m._hands]
     m._holders = n
     m._out = []
+    m._last_play = -1
+    m._passes = 0
     m._direction = 1
     m._rev = 0
     seats = tuple(m._seat_player)
@@ -126,6 +129,24 @@ def end_deal(m: Match) -> None:
     """Score the deal once one player holds cards, give the roles, then end the match or deal again."""
     last = next(s for s in range(m._n) if m._sizes[s])
     m._out.append(last)
+    _score_deal(m)
+
+
+def end_deal_by_passes(m: Match) -> None:
+    """The pass limit (UECDA 4.8): the players still holding cards take the places left in a random order.
+
+    The order is a pure function of the seed and the deal, as the shuffle is: by 64-bit little-endian keys
+    read from SHAKE-256 of ``president/<seed>/<deal>/passes``, one per seat holding cards, in seat order.
+    """
+    holders = [s for s in range(m._n) if m._sizes[s]]
+    digest = hashlib.shake_256(f"president/{m.seed}/{m.deal}/passes".encode()).digest(8 * len(holders))
+    keys = [int.from_bytes(digest[8 * i:8 * i + 8], "little") for i in range(len(holders))]
+    m._out.extend(seat for _, seat in sorted(zip(keys, holders, strict=True)))
+    _score_deal(m)
+
+
+def _score_deal(m: Match) -> None:
+    """Every place is known: score the deal, give the roles, then end the match or deal again."""
     places = tuple(m._seat_player[s] for s in m._out)
     points = [0] * m._n
     for place, player in enumerate(places):

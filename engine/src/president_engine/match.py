@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final, TypeVar
 
 from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request
-from president_engine.cards import CardSet, Rank
+from president_engine.cards import CardSet, Rank, Suit
 from president_engine.deal import validate_hands
-from president_engine.deal_flow import end_deal, exchange_action, start_deal
+from president_engine.deal_flow import end_deal, end_deal_by_passes, exchange_action, start_deal
 from president_engine.errors import IllegalActionError, IllegalReason
 from president_engine.events import (
     CardsGiven,
@@ -28,12 +28,24 @@ from president_engine.events import (
 )
 from president_engine.exchange import ExchangePair
 from president_engine.legality import check_give_back, check_play, check_request
-from president_engine.movegen import general_plays, give_backs, requests, simple_plays
+from president_engine.movegen import general_plays, give_backs, requests, shaped_plays, simple_plays
 from president_engine.observation import DealReading, Observation, PublicObservation
 from president_engine.phase import Phase
 from president_engine.roles import Role
 from president_engine.rules import Rules
-from president_engine.tables import ALL_PASS, ONE_ORBIT, Tables, tables_for
+from president_engine.tables import (
+    ALL_PASS,
+    HAS_EIGHT,
+    HAS_JACK,
+    HAS_SIX,
+    ONE_ORBIT,
+    PASS_COUNT,
+    PlayFacts,
+    Tables,
+    lock_suits,
+    tables_for,
+    trick_lock,
+)
 
 # The Final alias of a value compiles to a C constant under mypyc.
 _PASS: Final = PASS
@@ -43,11 +55,12 @@ _View = TypeVar("_View", bound=PublicObservation)
 class Match:
     """A match in progress; see the module docstring."""
 
-    __slots__ = ("_bp", "_checked", "_direction", "_exchange_steps", "_explicit", "_hands", "_holders", "_horizon",
-                 "_last", "_legal", "_mask", "_n", "_out", "_pending_tribute", "_player_seat", "_playing",
-                 "_reading", "_requests", "_rev", "_run_len", "_run_rank", "_seat_player", "_sizes", "_t", "_table",
-                 "_table_strength", "_turn", "deal", "deal_hands", "deal_seats", "events", "explicit_deals",
-                 "is_over", "last_places", "phase", "roles", "rules", "scores", "seed", "winner")
+    __slots__ = ("_back", "_bp", "_checked", "_direction", "_exchange_steps", "_explicit", "_hands", "_holders",
+                 "_horizon", "_last", "_last_play", "_leader", "_legal", "_lock", "_mask", "_n", "_out", "_passes",
+                 "_pending_tribute", "_player_seat", "_playing", "_reading", "_requests", "_rev", "_run_len",
+                 "_run_rank", "_seat_player", "_sizes", "_t", "_table", "_table_strength", "_turn", "deal",
+                 "deal_hands", "deal_seats", "events", "explicit_deals", "is_over", "last_places", "phase", "roles",
+                 "rules", "scores", "seed", "winner")
     """Slots: no per-instance dict (a server holds a match per live match, a search copies it per playout)."""
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Match:
@@ -116,6 +129,16 @@ class Match:
         self._mask = 0
         self._run_rank: Rank | None = None
         self._run_len = 0
+        self._lock = 0
+        """The locked suit set (suit_lock), 0 for none."""
+        self._back = 0
+        """1 while 11-back reverses the order until the trick ends (jack_back)."""
+        self._leader = 0
+        """The seat that led this trick."""
+        self._last_play = -1
+        """The seat of the deal's last play, -1 before the first (a trick ended with no play: pass_count)."""
+        self._passes = 0
+        """Passes in a row in this deal (pass_limit)."""
 
     @classmethod
     def from_view(cls, view: PublicObservation, hands: Sequence[CardSet], *,
@@ -155,6 +178,16 @@ class Match:
     def reversed(self) -> bool:
         """True while a revolution has reversed the rank order."""
         return bool(self._rev)
+
+    @property
+    def suit_lock(self) -> tuple[Suit, ...]:
+        """The suits every play of this trick must have (suit_lock); empty while nothing is locked."""
+        return lock_suits(self._lock)
+
+    @property
+    def jack_back(self) -> bool:
+        """True while 11-back reverses the rank order for the rest of the trick."""
+        return bool(self._back)
 
     @property
     def direction(self) -> int:
@@ -237,8 +270,14 @@ class Match:
             if self._playing:
                 if t.simple:
                     legal = simple_plays(t, self._bp[self._turn], self._table, self._table_strength, self._rev)
+                elif t.shaped:
+                    legal = shaped_plays(t, self._hands[self._turn], self._table, self._table_strength,
+                                         self._rev ^ self._back, self._lock)
                 else:
-                    legal = general_plays(t, self._hands[self._turn], self._table, self._table_strength, self._rev)
+                    legal = general_plays(t, self._hands[self._turn], self._table, self._table_strength,
+                                          self._rev ^ self._back)
+                if self._table is None and t.leader_may_pass:
+                    legal = (*legal, _PASS)
             elif self.phase is Phase.OVER:
                 legal = ()
             else:
@@ -271,12 +310,12 @@ class Match:
         resolved: Action
         if self.phase is Phase.PLAY:
             if isinstance(action, Pass):
-                if self._table is None:
+                if self._table is None and not self._t.leader_may_pass:
                     raise IllegalActionError(IllegalReason.LEADER_MUST_PLAY, "the leader must play, not pass")
                 resolved = PASS
             elif isinstance(action, Play):
                 resolved = check_play(self._t, self._hands[self._turn], action, self._table, self._table_strength,
-                                      self._rev)
+                                      self._rev ^ self._back, self._lock)
             else:
                 raise IllegalActionError(IllegalReason.WRONG_PHASE, "the players are playing: play cards or pass")
         else:
@@ -365,6 +404,11 @@ class Match:
         new._mask = self._mask
         new._run_rank = self._run_rank
         new._run_len = self._run_len
+        new._lock = self._lock
+        new._back = self._back
+        new._leader = self._leader
+        new._last_play = self._last_play
+        new._passes = self._passes
         return new
 
     def _play(self, s: int, play: Play) -> None:
@@ -382,15 +426,17 @@ class Match:
             self._bp[s][key >> 16] = t.canonical(key | (hand >> facts.shift) & 0xFFFF)
         beaten = self._table
         self._table = play
-        self._last = s
+        self._last = self._last_play = s
+        self._passes = 0
         mode = t.trick_mode
         if mode == ALL_PASS:
             self._mask = 0
         elif mode == ONE_ORBIT:
             self._mask |= 1 << s
         if t.revolution:
-            self._revolution_check(play.size, rank)
-        self._table_strength = facts.strength[self._rev]
+            self._revolution_check(play.size, rank, facts)
+        stops = t.effects and self._effects(facts, beaten)
+        self._table_strength = facts.strength[self._rev ^ self._back]
         if not left:
             self._out.append(s)
             events.append(t.went_out[player][len(self._out)])
@@ -398,6 +444,9 @@ class Match:
             if self._holders == 1:
                 end_deal(self)
                 return
+        if stops:
+            self._end_trick()
+            return
         at = s
         if t.equal_skip and beaten is not None and beaten.rank is rank:
             for _ in range(play.size):
@@ -413,9 +462,23 @@ class Match:
         else:
             self._turn = following
 
-    def _revolution_check(self, size: int, rank: Rank) -> None:
+    def _effects(self, facts: PlayFacts, beaten: Play | None) -> bool:
+        """The lock, 11-back and 6-reverse of a play (UECDA 4.4, 5); True when it ends the trick (8-stop, spade 3)."""
         t = self._t
-        revolt = t.revolution_four and size >= 4
+        if t.suit_lock:
+            self._lock = trick_lock(self._lock, facts, t.facts[id(beaten)] if beaten is not None else None)
+        if not facts.lone_joker:
+            if t.jack_back and facts.marks & HAS_JACK:
+                self._back ^= 1
+            if t.six_reverse and facts.marks & HAS_SIX:
+                self._direction = -self._direction
+            if t.eight_stop and facts.marks & HAS_EIGHT:
+                return True
+        return t.spade_three and beaten is not None and t.facts[id(beaten)].lone_joker
+
+    def _revolution_check(self, size: int, rank: Rank, facts: PlayFacts) -> None:
+        t = self._t
+        revolt = t.revolution_four and size >= (5 if facts.sequence else 4)
         if t.revolution_singles and self._count_single(size, rank):
             revolt = True
         if revolt:
@@ -436,10 +499,16 @@ class Match:
         return False
 
     def _pass(self, s: int) -> None:
-        self.events.append(self._t.passed[self._seat_player[s]])
+        t = self._t
+        self.events.append(t.passed[self._seat_player[s]])
         self._mask |= 1 << s
-        if self._t.revolution_singles:
+        if t.revolution_singles:
             self._run_rank, self._run_len = None, 0
+        if t.pass_limit:
+            self._passes += 1
+            if self._passes >= t.pass_limit:
+                end_deal_by_passes(self)
+                return
         following = self._next_seat(s)
         if following < 0:
             self._end_trick()
@@ -450,10 +519,12 @@ class Match:
         """The next seat to act in this trick after seat s, or -1 when the trick is over."""
         n, d, sizes, mask, last = self._n, self._direction, self._sizes, self._mask, self._last
         mode = self._t.trick_mode
+        if mode == PASS_COUNT and mask.bit_count() >= self._holders - 1:
+            return -1
         t = s
         for _ in range(n):
             t = (t + d) % n
-            if t == last and mode != ONE_ORBIT:
+            if t == last and mode < ONE_ORBIT:
                 return -1
             if not sizes[t]:
                 continue
@@ -466,6 +537,8 @@ class Match:
 
     def _end_trick(self) -> None:
         winner = self._last
+        if winner < 0:  # pass_count: all passed with no play; the deal's last play (or this trick's lead) leads
+            winner = self._last_play if self._last_play >= 0 else self._leader
         leader = winner if self._sizes[winner] else self._next_holder(winner)
         self.events.append(self._t.trick_won[self._seat_player[winner]][self._seat_player[leader]])
         self._start_trick(leader)
@@ -480,11 +553,13 @@ class Match:
         raise AssertionError("no player holds cards")
 
     def _start_trick(self, leader: int) -> None:
-        self._turn = leader
+        self._turn = self._leader = leader
         self._table = None
         self._table_strength = -2
         self._last = -1
         self._mask = (1 << leader) if self._t.trick_mode == ONE_ORBIT else 0
         self._run_rank = None
         self._run_len = 0
+        self._lock = 0
+        self._back = 0
 

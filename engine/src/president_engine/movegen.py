@@ -6,7 +6,11 @@ The order of each list (docs/RULES-DECISIONS.md):
 
 - play: plays by strength in the current order (low first), then by number
   of cards, then by number of wild cards, then by the cards' bits; ``pass``
-  last when allowed;
+  last when allowed.  With joker cells a group with the joker is listed once
+  per cell, suits clubs first, the fifth cell alone when all four suits are
+  in it; sequences come after every group, by their weakest end's strength,
+  then length, then without the joker first, then suit (clubs first), then
+  the joker's column;
 - give-back: worst cards first (the reverse of the tribute order);
 - request: the empty request first, then fewer cards first, best cards first.
 """
@@ -16,22 +20,27 @@ from __future__ import annotations
 from itertools import combinations, combinations_with_replacement
 from typing import Final
 
-from president_engine.actions import PASS, Action, GiveBack, Play, Request
+from president_engine.actions import PASS, Action, Cell, GiveBack, Play, Request
 from president_engine.cards import (
     JOKER_SLOT,
     SLOT_BITS,
     SLOT_COUNT,
+    STANDARD_COLUMNS,
     CardSet,
     Rank,
+    Suit,
     bits_size,
+    card_slot,
     rank_bucket_mask,
     slot_count,
 )
-from president_engine.tables import JOKER_ONE, Tables, unit_bits
+from president_engine.tables import JOKER_MASK, JOKER_ONE, Tables, unit_bits
 
 _PASS: Final = PASS
 HAND_BYTES: Final = (SLOT_COUNT * SLOT_BITS + 7) // 8
 """A Final alias compiles to a C constant under mypyc (a plain global is a dict lookup)."""
+SPADE_THREE: Final = 1 << (card_slot(Rank.THREE, Suit.SPADES) * SLOT_BITS)
+"""The bits of the one play that beats a lone joker under `joker_spade_three`."""
 
 
 def bucket_row(t: Tables, hand: int) -> list[tuple[Play, ...]]:
@@ -132,6 +141,88 @@ def general_plays(t: Tables, hand: int, table: Play | None, table_strength: int,
     return tuple(out)
 
 
+def shaped_plays(t: Tables, hand: int, table: Play | None, table_strength: int, rev: int,
+                 lock: int) -> tuple[Action, ...]:
+    """Sequences, joker cells, the suit lock and the spade 3 (UECDA 4.2-4.5) over `general_plays`' groups.
+
+    `rev` is the order in force (a revolution and 11-back); `lock` the locked suit set, 0 for none.
+    """
+    out: list[Play] = []
+    beaten = t.facts[id(table)] if table is not None else None
+    if beaten is not None and beaten.lone_joker and t.spade_three:
+        if hand & SPADE_THREE:
+            out.append(t.play(SPADE_THREE, Rank.THREE))
+    else:
+        if beaten is None or not beaten.sequence:
+            for action in general_plays(t, hand, table, table_strength, rev):
+                if not isinstance(action, Play):
+                    continue
+                rank = action.rank
+                assert rank is not None
+                if t.joker_cells and action.bits & JOKER_MASK and rank is not Rank.JOKER:
+                    out.extend(t.cell_play(action.bits, rank, cell) for cell in group_cells(action.cards, rank))
+                else:
+                    out.append(action)
+        if t.sequences and (beaten is None or beaten.sequence):
+            out.extend(sequence_plays(t, hand, table, table_strength, rev))
+        if lock:
+            out = [p for p in out if t.facts[id(p)].lone_joker or t.facts[id(p)].suits == lock]
+    if table is None:
+        return tuple(out)
+    return (*out, PASS)
+
+
+def group_cells(cards: CardSet, rank: Rank) -> list[Cell]:
+    """The cells a joker may take in a group of `rank`: each suit not in `cards`, or the fifth cell."""
+    free = [Cell.of(rank, suit) for suit in Suit if not slot_count(cards.bits, card_slot(rank, suit))]
+    return free or [Cell.of(rank, None)]
+
+
+def sequence_plays(t: Tables, hand: int, table: Play | None, table_strength: int, rev: int) -> list[Play]:
+    """Every sequence in `hand` (of the table's length, beating it, on a follow), in the listed order."""
+    joker = t.jokers_wild and bool(hand & JOKER_MASK)
+    found: list[tuple[tuple[int, int, int, int, int], Play]] = []
+    for suit in Suit:
+        present = [False] * 15
+        for column in range(1, 14):
+            present[column] = bool(slot_count(hand, card_slot(STANDARD_COLUMNS[column - 1], suit)))
+        for low in range(15):
+            absent = 0
+            bits = 0
+            for high in range(low, 15):
+                if present[high]:
+                    bits += 1 << (card_slot(STANDARD_COLUMNS[high - 1], suit) * SLOT_BITS)
+                else:
+                    absent += 1
+                    if absent > int(joker):
+                        break
+                length = high - low + 1
+                if length < 3 or (table is not None and length != table.size):
+                    continue
+                # the joker takes the absent cell, or (holding the whole run) any cell, keeping that card
+                cells = [c for c in range(low, high + 1) if not present[c]] if absent else (
+                    list(range(low, high + 1)) if joker else [])
+                choices = [] if absent else [(bits, 0)]
+                for column in cells:
+                    kept = 0 if not present[column] else 1 << (
+                        card_slot(STANDARD_COLUMNS[column - 1], suit) * SLOT_BITS)
+                    choices.append((bits - kept + JOKER_ONE, column))
+                for cards, column in choices:
+                    natural = [c for c in range(low, high + 1) if present[c] and c != column]
+                    rank = STANDARD_COLUMNS[natural[0] - 1]
+                    play = t.cell_play(cards, rank, Cell(column, suit)) if cards & JOKER_MASK else t.play(cards, rank)
+                    bottom = t.facts[id(play)].bottom[rev]
+                    if table is not None and bottom <= table_strength:
+                        continue
+                    found.append(((bottom, length, 1 if cards & JOKER_MASK else 0, suit, column), play))
+    found.sort(key=_sequence_key)
+    return [play for _, play in found]
+
+
+def _sequence_key(entry: tuple[tuple[int, int, int, int, int], Play]) -> tuple[int, int, int, int, int]:
+    return entry[0]
+
+
 def _strength_of(segment: tuple[int, list[Play]]) -> int:
     return segment[0]
 
@@ -150,8 +241,8 @@ def beats(t: Tables, bits: int, rank: Rank, table: Play, table_strength: int, re
 
 def give_backs(t: Tables, hand: int, owed: int) -> tuple[Action, ...]:
     """Every choice of `owed` cards from `hand`, worst first; one per class of interchangeable cards."""
-    every_suit = t.suit_order is not None
-    # Interchangeable cards form a class (a rank, or one exact card under suit_order);
+    every_suit = t.rules.suits_matter
+    # Interchangeable cards form a class (a rank, or one exact card where suits matter);
     # classes go worst first, and a class lists its cards lowest suit first.
     classes: list[list[int]] = []
     ranks_done: set[int] = set()

@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields
 
 from president_engine.action_space import action_space
 from president_engine.actions import Action, Play
-from president_engine.cards import CardSet, Rank, copied_by_fields
+from president_engine.cards import CardSet, Rank, Suit, copied_by_fields
 from president_engine.events import (
     CardsGiven,
     DealStarted,
@@ -29,6 +29,7 @@ from president_engine.events import (
 from president_engine.phase import Phase
 from president_engine.roles import Role
 from president_engine.rules import Rules
+from president_engine.tables import lock_suits, tables_for, trick_state
 
 TrickEntry = Played | Passed
 
@@ -65,8 +66,25 @@ class PublicObservation:
     """This deal's exchange as this viewer may see it (cards only within a pair, to its two players)."""
 
     def strength(self, rank: Rank) -> int:
-        """Position of `rank` in the current order (0 weakest); jokers alone keep their fixed place."""
-        return self.rules.strength(rank, reversed=self.reversed)
+        """Position of `rank` in the order in force (0 weakest; a revolution, and 11-back, reverse it); jokers
+        alone keep their fixed place."""
+        return self.rules.strength(rank, reversed=self.reversed != self.jack_back)
+
+    @property
+    def suit_lock(self) -> tuple[Suit, ...]:
+        """The suits every play of this trick must have (`suit_lock`, read from the trick); empty when none."""
+        return lock_suits(self._trick_state[0])
+
+    @property
+    def jack_back(self) -> bool:
+        """True while 11-back (`jack_back`, read from the trick) reverses the order until the trick ends."""
+        return bool(self._trick_state[1])
+
+    @property
+    def _trick_state(self) -> tuple[int, int]:
+        if not (self.rules.suit_lock or self.rules.jack_back):
+            return 0, 0
+        return trick_state(tables_for(self.rules), [e.play for e in self.trick if isinstance(e, Played)])
 
     @property
     def top_rank(self) -> Rank:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from president_engine.action_space import refuse_shaped
 from president_engine.cards import JOKER_SLOT, CardSet, Rank, slot_count
 from president_engine.events import Passed, Played
 from president_engine.observation import Observation
@@ -49,7 +50,11 @@ class Field:
 
 @lru_cache(maxsize=64)
 def observation_fields(rules: Rules) -> tuple[Field, ...]:
-    """The tensor's fields for `rules`, in order; the tensor's length is the last field's `stop`."""
+    """The tensor's fields for `rules`, in order; the tensor's length is the last field's `stop`.
+
+    ActionSpaceError for `sequences` and `suit_lock`, whose suits and joker cells it does not encode yet.
+    """
+    refuse_shaped(rules, "the observation tensor")
     n = rules.players
     specs: list[tuple[str, int, str]] = [
         ("hand", RANKS, "cards of each rank in the observer's hand / copies in the deck"),

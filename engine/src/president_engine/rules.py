@@ -16,7 +16,7 @@ from enum import Enum
 from functools import cached_property
 from typing import Any
 
-from president_engine.cards import JOKER, NATURAL_RANKS, Card, CardSet, Rank, Suit, full_deck
+from president_engine.cards import JOKER, NATURAL_RANKS, STANDARD_COLUMNS, Card, CardSet, Rank, Suit, full_deck
 from president_engine.errors import RulesError
 
 MAX_DECKS = 7  # a CardSet slot counts up to 15 copies: 7 decks of 2 jokers is 14
@@ -42,6 +42,7 @@ class TrickEnd(Enum):
 
 class RevolutionTrigger(Enum):
     FOUR_OF_A_KIND = "four_of_a_kind"
+    """A group of four or more cards (wild cards count); with `sequences`, also a sequence of five or more."""
     FOUR_SINGLES = "four_singles"
 
 
@@ -65,10 +66,11 @@ class Seating(Enum):
     BY_RANK = "by_rank"
 
 
-STANDARD_ORDER: tuple[Rank, ...] = (
-    Rank.THREE, Rank.FOUR, Rank.FIVE, Rank.SIX, Rank.SEVEN, Rank.EIGHT, Rank.NINE,
-    Rank.TEN, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.ACE, Rank.TWO,
-)
+STANDARD_ORDER: tuple[Rank, ...] = STANDARD_COLUMNS
+
+
+TRIBUTE_SUITS: tuple[Suit, ...] = (Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS)
+"""RULES 1.4's order of equal cards in a tribute, best first."""
 
 
 def places_descending(players: int) -> tuple[int, ...]:
@@ -109,6 +111,28 @@ class Rules:
     points: tuple[int, ...] = field(default=())
     deals: int | None = None
     target_score: int | None = None
+    # Daifugō as the UECda contest plays it (docs/RULES-DECISIONS.md "Daifugō options"), all off by default.
+    sequences: bool = False
+    """Kaidan: 3+ consecutive ranks of one suit, followed only by a sequence of the same length."""
+    eight_stop: bool = False
+    """A play containing an 8 ends the trick; its player leads again."""
+    suit_lock: bool = False
+    """Shibari: a play of the table's suit set locks the trick to that suit set."""
+    joker_spade_three: bool = False
+    """Only the spade 3 beats a lone joker, and it ends the trick."""
+    jack_back: bool = False
+    """11-back: a play containing a J reverses the rank order until the trick ends."""
+    six_reverse: bool = False
+    """A play containing a 6 reverses the direction of play for the rest of the deal."""
+    tribute_suits: tuple[Suit, ...] = TRIBUTE_SUITS
+    """How equal cards rank in a tribute, best first (RULES 1.4: S H C D; the contest's 3.4: S H D C)."""
+    pass_count: bool = False
+    """The contest's end of a trick (UECDA 4.8): once all but one of the players holding cards have passed in it,
+    counted after every action; needs trick_end = all_pass and pass_is_final."""
+    leader_may_pass: bool = False
+    """The leader may pass on an empty table (UECDA 4.8); needs pass_count."""
+    pass_limit: int | None = None
+    """After this many passes in a row the deal ends, the players holding cards placed at random (UECDA 4.8: 20)."""
 
     def __post_init__(self) -> None:
         # Accept the JSON forms here too (as preset/from_dict do): a stray string would
@@ -149,6 +173,19 @@ class Rules:
     def is_wild_possible(self) -> bool:
         return bool(self.wild_ranks) or (self.jokers > 0 and self.joker_wild)
 
+    @property
+    def suits_matter(self) -> bool:
+        """True when two plays of the same ranks but other suits are different choices (RULES 1.8).
+
+        A suit order ranks them; sequences need the suits left in hand; a suit lock reads the suits played.
+        """
+        return self.suit_order is not None or self.sequences or self.suit_lock
+
+    @property
+    def joker_cells(self) -> bool:
+        """True when a wild joker played with other cards takes a cell (UECDA 2.1): a suit, or a sequence's place."""
+        return self.jokers > 0 and self.joker_wild and (self.sequences or self.suit_lock)
+
     # Rule facts derived from the options: the engine's tables and the SDK's helpers read these,
     # so each fact has one definition.
 
@@ -188,11 +225,11 @@ class Rules:
 
         Jokers first when they are wild or rank high (else last), then wild
         cards, then natural cards, each by the normal order from the top; equal
-        ranks by suit: spades, hearts, clubs, diamonds.
+        ranks by `tribute_suits` (spades, hearts, clubs, diamonds unless set).
         """
         by_rank = list(reversed(self.rank_order))
         ranks = [r for r in by_rank if r in self.wild_ranks] + [r for r in by_rank if r not in self.wild_ranks]
-        cards = [Card(rank, suit) for rank in ranks for suit in (Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS)]
+        cards = [Card(rank, suit) for rank in ranks for suit in self.tribute_suits]
         jokers_best = self.joker_wild or self.joker_alone is JokerAlone.HIGH
         return tuple([JOKER, *cards] if jokers_best else [*cards, JOKER])
 
@@ -208,15 +245,20 @@ class Rules:
         number of cards of each rank (jokers alike) are one choice; with it,
         only the same cards are.
         """
-        if self.suit_order is not None:
+        if self.suits_matter:
             return a == b
         return all(a.count_rank(rank) == b.count_rank(rank) for rank in Rank)
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form: every option, explicitly."""
+        """The JSON form: every option explicitly, except the Daifugō options while they have their defaults.
+
+        So the records (and the wire form) of every rule set without them read exactly as before.
+        """
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
-            out[f.name] = _to_json(getattr(self, f.name))
+            value = getattr(self, f.name)
+            if f.name not in DAIFUGO_OPTIONS or value != f.default:
+                out[f.name] = _to_json(value)
         return out
 
     @classmethod
@@ -242,16 +284,22 @@ _ENUM_FIELDS: dict[str, type[Enum]] = {
     "next_lead": NextLead, "seating": Seating,
 }
 _INT_FIELDS = ("players", "decks", "jokers")
-_OPTIONAL_INT_FIELDS = ("deals", "target_score")
-_BOOL_FIELDS = ("joker_wild", "pass_is_final", "revolution", "equal_skip", "exchange", "exchange_requests")
-OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Rules))
+_OPTIONAL_INT_FIELDS = ("deals", "target_score", "pass_limit")
+DAIFUGO_OPTIONS: tuple[str, ...] = ("sequences", "eight_stop", "suit_lock", "joker_spade_three", "jack_back",
+                                     "six_reverse", "tribute_suits", "pass_count", "leader_may_pass", "pass_limit")
+_BOOL_FIELDS = ("joker_wild", "pass_is_final", "revolution", "equal_skip", "exchange", "exchange_requests",
+                "sequences", "eight_stop", "suit_lock", "joker_spade_three", "jack_back", "six_reverse",
+                "pass_count", "leader_may_pass")
+OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Rules) if f.name not in DAIFUGO_OPTIONS)
+"""The options every JSON form lists; a Daifugō option (`DAIFUGO_OPTIONS`) is listed only when not its default."""
+KNOWN_OPTIONS: tuple[str, ...] = OPTION_NAMES + DAIFUGO_OPTIONS
 
 
 def _coerce_all(options: Mapping[str, Any]) -> dict[str, Any]:
     out = {}
     for name, value in options.items():
-        if name not in OPTION_NAMES:
-            raise RulesError(name, f"unknown option (known: {', '.join(OPTION_NAMES)})")
+        if name not in KNOWN_OPTIONS:
+            raise RulesError(name, f"unknown option (known: {', '.join(KNOWN_OPTIONS)})")
         out[name] = _coerce(name, value)
     return out
 
@@ -279,6 +327,8 @@ def _coerce(name: str, value: Any) -> Any:
         if name == "suit_order":
             return None if value is None else tuple(
                 v if isinstance(v, Suit) else Suit.parse(str(v)) for v in _as_list(value))
+        if name == "tribute_suits":
+            return tuple(v if isinstance(v, Suit) else Suit.parse(str(v)) for v in _as_list(value))
         if name == "revolution_triggers":
             return frozenset(
                 v if isinstance(v, RevolutionTrigger) else RevolutionTrigger(str(v).lower())
@@ -336,6 +386,9 @@ def _validate(r: Rules) -> None:
             raise RulesError("suit_order", "cannot rank identical cards: needs a single deck")
     if not r.revolution_triggers and r.revolution:
         raise RulesError("revolution_triggers", "a revolution needs at least one trigger")
+    if sorted(r.tribute_suits) != sorted(Suit):
+        raise RulesError("tribute_suits", "must list the four suits once each, best first")
+    _validate_daifugo(r)
     if r.exchange_requests and not r.exchange:
         raise RulesError("exchange_requests", "needs exchange")
     if r.exchange and r.deck_size < 2 * r.players:
@@ -351,6 +404,31 @@ def _validate(r: Rules) -> None:
             raise RulesError("target_score", "at least 1")
         if max(r.points) == 0:
             raise RulesError("points", "with a target_score at least one place must score")
+
+
+def _validate_daifugo(r: Rules) -> None:
+    """The Daifugō options need UECda's card model: one deck, at most one joker, no wild ranks, no suit order."""
+    if r.joker_spade_three and (r.jokers == 0 or r.joker_alone is not JokerAlone.HIGH):
+        raise RulesError("joker_spade_three", "needs jokers and joker_alone = high")
+    for option in ("sequences", "suit_lock"):
+        if not getattr(r, option):
+            continue
+        if r.decks > 1:
+            raise RulesError(option, "needs a single deck (a card is one cell of the table)")
+        if r.jokers > 1:
+            raise RulesError(option, "needs at most one joker (it takes one cell)")
+        if r.joker_alone is JokerAlone.DECLARED:
+            raise RulesError(option, "needs joker_alone = high or low (no declared ranks, no wild ranks)")
+        if r.suit_order is not None:
+            raise RulesError(option, "cannot go with suit_order (the contest ranks no suits)")
+    if r.pass_count and (r.trick_end is not TrickEnd.ALL_PASS or not r.pass_is_final):
+        raise RulesError("pass_count", "needs trick_end = all_pass and pass_is_final (the contest's passes)")
+    if r.leader_may_pass and not r.pass_count:
+        raise RulesError("leader_may_pass", "needs pass_count (a trick may then end with no play)")
+    if r.pass_limit is not None and r.pass_limit < 1:
+        raise RulesError("pass_limit", "at least 1")
+    if r.sequences and r.rank_order != STANDARD_ORDER:
+        raise RulesError("rank_order", "sequences need the order 3 .. A 2 (the contest's columns)")
 
 
 PRESETS: dict[str, tuple[dict[str, Any], Any]] = {

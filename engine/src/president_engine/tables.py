@@ -10,19 +10,21 @@ action allocates nothing that another match has made before.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 from typing import Final
 
-from president_engine.actions import Play
+from president_engine.actions import Cell, Play
 from president_engine.cards import (
     JOKER_SLOT,
     SLOT_BITS,
     SLOT_MAX,
+    STANDARD_COLUMNS,
     CardSet,
     Rank,
+    Suit,
     rank_bucket_mask,
     rank_bucket_shift,
 )
@@ -36,6 +38,13 @@ JOKER_ONE: Final = 1 << JOKER_SHIFT
 ALL_PASS: Final = 0
 ALL_PASS_FINAL: Final = 1
 ONE_ORBIT: Final = 2
+PASS_COUNT: Final = 3
+# What a play contains (`PlayFacts.marks`), for 8-stop, 11-back and 6-reverse.
+HAS_EIGHT: Final = 1
+HAS_JACK: Final = 2
+HAS_SIX: Final = 4
+FIFTH_ROW: Final = 1 << 4
+"""The suit-set bit of the fifth row (a joker in a group of all four suits); suits are bits 0..3."""
 RANK_PLAYS_KEPT: Final = 1 << 16
 """Entries of the per-rank play cache before it starts afresh (many decks and jokers make many)."""
 
@@ -53,13 +62,29 @@ class Tables:
         self.strict = rules.beat is Beat.STRICTLY_HIGHER
         # The rule facts of the play loop, kept here (as OpenSpiel's Game) rather than on every state.
         self.trick_mode = (ONE_ORBIT if rules.trick_end is TrickEnd.ONE_ORBIT
+                           else PASS_COUNT if rules.pass_count
                            else ALL_PASS_FINAL if rules.pass_is_final else ALL_PASS)
+        self.leader_may_pass = rules.leader_may_pass
+        self.pass_limit = rules.pass_limit or 0
+        """Passes in a row that end the deal; 0 for no limit."""
         self.revolution = rules.revolution
         self.revolution_four = rules.revolution and RevolutionTrigger.FOUR_OF_A_KIND in rules.revolution_triggers
         self.revolution_singles = rules.revolution and RevolutionTrigger.FOUR_SINGLES in rules.revolution_triggers
         self.revolution_turns = rules.revolution_effect is RevolutionEffect.RANKS_AND_DIRECTION
         """A revolution reverses the direction of play too."""
         self.equal_skip = rules.equal_skip
+        self.sequences = rules.sequences
+        self.joker_cells = rules.joker_cells
+        self.suit_lock = rules.suit_lock
+        self.spade_three = rules.joker_spade_three
+        self.eight_stop = rules.eight_stop
+        self.jack_back = rules.jack_back
+        self.six_reverse = rules.six_reverse
+        self.effects = (rules.suit_lock or rules.joker_spade_three or rules.eight_stop or rules.jack_back
+                        or rules.six_reverse)
+        """A play may lock the suits, end the trick, or turn the order or the direction (`Match._effects`)."""
+        self.shaped = rules.sequences or rules.suit_lock or rules.joker_spade_three
+        """Plays are listed by `movegen.shaped_plays`: sequences, joker cells, the lock or the spade 3."""
         self.suit_order: tuple[int, ...] | None = None
         if rules.suit_order is not None:
             power = [0] * 4
@@ -80,7 +105,7 @@ class Tables:
         self.wild_mask = wild_rank_mask | (JOKER_MASK if self.jokers_wild else 0)
         self.special_mask = wild_rank_mask | (JOKER_MASK if self.has_jokers else 0)
         # The bucket index fast path needs every rank natural, no suits and no jokers.
-        self.simple = not rules.wild_ranks and self.suit_order is None and not self.has_jokers
+        self.simple = not rules.wild_ranks and not rules.suits_matter and not self.has_jokers
         self.deck = rules.deck
         self.tribute_slots = tuple(card.slot for card in rules.best_first)
         """Card slots from best to worst for tributes (RULES 1.4 "Best")."""
@@ -98,6 +123,7 @@ class Tables:
         """id of an interned Play -> what applying it needs."""
         self._plays: dict[tuple[int, Rank], Play] = {}
         self._declared: dict[tuple[int, Rank], Play] = {}
+        self._cells: dict[tuple[int, Rank, Cell], Play] = {}
         self._wild_choices: dict[int, list[tuple[int, int]]] = {}
         self._subsets: dict[int, dict[int, list[int]]] = {}
         self._rank_plays: dict[int, tuple[list[Play], dict[int, list[Play]]]] = {}
@@ -125,15 +151,57 @@ class Tables:
             found = self._declared[key] = self._intern(Play(CardSet.from_bits(bits), rank, rank=rank))
         return found
 
-    def _intern(self, play: Play) -> Play:
+    def cell_play(self, bits: int, rank: Rank, cell: Cell) -> Play:
+        """The interned Play of these cards standing for `rank`, their joker in `cell`."""
+        key = (bits, rank, cell)
+        found = self._cells.get(key)
+        if found is None:
+            found = self._cells[key] = self._intern(Play(CardSet.from_bits(bits), rank=rank, cell=cell))
+        return found
+
+    def interned(self, play: Play) -> Play:
+        """The interned equal of a play whose rank is known (a view's table, say)."""
         rank = play.rank
         assert rank is not None
-        self.facts[id(play)] = PlayFacts(
-            played=tuple(Played(p, play) for p in range(self.rules.players)),
-            strength=(self.strength[0][rank], self.strength[1][rank]),
-            row_key=self.strength[0][rank] << 16 if rank is not Rank.JOKER else -1,
-            shift=rank_bucket_shift(rank) if rank is not Rank.JOKER else -1)
+        if play.cell is not None:
+            return self.cell_play(play.bits, rank, play.cell)
+        if play.declared is not None:
+            return self.declared_play(play.bits, rank)
+        return self.play(play.bits, rank)
+
+    def _intern(self, play: Play) -> Play:
+        self.facts[id(play)] = self.facts_of(play)
         return play
+
+    def facts_of(self, play: Play) -> PlayFacts:
+        """What applying `play` (its rank set) needs; `legality` reads it of plays it has not interned yet."""
+        rank = play.rank
+        assert rank is not None
+        strength = (self.strength[0][rank], self.strength[1][rank])
+        bottom = strength
+        columns = [STANDARD_COLUMNS.index(c.rank) + 1 for c in play.cards.distinct() if not c.is_joker]
+        suits = sum({1 << c.suit for c in play.cards.distinct() if c.suit is not None})
+        cell = play.cell
+        if cell is not None:
+            columns.append(cell.column)
+            suits |= FIFTH_ROW if cell.suit is None else 1 << cell.suit
+            columns = sorted(set(columns))
+        sequence = len({c.rank for c in play.cards if not c.is_joker} - self.rules.wild_ranks) > 1
+        if sequence:  # compared by its ends (UECDA 4.3): column c is strength c - 1, reversed 13 - c
+            low, high = min(columns), max(columns)
+            bottom, strength = (low - 1, 13 - high), (high - 1, 13 - low)
+            spanned = set(STANDARD_COLUMNS[c - 1] for c in range(max(low, 1), min(high, 13) + 1))
+        else:
+            spanned = {rank}
+        marks = ((HAS_EIGHT if Rank.EIGHT in spanned else 0) | (HAS_JACK if Rank.JACK in spanned else 0)
+                 | (HAS_SIX if Rank.SIX in spanned else 0))
+        return PlayFacts(
+            played=tuple(Played(p, play) for p in range(self.rules.players)),
+            strength=strength, bottom=bottom,
+            row_key=strength[0] << 16 if rank is not Rank.JOKER and not sequence else -1,
+            shift=rank_bucket_shift(rank) if rank is not Rank.JOKER else -1,
+            sequence=sequence, lone_joker=rank is Rank.JOKER, suits=suits if rank is not Rank.JOKER else 0,
+            marks=marks)
 
     def wild_choices(self, wild: int) -> list[tuple[int, int]]:
         """(bits, size) of every choice of wild cards from `wild`, by size then bits, the empty one first.
@@ -188,10 +256,10 @@ class Tables:
         return found
 
     def subsets(self, bucket: int) -> dict[int, list[int]]:
-        """Sub-multisets of a rank bucket by size: the lowest suits, or under suit_order every distinct one."""
+        """Sub-multisets of a rank bucket by size: the lowest suits, or where suits matter every distinct one."""
         found = self._subsets.get(bucket)
         if found is None:
-            found = self._subsets[bucket] = _subsets_by_size(bucket, self.suit_order is not None)
+            found = self._subsets[bucket] = _subsets_by_size(bucket, self.rules.suits_matter)
         return found
 
     def top_suit(self, bits: int) -> int:
@@ -215,11 +283,20 @@ class PlayFacts:
     played: tuple[Played, ...]
     """Its Played event, by player."""
     strength: tuple[int, int]
-    """Its rank's strength in the normal and the reversed order."""
+    """Its rank's strength in the normal and the reversed order (a sequence: its strongest end's)."""
+    bottom: tuple[int, int]
+    """A sequence's weakest end's strength in both orders (what must be above the table's); else `strength`."""
     row_key: int
-    """Strength in the normal order << 16 (simple rules: the row entry it changes); -1 for jokers."""
+    """Strength in the normal order << 16 (simple rules: the row entry it changes); -1 for jokers and sequences."""
     shift: int
     """Bit offset of its rank's bucket; -1 for jokers."""
+    sequence: bool
+    lone_joker: bool
+    """Jokers alone, at the joker rank."""
+    suits: int
+    """Its suit set: bit s for suit s, FIFTH_ROW for a joker in the fifth cell; 0 for jokers alone."""
+    marks: int
+    """HAS_EIGHT, HAS_JACK, HAS_SIX: the ranks it stands for or spans (a joker's cell included)."""
 
 
 def row_key(strength: int, bucket: int) -> int:
@@ -273,6 +350,34 @@ def _subsets_by_size(bucket: int, every_suit: bool) -> dict[int, list[int]]:
     for size in range(1, len(units) + 1):
         out[size] = sorted({sum(combo) for combo in combinations(units, size)})
     return out
+
+
+def trick_lock(lock: int, facts: PlayFacts, beaten: PlayFacts | None) -> int:
+    """The locked suit set after a play (UECDA 4.4): begun by a play of the table's suits, ended by a lone joker."""
+    if facts.lone_joker:
+        return 0
+    if not lock and beaten is not None and not beaten.lone_joker and facts.suits == beaten.suits:
+        return facts.suits
+    return lock
+
+
+def lock_suits(lock: int) -> tuple[Suit, ...]:
+    """A locked suit set as suits, clubs first (the fifth row never locks: one joker cannot be on both plays)."""
+    return tuple(suit for suit in Suit if lock >> suit & 1)
+
+
+def trick_state(t: Tables, trick: Sequence[Play]) -> tuple[int, int]:
+    """(the locked suit set, 11-back) after the plays of a trick so far: what a view's trick shows of both."""
+    lock = back = 0
+    beaten: PlayFacts | None = None
+    for play in trick:
+        facts = t.facts_of(play)
+        if t.suit_lock:
+            lock = trick_lock(lock, facts, beaten)
+        if t.jack_back and facts.marks & HAS_JACK and not facts.lone_joker:
+            back ^= 1
+        beaten = facts
+    return lock, back
 
 
 def tables_for(rules: Rules) -> Tables:

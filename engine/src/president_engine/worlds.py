@@ -11,13 +11,13 @@ from collections.abc import Mapping, Sequence
 
 from president_engine.cards import CardSet, Rank
 from president_engine.errors import DealError
-from president_engine.events import Played
+from president_engine.events import Passed, Played
 from president_engine.exchange import exchange_pairs
 from president_engine.match import Match
 from president_engine.movegen import bucket_row
 from president_engine.observation import Observation, PublicObservation
 from president_engine.phase import Phase
-from president_engine.tables import ALL_PASS, ONE_ORBIT
+from president_engine.tables import ALL_PASS, ONE_ORBIT, trick_state
 
 
 def world_from_view(view: PublicObservation, hands: Sequence[CardSet], *,
@@ -75,11 +75,7 @@ def world_from_view(view: PublicObservation, hands: Sequence[CardSet], *,
     m._start_trick(seat_of[view.trick[0].player if view.trick else actor])
     m._turn = seat_of[actor]
     table = view.table
-    if table is not None and table.rank is not None:
-        m._table = t.play(table.bits, table.rank) if table.declared is None else t.declared_play(
-            table.bits, table.rank)
-        m._table_strength = t.strength[m._rev][table.rank]
-        m._last = seat_of[view.table_player] if view.table_player is not None else -1
+    m._lock, m._back = trick_state(t, [entry.play for entry in view.trick if isinstance(entry, Played)])
     for entry in view.trick:
         bit = 1 << seat_of[entry.player]
         if isinstance(entry, Played):
@@ -93,6 +89,15 @@ def world_from_view(view: PublicObservation, hands: Sequence[CardSet], *,
             m._mask |= bit
             if t.revolution_singles and not entry.skipped:
                 m._run_rank, m._run_len = None, 0
+    trailing = 0
+    for entry in view.trick:
+        trailing = trailing + 1 if isinstance(entry, Passed) and not entry.skipped else 0
+    m._passes = trailing  # passes of earlier tricks are not in the view: a world counts from this trick
+    if table is not None and table.rank is not None:
+        m._last_play = seat_of[view.table_player] if view.table_player is not None else -1
+        m._table = t.interned(table)
+        m._table_strength = t.facts[id(m._table)].strength[m._rev ^ m._back]
+        m._last = seat_of[view.table_player] if view.table_player is not None else -1
     return m
 
 
