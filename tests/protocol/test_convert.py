@@ -35,9 +35,10 @@ from president_engine import (
     TrickEnd,
     visible_to,
 )
+from president_engine.actions import parse_action
 from president_engine.cards import CARDS, JOKER
 from president_engine.events import CardsGiven, Event, HandDealt, MatchEnded
-from president_engine.rules import OPTION_NAMES
+from president_engine.rules import DAIFUGO_OPTIONS, OPTION_NAMES
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 
@@ -160,7 +161,25 @@ def test_every_engine_enum_has_exactly_its_proto_values(engine: type[Enum], prot
 
 
 def test_rules_message_has_exactly_the_engine_options() -> None:
-    assert set(pb.Rules.DESCRIPTOR.fields_by_name) == set(OPTION_NAMES)
+    assert set(pb.Rules.DESCRIPTOR.fields_by_name) == set(OPTION_NAMES) | set(DAIFUGO_OPTIONS)
+
+
+def test_the_daifugo_options_travel_only_when_set() -> None:
+    rules = Rules.preset("cardverse", jokers=1, sequences=True, eight_stop=True, suit_lock=True, jack_back=True,
+                         six_reverse=True, tribute_suits="S H D C", pass_count=True, leader_may_pass=True,
+                         pass_limit=20, trick_end="all_pass", pass_is_final=True)
+    msg = through_bytes(convert.rules_to_proto(rules))
+    assert {f.name for f, _ in msg.ListFields()} >= set(DAIFUGO_OPTIONS) - {"joker_spade_three"}
+    assert convert.rules_from_proto(msg) == rules
+    plain = through_bytes(convert.rules_to_proto(Rules.preset("cardverse")))
+    assert not {f.name for f, _ in plain.ListFields()} & set(DAIFUGO_OPTIONS)
+
+
+@pytest.mark.parametrize("text", ["9S 10S JK=JS", "3H JK=loH 4H", "KC KD KH KS JK=K", "2D AD JK=hiD"])
+def test_a_joker_in_a_cell_round_trips(text: str) -> None:
+    play = parse_action(text)
+    assert isinstance(play, Play) and play.cell is not None
+    assert convert.action_from_proto(through_bytes(convert.action_to_proto(play))) == play
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))

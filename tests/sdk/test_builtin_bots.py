@@ -35,6 +35,21 @@ def test_each_level_plays_every_preset(preset: str, level: str) -> None:
     assert len(result.places) == 4
 
 
+CONTEST = {"players": 5, "jokers": 1, "sequences": True, "eight_stop": True, "suit_lock": True,
+           "joker_spade_three": True, "jack_back": True, "revolution": True, "trick_end": "all_pass",
+           "pass_is_final": True, "pass_count": True, "leader_may_pass": True, "pass_limit": 20,
+           "tribute_suits": "S H D C", "deals": 3}
+"""Every Daifugō option of the UECda contest at once (docs/RULES-DECISIONS.md, Daifugō options)."""
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_each_level_plays_the_contests_options(level: str) -> None:
+    rules = Rules.preset("cardverse", **CONTEST)
+    bots = [_bot(level), *_table(rules.players - 1, LEVELS.index(level) + 1)]
+    result = play_local(bots, rules, seed=7)  # strict: an illegal answer raises BotError
+    assert result.fault_count == 0 and [len(places) for places in result.places] == [5, 5, 5]
+
+
 def test_unknown_level_is_refused() -> None:
     with pytest.raises(ValueError, match="known: random, easy, normal, hard, expert"):
         builtin_bot("grandmaster")

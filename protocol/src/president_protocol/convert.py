@@ -25,7 +25,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from google.protobuf.timestamp_pb2 import Timestamp
-from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request
+from president_engine.actions import PASS, Action, Cell, GiveBack, Pass, Play, Request
 from president_engine.cards import CARDS, JOKER, SLOT_BITS, SLOT_MAX, Card, CardSet, Rank, Suit, card_slot
 from president_engine.errors import CardParseError, RulesError
 from president_engine.events import (
@@ -49,6 +49,7 @@ from president_engine.phase import Phase
 from president_engine.record import DealRecord, MatchRecord
 from president_engine.roles import Role
 from president_engine.rules import (
+    DAIFUGO_OPTIONS,
     Beat,
     FirstLead,
     JokerAlone,
@@ -203,14 +204,23 @@ def _rank_or_none(rank: Rank | None) -> pb.Rank.ValueType:
 
 
 def play_to_proto(play: Play) -> pb.PlayAction:
+    cell = None if play.cell is None else pb.JokerCell(
+        column=play.cell.column, suit=pb.SUIT_UNSPECIFIED if play.cell.suit is None else _SUIT.to_proto(play.cell.suit))
     return pb.PlayAction(cards=_card_messages(play.cards), rank=_rank_or_none(play.rank),
-                         declared=_rank_or_none(play.declared))
+                         declared=_rank_or_none(play.declared), cell=cell)
 
 
 def play_from_proto(msg: pb.PlayAction, field: str = "play") -> Play:
     rank = None if msg.rank == pb.RANK_UNSPECIFIED else _RANK.from_proto(msg.rank, f"{field}.rank")
     declared = None if msg.declared == pb.RANK_UNSPECIFIED else _RANK.from_proto(msg.declared, f"{field}.declared")
-    return Play(cards_from_proto(msg.cards, f"{field}.cards"), declared, rank=rank)
+    cell = None
+    if msg.HasField("cell"):
+        suit = None if msg.cell.suit == pb.SUIT_UNSPECIFIED else _SUIT.from_proto(msg.cell.suit, f"{field}.cell.suit")
+        try:
+            cell = Cell(msg.cell.column, suit)
+        except CardParseError as exc:
+            raise WireError(f"{field}.cell", str(exc)) from None
+    return Play(cards_from_proto(msg.cards, f"{field}.cards"), declared, rank=rank, cell=cell)
 
 
 def action_to_proto(action: Action) -> pb.Action:
@@ -249,8 +259,11 @@ def actions_from_proto(msgs: Iterable[pb.Action]) -> tuple[Action, ...]:
 # ---------------------------------------------------------------------------
 
 def rules_to_proto(rules: Rules) -> pb.Rules:
-    """The effective rules: every field set except `deals`/`target_score` when unlimited."""
-    return pb.Rules(
+    """The effective rules: every field set except `deals`/`target_score` when unlimited and the Daifugō options
+    while they have their defaults (so that the rules of every match without them read as before)."""
+    daifugo = {name: _DAIFUGO_TO_PROTO.get(name, _same)(getattr(rules, name)) for name in DAIFUGO_OPTIONS
+               if getattr(rules, name) != getattr(_DEFAULTS, name)}
+    return pb.Rules(**daifugo,
         players=rules.players,
         decks=rules.decks,
         jokers=rules.jokers,
@@ -277,6 +290,19 @@ def rules_to_proto(rules: Rules) -> pb.Rules:
         deals=rules.deals,
         target_score=rules.target_score,
     )
+
+
+_DEFAULTS = Rules()
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+_DAIFUGO_TO_PROTO: dict[str, Callable[[Any], Any]] = {
+    "tribute_suits": lambda suits: pb.SuitList(suits=[_SUIT.to_proto(s) for s in suits]),
+}
+"""The Daifugō options whose wire form is not their engine value."""
 
 
 def _ranks(msg: Any, field: str) -> list[Rank]:
@@ -308,6 +334,16 @@ _OPTION_FROM_PROTO: dict[str, Callable[[Any, str], Any]] = {
     "points": lambda m, f: tuple(m.points),
     "deals": lambda v, f: int(v),
     "target_score": lambda v, f: int(v),
+    "sequences": lambda v, f: bool(v),
+    "eight_stop": lambda v, f: bool(v),
+    "suit_lock": lambda v, f: bool(v),
+    "joker_spade_three": lambda v, f: bool(v),
+    "jack_back": lambda v, f: bool(v),
+    "six_reverse": lambda v, f: bool(v),
+    "tribute_suits": lambda m, f: tuple(_SUIT.from_proto(s, f) for s in m.suits),
+    "pass_count": lambda v, f: bool(v),
+    "leader_may_pass": lambda v, f: bool(v),
+    "pass_limit": lambda v, f: int(v),
 }
 """How each field of `Rules` becomes an engine option value (fields are named as the options)."""
 

@@ -969,6 +969,7 @@ class PlayAction(_message.Message):
     CARDS_FIELD_NUMBER: _builtins.int
     RANK_FIELD_NUMBER: _builtins.int
     DECLARED_FIELD_NUMBER: _builtins.int
+    CELL_FIELD_NUMBER: _builtins.int
     rank: Global___Rank.ValueType
     """The rank the cards stand for. Always set in legal actions and in events.
     In a submitted play it may be left unspecified; when given it must be the
@@ -985,20 +986,60 @@ class PlayAction(_message.Message):
     def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
         """The cards played: one or more cards that stand for one rank."""
 
+    @_builtins.property
+    def cell(self) -> Global___JokerCell:
+        """Where the joker stands, in rules whose jokers take a cell (`sequences` or
+        `suit_lock`): set on every play of a joker with other cards, unset on all
+        others.
+        """
+
     def __init__(
         self,
         *,
         cards: _abc.Iterable[Global___Card] | None = ...,
         rank: Global___Rank.ValueType = ...,
         declared: Global___Rank.ValueType = ...,
+        cell: Global___JokerCell | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["cell", b"cell"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "declared", b"declared", "rank", b"rank"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "cell", b"cell", "declared", b"declared", "rank", b"rank"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___PlayAction: _TypeAlias = PlayAction  # noqa: Y015
+
+@_typing.final
+class JokerCell(_message.Message):
+    """The cell of the contest's table a joker played with other cards stands in
+    (UECDA 2.1), the text form's "JK=10S".
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COLUMN_FIELD_NUMBER: _builtins.int
+    SUIT_FIELD_NUMBER: _builtins.int
+    column: _builtins.int
+    """1..13 the ranks 3 .. A, 2; 0 below the 3 and 14 above the 2 (the ends of
+    a sequence only).
+    """
+    suit: Global___Suit.ValueType
+    """The suit of the card the joker stands for; unspecified for the fifth cell
+    of a rank (a group of all four suits and the joker).
+    """
+    def __init__(
+        self,
+        *,
+        column: _builtins.int = ...,
+        suit: Global___Suit.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["column", b"column", "suit", b"suit"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___JokerCell: _TypeAlias = JokerCell  # noqa: Y015
 
 @_typing.final
 class PassAction(_message.Message):
@@ -1241,6 +1282,16 @@ class Rules(_message.Message):
     POINTS_FIELD_NUMBER: _builtins.int
     DEALS_FIELD_NUMBER: _builtins.int
     TARGET_SCORE_FIELD_NUMBER: _builtins.int
+    SEQUENCES_FIELD_NUMBER: _builtins.int
+    EIGHT_STOP_FIELD_NUMBER: _builtins.int
+    SUIT_LOCK_FIELD_NUMBER: _builtins.int
+    JOKER_SPADE_THREE_FIELD_NUMBER: _builtins.int
+    JACK_BACK_FIELD_NUMBER: _builtins.int
+    SIX_REVERSE_FIELD_NUMBER: _builtins.int
+    TRIBUTE_SUITS_FIELD_NUMBER: _builtins.int
+    PASS_COUNT_FIELD_NUMBER: _builtins.int
+    LEADER_MAY_PASS_FIELD_NUMBER: _builtins.int
+    PASS_LIMIT_FIELD_NUMBER: _builtins.int
     players: _builtins.int
     """Number of players, 3 up to one card each."""
     decks: _builtins.int
@@ -1279,6 +1330,36 @@ class Rules(_message.Message):
     """Number of deals; unset in effective rules means no limit (target_score set)."""
     target_score: _builtins.int
     """Points at which the match ends after the deal in which a player reaches them."""
+    sequences: _builtins.bool
+    """Daifugo as the UECda contest plays it (docs/RULES-DECISIONS.md, Daifugo
+    options); each unset in effective rules while it has its default.
+    Sequences: 3+ consecutive ranks of one suit, followed only by a sequence
+    of the same length.
+    """
+    eight_stop: _builtins.bool
+    """A play containing an 8 ends the trick; its player leads again."""
+    suit_lock: _builtins.bool
+    """Shibari: a play of the table's suits locks the trick to those suits."""
+    joker_spade_three: _builtins.bool
+    """Only the spade 3 beats a lone joker, and it ends the trick."""
+    jack_back: _builtins.bool
+    """11-back: a play containing a J reverses the rank order until the trick
+    ends.
+    """
+    six_reverse: _builtins.bool
+    """A play containing a 6 reverses the direction of play for the rest of the
+    deal.
+    """
+    pass_count: _builtins.bool
+    """The contest's end of a trick: once all but one of the players holding
+    cards have passed in it (needs trick_end ALL_PASS and pass_is_final).
+    """
+    leader_may_pass: _builtins.bool
+    """The leader may pass on an empty table (needs pass_count)."""
+    pass_limit: _builtins.int
+    """After this many passes in a row the deal ends, the players still holding
+    cards placed at random (the contest: 20).
+    """
     @_builtins.property
     def rank_order(self) -> Global___RankList:
         """The 13 ranks 2..A, low to high, each once."""
@@ -1299,6 +1380,12 @@ class Rules(_message.Message):
     def points(self) -> Global___PointList:
         """Points per finishing place; one value per player. When not overridden the
         preset's scoring for the number of players applies.
+        """
+
+    @_builtins.property
+    def tribute_suits(self) -> Global___SuitList:
+        """How equal cards rank in a tribute, best first (default spades, hearts,
+        clubs, diamonds; the contest's: spades, hearts, diamonds, clubs).
         """
 
     def __init__(
@@ -1328,10 +1415,20 @@ class Rules(_message.Message):
         points: Global___PointList | None = ...,
         deals: _builtins.int | None = ...,
         target_score: _builtins.int | None = ...,
+        sequences: _builtins.bool | None = ...,
+        eight_stop: _builtins.bool | None = ...,
+        suit_lock: _builtins.bool | None = ...,
+        joker_spade_three: _builtins.bool | None = ...,
+        jack_back: _builtins.bool | None = ...,
+        six_reverse: _builtins.bool | None = ...,
+        tribute_suits: Global___SuitList | None = ...,
+        pass_count: _builtins.bool | None = ...,
+        leader_may_pass: _builtins.bool | None = ...,
+        pass_limit: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_beat", b"_beat", "_deals", b"_deals", "_decks", b"_decks", "_equal_skip", b"_equal_skip", "_exchange", b"_exchange", "_exchange_requests", b"_exchange_requests", "_first_lead", b"_first_lead", "_joker_alone", b"_joker_alone", "_joker_wild", b"_joker_wild", "_jokers", b"_jokers", "_next_lead", b"_next_lead", "_pass_is_final", b"_pass_is_final", "_players", b"_players", "_revolution", b"_revolution", "_revolution_effect", b"_revolution_effect", "_seating", b"_seating", "_target_score", b"_target_score", "_trick_end", b"_trick_end", "_wild_lead_rank", b"_wild_lead_rank", "beat", b"beat", "deals", b"deals", "decks", b"decks", "equal_skip", b"equal_skip", "exchange", b"exchange", "exchange_requests", b"exchange_requests", "first_lead", b"first_lead", "joker_alone", b"joker_alone", "joker_wild", b"joker_wild", "jokers", b"jokers", "next_lead", b"next_lead", "pass_is_final", b"pass_is_final", "players", b"players", "points", b"points", "rank_order", b"rank_order", "revolution", b"revolution", "revolution_effect", b"revolution_effect", "revolution_triggers", b"revolution_triggers", "seating", b"seating", "suit_order", b"suit_order", "target_score", b"target_score", "trick_end", b"trick_end", "wild_lead_rank", b"wild_lead_rank", "wild_ranks", b"wild_ranks"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_beat", b"_beat", "_deals", b"_deals", "_decks", b"_decks", "_eight_stop", b"_eight_stop", "_equal_skip", b"_equal_skip", "_exchange", b"_exchange", "_exchange_requests", b"_exchange_requests", "_first_lead", b"_first_lead", "_jack_back", b"_jack_back", "_joker_alone", b"_joker_alone", "_joker_spade_three", b"_joker_spade_three", "_joker_wild", b"_joker_wild", "_jokers", b"_jokers", "_leader_may_pass", b"_leader_may_pass", "_next_lead", b"_next_lead", "_pass_count", b"_pass_count", "_pass_is_final", b"_pass_is_final", "_pass_limit", b"_pass_limit", "_players", b"_players", "_revolution", b"_revolution", "_revolution_effect", b"_revolution_effect", "_seating", b"_seating", "_sequences", b"_sequences", "_six_reverse", b"_six_reverse", "_suit_lock", b"_suit_lock", "_target_score", b"_target_score", "_trick_end", b"_trick_end", "_wild_lead_rank", b"_wild_lead_rank", "beat", b"beat", "deals", b"deals", "decks", b"decks", "eight_stop", b"eight_stop", "equal_skip", b"equal_skip", "exchange", b"exchange", "exchange_requests", b"exchange_requests", "first_lead", b"first_lead", "jack_back", b"jack_back", "joker_alone", b"joker_alone", "joker_spade_three", b"joker_spade_three", "joker_wild", b"joker_wild", "jokers", b"jokers", "leader_may_pass", b"leader_may_pass", "next_lead", b"next_lead", "pass_count", b"pass_count", "pass_is_final", b"pass_is_final", "pass_limit", b"pass_limit", "players", b"players", "points", b"points", "rank_order", b"rank_order", "revolution", b"revolution", "revolution_effect", b"revolution_effect", "revolution_triggers", b"revolution_triggers", "seating", b"seating", "sequences", b"sequences", "six_reverse", b"six_reverse", "suit_lock", b"suit_lock", "suit_order", b"suit_order", "target_score", b"target_score", "tribute_suits", b"tribute_suits", "trick_end", b"trick_end", "wild_lead_rank", b"wild_lead_rank", "wild_ranks", b"wild_ranks"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_beat", b"_beat", "_deals", b"_deals", "_decks", b"_decks", "_equal_skip", b"_equal_skip", "_exchange", b"_exchange", "_exchange_requests", b"_exchange_requests", "_first_lead", b"_first_lead", "_joker_alone", b"_joker_alone", "_joker_wild", b"_joker_wild", "_jokers", b"_jokers", "_next_lead", b"_next_lead", "_pass_is_final", b"_pass_is_final", "_players", b"_players", "_revolution", b"_revolution", "_revolution_effect", b"_revolution_effect", "_seating", b"_seating", "_target_score", b"_target_score", "_trick_end", b"_trick_end", "_wild_lead_rank", b"_wild_lead_rank", "beat", b"beat", "deals", b"deals", "decks", b"decks", "equal_skip", b"equal_skip", "exchange", b"exchange", "exchange_requests", b"exchange_requests", "first_lead", b"first_lead", "joker_alone", b"joker_alone", "joker_wild", b"joker_wild", "jokers", b"jokers", "next_lead", b"next_lead", "pass_is_final", b"pass_is_final", "players", b"players", "points", b"points", "rank_order", b"rank_order", "revolution", b"revolution", "revolution_effect", b"revolution_effect", "revolution_triggers", b"revolution_triggers", "seating", b"seating", "suit_order", b"suit_order", "target_score", b"target_score", "trick_end", b"trick_end", "wild_lead_rank", b"wild_lead_rank", "wild_ranks", b"wild_ranks"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_beat", b"_beat", "_deals", b"_deals", "_decks", b"_decks", "_eight_stop", b"_eight_stop", "_equal_skip", b"_equal_skip", "_exchange", b"_exchange", "_exchange_requests", b"_exchange_requests", "_first_lead", b"_first_lead", "_jack_back", b"_jack_back", "_joker_alone", b"_joker_alone", "_joker_spade_three", b"_joker_spade_three", "_joker_wild", b"_joker_wild", "_jokers", b"_jokers", "_leader_may_pass", b"_leader_may_pass", "_next_lead", b"_next_lead", "_pass_count", b"_pass_count", "_pass_is_final", b"_pass_is_final", "_pass_limit", b"_pass_limit", "_players", b"_players", "_revolution", b"_revolution", "_revolution_effect", b"_revolution_effect", "_seating", b"_seating", "_sequences", b"_sequences", "_six_reverse", b"_six_reverse", "_suit_lock", b"_suit_lock", "_target_score", b"_target_score", "_trick_end", b"_trick_end", "_wild_lead_rank", b"_wild_lead_rank", "beat", b"beat", "deals", b"deals", "decks", b"decks", "eight_stop", b"eight_stop", "equal_skip", b"equal_skip", "exchange", b"exchange", "exchange_requests", b"exchange_requests", "first_lead", b"first_lead", "jack_back", b"jack_back", "joker_alone", b"joker_alone", "joker_spade_three", b"joker_spade_three", "joker_wild", b"joker_wild", "jokers", b"jokers", "leader_may_pass", b"leader_may_pass", "next_lead", b"next_lead", "pass_count", b"pass_count", "pass_is_final", b"pass_is_final", "pass_limit", b"pass_limit", "players", b"players", "points", b"points", "rank_order", b"rank_order", "revolution", b"revolution", "revolution_effect", b"revolution_effect", "revolution_triggers", b"revolution_triggers", "seating", b"seating", "sequences", b"sequences", "six_reverse", b"six_reverse", "suit_lock", b"suit_lock", "suit_order", b"suit_order", "target_score", b"target_score", "tribute_suits", b"tribute_suits", "trick_end", b"trick_end", "wild_lead_rank", b"wild_lead_rank", "wild_ranks", b"wild_ranks"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__beat: _TypeAlias = _typing.Literal["beat"]  # noqa: Y015
     _WhichOneofArgType__beat: _TypeAlias = _typing.Literal["_beat", b"_beat"]  # noqa: Y015
@@ -1339,6 +1436,8 @@ class Rules(_message.Message):
     _WhichOneofArgType__deals: _TypeAlias = _typing.Literal["_deals", b"_deals"]  # noqa: Y015
     _WhichOneofReturnType__decks: _TypeAlias = _typing.Literal["decks"]  # noqa: Y015
     _WhichOneofArgType__decks: _TypeAlias = _typing.Literal["_decks", b"_decks"]  # noqa: Y015
+    _WhichOneofReturnType__eight_stop: _TypeAlias = _typing.Literal["eight_stop"]  # noqa: Y015
+    _WhichOneofArgType__eight_stop: _TypeAlias = _typing.Literal["_eight_stop", b"_eight_stop"]  # noqa: Y015
     _WhichOneofReturnType__equal_skip: _TypeAlias = _typing.Literal["equal_skip"]  # noqa: Y015
     _WhichOneofArgType__equal_skip: _TypeAlias = _typing.Literal["_equal_skip", b"_equal_skip"]  # noqa: Y015
     _WhichOneofReturnType__exchange: _TypeAlias = _typing.Literal["exchange"]  # noqa: Y015
@@ -1347,16 +1446,26 @@ class Rules(_message.Message):
     _WhichOneofArgType__exchange_requests: _TypeAlias = _typing.Literal["_exchange_requests", b"_exchange_requests"]  # noqa: Y015
     _WhichOneofReturnType__first_lead: _TypeAlias = _typing.Literal["first_lead"]  # noqa: Y015
     _WhichOneofArgType__first_lead: _TypeAlias = _typing.Literal["_first_lead", b"_first_lead"]  # noqa: Y015
+    _WhichOneofReturnType__jack_back: _TypeAlias = _typing.Literal["jack_back"]  # noqa: Y015
+    _WhichOneofArgType__jack_back: _TypeAlias = _typing.Literal["_jack_back", b"_jack_back"]  # noqa: Y015
     _WhichOneofReturnType__joker_alone: _TypeAlias = _typing.Literal["joker_alone"]  # noqa: Y015
     _WhichOneofArgType__joker_alone: _TypeAlias = _typing.Literal["_joker_alone", b"_joker_alone"]  # noqa: Y015
+    _WhichOneofReturnType__joker_spade_three: _TypeAlias = _typing.Literal["joker_spade_three"]  # noqa: Y015
+    _WhichOneofArgType__joker_spade_three: _TypeAlias = _typing.Literal["_joker_spade_three", b"_joker_spade_three"]  # noqa: Y015
     _WhichOneofReturnType__joker_wild: _TypeAlias = _typing.Literal["joker_wild"]  # noqa: Y015
     _WhichOneofArgType__joker_wild: _TypeAlias = _typing.Literal["_joker_wild", b"_joker_wild"]  # noqa: Y015
     _WhichOneofReturnType__jokers: _TypeAlias = _typing.Literal["jokers"]  # noqa: Y015
     _WhichOneofArgType__jokers: _TypeAlias = _typing.Literal["_jokers", b"_jokers"]  # noqa: Y015
+    _WhichOneofReturnType__leader_may_pass: _TypeAlias = _typing.Literal["leader_may_pass"]  # noqa: Y015
+    _WhichOneofArgType__leader_may_pass: _TypeAlias = _typing.Literal["_leader_may_pass", b"_leader_may_pass"]  # noqa: Y015
     _WhichOneofReturnType__next_lead: _TypeAlias = _typing.Literal["next_lead"]  # noqa: Y015
     _WhichOneofArgType__next_lead: _TypeAlias = _typing.Literal["_next_lead", b"_next_lead"]  # noqa: Y015
+    _WhichOneofReturnType__pass_count: _TypeAlias = _typing.Literal["pass_count"]  # noqa: Y015
+    _WhichOneofArgType__pass_count: _TypeAlias = _typing.Literal["_pass_count", b"_pass_count"]  # noqa: Y015
     _WhichOneofReturnType__pass_is_final: _TypeAlias = _typing.Literal["pass_is_final"]  # noqa: Y015
     _WhichOneofArgType__pass_is_final: _TypeAlias = _typing.Literal["_pass_is_final", b"_pass_is_final"]  # noqa: Y015
+    _WhichOneofReturnType__pass_limit: _TypeAlias = _typing.Literal["pass_limit"]  # noqa: Y015
+    _WhichOneofArgType__pass_limit: _TypeAlias = _typing.Literal["_pass_limit", b"_pass_limit"]  # noqa: Y015
     _WhichOneofReturnType__players: _TypeAlias = _typing.Literal["players"]  # noqa: Y015
     _WhichOneofArgType__players: _TypeAlias = _typing.Literal["_players", b"_players"]  # noqa: Y015
     _WhichOneofReturnType__revolution: _TypeAlias = _typing.Literal["revolution"]  # noqa: Y015
@@ -1365,6 +1474,12 @@ class Rules(_message.Message):
     _WhichOneofArgType__revolution_effect: _TypeAlias = _typing.Literal["_revolution_effect", b"_revolution_effect"]  # noqa: Y015
     _WhichOneofReturnType__seating: _TypeAlias = _typing.Literal["seating"]  # noqa: Y015
     _WhichOneofArgType__seating: _TypeAlias = _typing.Literal["_seating", b"_seating"]  # noqa: Y015
+    _WhichOneofReturnType__sequences: _TypeAlias = _typing.Literal["sequences"]  # noqa: Y015
+    _WhichOneofArgType__sequences: _TypeAlias = _typing.Literal["_sequences", b"_sequences"]  # noqa: Y015
+    _WhichOneofReturnType__six_reverse: _TypeAlias = _typing.Literal["six_reverse"]  # noqa: Y015
+    _WhichOneofArgType__six_reverse: _TypeAlias = _typing.Literal["_six_reverse", b"_six_reverse"]  # noqa: Y015
+    _WhichOneofReturnType__suit_lock: _TypeAlias = _typing.Literal["suit_lock"]  # noqa: Y015
+    _WhichOneofArgType__suit_lock: _TypeAlias = _typing.Literal["_suit_lock", b"_suit_lock"]  # noqa: Y015
     _WhichOneofReturnType__target_score: _TypeAlias = _typing.Literal["target_score"]  # noqa: Y015
     _WhichOneofArgType__target_score: _TypeAlias = _typing.Literal["_target_score", b"_target_score"]  # noqa: Y015
     _WhichOneofReturnType__trick_end: _TypeAlias = _typing.Literal["trick_end"]  # noqa: Y015
@@ -1378,6 +1493,8 @@ class Rules(_message.Message):
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__decks) -> _WhichOneofReturnType__decks | None: ...
     @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__eight_stop) -> _WhichOneofReturnType__eight_stop | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__equal_skip) -> _WhichOneofReturnType__equal_skip | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__exchange) -> _WhichOneofReturnType__exchange | None: ...
@@ -1386,15 +1503,25 @@ class Rules(_message.Message):
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__first_lead) -> _WhichOneofReturnType__first_lead | None: ...
     @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__jack_back) -> _WhichOneofReturnType__jack_back | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__joker_alone) -> _WhichOneofReturnType__joker_alone | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__joker_spade_three) -> _WhichOneofReturnType__joker_spade_three | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__joker_wild) -> _WhichOneofReturnType__joker_wild | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__jokers) -> _WhichOneofReturnType__jokers | None: ...
     @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__leader_may_pass) -> _WhichOneofReturnType__leader_may_pass | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__next_lead) -> _WhichOneofReturnType__next_lead | None: ...
     @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__pass_count) -> _WhichOneofReturnType__pass_count | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__pass_is_final) -> _WhichOneofReturnType__pass_is_final | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__pass_limit) -> _WhichOneofReturnType__pass_limit | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__players) -> _WhichOneofReturnType__players | None: ...
     @_typing.overload
@@ -1403,6 +1530,12 @@ class Rules(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__revolution_effect) -> _WhichOneofReturnType__revolution_effect | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seating) -> _WhichOneofReturnType__seating | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__sequences) -> _WhichOneofReturnType__sequences | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__six_reverse) -> _WhichOneofReturnType__six_reverse | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__suit_lock) -> _WhichOneofReturnType__suit_lock | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__target_score) -> _WhichOneofReturnType__target_score | None: ...
     @_typing.overload
