@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
+import pytest
 from hypothesis import assume
 from hypothesis import strategies as st
 from president_engine import (
@@ -143,3 +144,24 @@ def build(options: dict[str, Any]) -> Rules:
     except RulesError:
         assume(False)
         raise
+
+
+def perft(m: Match, depth: int) -> int:
+    """Leaf count of the tree of legal actions `depth` plies deep (chess's perft)."""
+    legal = m.legal_actions()
+    if depth == 1:
+        return len(legal)
+    total = 0
+    for action in legal:
+        child = m.copy()
+        child.apply(action)
+        total += perft(child, depth - 1)
+    return total
+
+
+def does_not_beat(m: Match, text: str) -> str:
+    """The message of a refusal with DOES_NOT_BEAT (the suit lock, or the wrong kind of play)."""
+    with pytest.raises(IllegalActionError) as refused:
+        m.check(parse_action(text))
+    assert refused.value.reason is IllegalReason.DOES_NOT_BEAT
+    return str(refused.value)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from engine_support import perft
 from president_engine import (
     PASS,
     Action,
@@ -84,18 +85,6 @@ CASES = (
     Case(name="variant-1", preset="italian", options=VARIANT, seed=1, depth=5, expected=5983),
     Case(name="variant-2", preset="italian", options=VARIANT, seed=2, depth=5, expected=8826),
 )
-
-
-def perft(m: Match, depth: int) -> int:
-    legal = m.legal_actions()
-    if depth == 1:
-        return len(legal)
-    total = 0
-    for action in legal:
-        child = m.copy()
-        child.apply(action)
-        total += perft(child, depth - 1)
-    return total
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

@@ -6,10 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from engine_support import deal, exchange_match, match, of_type, reason, run, texts
+from engine_support import deal, does_not_beat, exchange_match, match, of_type, reason, run, texts
 from president_engine import (
     CardSet,
-    IllegalActionError,
     IllegalReason,
     Match,
     Rank,
@@ -27,12 +26,6 @@ SPADE3 = {**BASE, "joker_spade_three": True}
 REV = {"revolution": True, "revolution_triggers": ["four_of_a_kind"]}
 
 
-def locked(m: Match, text: str) -> str:
-    """The message of a refusal by the suit lock (DOES_NOT_BEAT: the play beats the table in every other way)."""
-    with pytest.raises(IllegalActionError) as refused:
-        m.check(parse_action(text))
-    assert refused.value.reason is IllegalReason.DOES_NOT_BEAT
-    return str(refused.value)
 
 
 def trick_over(m: Match, winner: int, leader: int) -> bool:
@@ -90,7 +83,7 @@ def test_a_play_of_the_tables_suits_locks_the_trick() -> None:
     assert m.suit_lock == ()
     run(m, "7H")
     assert m.suit_lock == (Suit.HEARTS,) and m.observation(2).suit_lock == (Suit.HEARTS,)
-    assert locked(m, "10S") == "the suits are locked to H"
+    assert does_not_beat(m, "10S") == "the suits are locked to H"
     assert texts(m.legal_actions()) == ["9H", "10H", "pass"]
 
 
@@ -98,7 +91,7 @@ def test_the_lock_is_the_suit_set_of_a_group_the_jokers_cell_included() -> None:
     m = match(None, deal("5C 5H 3D", "7C JK 4D", "9C 9H 9D 9S QC QD"), **LOCK)
     run(m, "5C 5H", "7C JK=7H")
     assert m.suit_lock == (Suit.CLUBS, Suit.HEARTS)
-    assert locked(m, "9D 9S") == locked(m, "QC QD") == "the suits are locked to C H"
+    assert does_not_beat(m, "9D 9S") == does_not_beat(m, "QC QD") == "the suits are locked to C H"
     assert texts(m.legal_actions()) == ["9C 9H", "pass"]
 
 
@@ -132,7 +125,7 @@ def test_sequences_lock_by_their_suit() -> None:
     m = match(None, deal("3S 4S 5S 2C", "7S 8S 9S 2D", "10S JS QS 10H JH QH KC"), **LOCK, sequences=True)
     run(m, "3S 4S 5S", "7S 8S 9S")
     assert m.suit_lock == (Suit.SPADES,)
-    assert locked(m, "10H JH QH") == "the suits are locked to S"
+    assert does_not_beat(m, "10H JH QH") == "the suits are locked to S"
     assert texts(m.legal_actions()) == ["10S JS QS", "pass"]
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from engine_support import deal, match, reason, run, texts
+from engine_support import deal, does_not_beat, match, perft, reason, run, texts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from president_engine import (
@@ -40,12 +40,6 @@ SEQ: dict[str, Any] = {"players": 3, "jokers": 1, "sequences": True, "beat": "st
 REV = {"revolution": True, "revolution_triggers": ["four_of_a_kind"]}
 
 
-def kind_refused(m: Match, text: str) -> str:
-    """The message of a refusal for the wrong kind of play (DOES_NOT_BEAT: a group never beats a sequence)."""
-    with pytest.raises(IllegalActionError) as refused:
-        m.check(parse_action(text))
-    assert refused.value.reason is IllegalReason.DOES_NOT_BEAT
-    return str(refused.value)
 
 
 def plays_of(m: Match) -> list[str]:
@@ -105,7 +99,7 @@ def test_a_sequence_is_beaten_only_by_one_of_its_length_wholly_above_it() -> Non
     assert texts(m.legal_actions()) == ["6H 7H 8H", "pass"]  # 5H 6H 7H shares the 5: equal never beats
     assert reason(m, "5H 6H 7H") is IllegalReason.DOES_NOT_BEAT
     assert reason(m, "5H 6H 7H 8H") is IllegalReason.WRONG_COUNT
-    assert kind_refused(m, "6C 6D 6S") == "3S 4S 5S is followed only by a sequence"
+    assert does_not_beat(m, "6C 6D 6S") == "3S 4S 5S is followed only by a sequence"
     run(m, "6H 7H 8H")
     assert m.table == parse_action("6H 7H 8H")
 
@@ -113,7 +107,7 @@ def test_a_sequence_is_beaten_only_by_one_of_its_length_wholly_above_it() -> Non
 def test_a_group_is_not_beaten_by_a_sequence() -> None:
     m = match(None, deal("3C 3D 3H 9C", "5H 6H 7H 8C", "QC"), **SEQ)
     run(m, "3C 3D 3H")
-    assert kind_refused(m, "5H 6H 7H") == "3C 3D 3H is followed only by cards of one rank"
+    assert does_not_beat(m, "5H 6H 7H") == "3C 3D 3H is followed only by cards of one rank"
     assert texts(m.legal_actions()) == ["pass"]
 
 
@@ -360,18 +354,6 @@ def test_listed_actions_are_exactly_the_accepted_ones(seed: int, players: int, s
 
 
 # ---------------------------------------------------------------------------- perft
-
-
-def perft(m: Match, depth: int) -> int:
-    legal = m.legal_actions()
-    if depth == 1:
-        return len(legal)
-    total = 0
-    for action in legal:
-        child = m.copy()
-        child.apply(action)
-        total += perft(child, depth - 1)
-    return total
 
 
 PERFT_RULES = {**DAIFUGO, "players": 5}
