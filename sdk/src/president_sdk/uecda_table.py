@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from president_engine.cards import JOKER, Card, CardSet, Rank, Suit
+from president_engine.cards import JOKER, STANDARD_COLUMNS, Card, CardSet, Rank, Suit
 
 ROWS: Final = 8
 COLUMNS: Final = 15
@@ -49,8 +49,7 @@ Grid = tuple[tuple[int, ...], ...]
 
 ROW_OF_SUIT: Final[dict[Suit, int]] = {Suit.SPADES: 0, Suit.HEARTS: 1, Suit.DIAMONDS: 2, Suit.CLUBS: 3}
 SUIT_OF_ROW: Final[dict[int, Suit]] = {row: suit for suit, row in ROW_OF_SUIT.items()}
-COLUMN_OF_RANK: Final[dict[Rank, int]] = {
-    **{Rank(value): value - 2 for value in range(Rank.THREE, Rank.ACE + 1)}, Rank.TWO: 13}
+COLUMN_OF_RANK: Final[dict[Rank, int]] = {rank: column for column, rank in enumerate(STANDARD_COLUMNS, start=1)}
 RANK_OF_COLUMN: Final[dict[int, Rank]] = {column: rank for rank, column in COLUMN_OF_RANK.items()}
 
 
