@@ -369,6 +369,8 @@ def lock_suits(lock: int) -> tuple[Suit, ...]:
 def trick_state(t: Tables, trick: Sequence[Play]) -> tuple[int, int]:
     """(the locked suit set, 11-back) after the plays of a trick so far: what a view's trick shows of both."""
     lock = back = 0
+    if not (t.suit_lock or t.jack_back):
+        return lock, back
     beaten: PlayFacts | None = None
     for play in trick:
         facts = t.facts_of(play)

@@ -89,10 +89,11 @@ def world_from_view(view: PublicObservation, hands: Sequence[CardSet], *,
             m._mask |= bit
             if t.revolution_singles and not entry.skipped:
                 m._run_rank, m._run_len = None, 0
-    trailing = 0
-    for entry in view.trick:
-        trailing = trailing + 1 if isinstance(entry, Passed) and not entry.skipped else 0
-    m._passes = trailing  # passes of earlier tricks are not in the view: a world counts from this trick
+    if t.pass_limit:  # passes of earlier tricks are not in the view: a world counts from this trick
+        trailing = 0
+        for entry in view.trick:
+            trailing = trailing + 1 if isinstance(entry, Passed) and not entry.skipped else 0
+        m._passes = trailing
     if table is not None and table.rank is not None:
         m._last_play = seat_of[view.table_player] if view.table_player is not None else -1
         m._table = t.interned(table)
