@@ -179,7 +179,7 @@ def test_a_live_match_advances_and_the_page_never_holds_a_card_a_spectator_may_n
     expect(page.locator(".seat")).to_have_count(4)
     left = page.locator("[data-cards-left]")
     before = sum(int(n) for n in left.evaluate_all("nodes => nodes.map(n => n.dataset.cardsLeft)"))
-    playing = server.play(created, pace=0.03)
+    playing = server.play(created, pace=0.08)  # slow enough for the page to be checked many times while live
     checks = 0
     shots: dict[str, tuple[int, ViewportSize]] = {"live": (40, DESKTOP), "live-phone": (100, PHONE)}
     while not page.locator("#replay-link").is_visible():
