@@ -103,6 +103,7 @@ class Registry:
                 self._by_account.setdefault(account, {})[runner.match_id] = (runner, player)
         for key in runner.deal_keys:
             self._dealt(runner, key)
+        self._find_future_twins(runner)
         if runner.given_keys:
             self._live_given[runner.match_id] = runner
         for player, digest in enumerate(runner.token_hashes):
@@ -308,12 +309,14 @@ class Registry:
         """Another live match deals hands this one shows, in any seating, or shuffles from the seed its replay
         shows: watching this one would tell that one's seats their opponents' hands (a duplicate board played in
         seatings at once, however each was created, and at whatever deal number)."""
-        self._find_future_twins(runner)
+        if runner.match_id not in self.live:  # a finished match's replay: its given deals against today's matches
+            self._find_future_twins(runner)
         return any(self._live_deals.get(key, set()) - {runner.match_id} for key in runner.shown_keys)
 
     def _find_future_twins(self, runner: MatchRunner) -> None:
         """A deal given to one match that a live match will shuffle later, at whatever deal number, counts as dealt
-        by the shuffling one from when it is found (as either is looked at), so that both are hidden."""
+        by the shuffling one from when it is found (as the later of the two goes live, or as a finished match is
+        looked at), so that both are hidden."""
         pairs = [(runner, other) for other in self.live.values() if other is not runner and other.shuffles
                  ] if runner.given_keys else []
         if runner.shuffles:
