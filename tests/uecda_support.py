@@ -304,6 +304,8 @@ class ClientRecord:
     left: bool
     """The client closed its connection itself before the match ended."""
     closed_by_server: bool
+    hand_tables: tuple[bytes, ...] = ()
+    """Every hand table received, one per move."""
 
 
 def choose(hand: CardCells, on_table: CardCells | None) -> CardCells:
@@ -345,15 +347,20 @@ async def play_client(port: int, name: str, *, pieces: int = 1, leave_after: int
     flags: list[int] = []
     plays: list[bytes] = []
     after_moves: list[bytes] = []
+    hand_tables: list[bytes] = []
     flag = GAME_ON
     while flag != MATCH_OVER:
         deal = decode(await read_table(reader, timeout=timeout))
         assert deal.status.exchange and deal.status.player == DEAL_TABLE_PLAYER
-        assert deal.status.give_back == 0, "this client plays rank-reset games only"
+        if deal.status.give_back:  # the weakest cards, as the standard client gives
+            weakest = sorted(deal.cards.naturals, key=lambda card: (COLUMN_OF_RANK[card.rank], card.suit))
+            await write_table(writer, encode_cards(CardCells(frozenset(weakest[:deal.status.give_back]))),
+                              timeout=timeout)
         on_table: CardCells | None = None
         flag = GAME_ON
         while flag == GAME_ON:
-            hand_table = decode(await read_table(reader, timeout=timeout))
+            hand_tables.append(await read_table(reader, timeout=timeout))
+            hand_table = decode(hand_tables[-1])
             assert hand_table.status.card_counts[player] == len(hand_table.cards)
             if hand_table.status.your_turn:
                 assert hand_table.status.player == player
@@ -369,7 +376,7 @@ async def play_client(port: int, name: str, *, pieces: int = 1, leave_after: int
                 if leave_after is not None and len(plays) == leave_after:
                     writer.close()
                     return ClientRecord(player, tuple(acks), tuple(flags), tuple(plays), tuple(after_moves),
-                                        left=True, closed_by_server=False)
+                                        left=True, closed_by_server=False, hand_tables=tuple(hand_tables))
             after = await read_table(reader, timeout=timeout)
             after_moves.append(after)
             shown = decode(after).cards
@@ -379,4 +386,4 @@ async def play_client(port: int, name: str, *, pieces: int = 1, leave_after: int
     closed = await asyncio.wait_for(reader.read(1), timeout) == b""
     writer.close()
     return ClientRecord(player, tuple(acks), tuple(flags), tuple(plays), tuple(after_moves),
-                        left=False, closed_by_server=closed)
+                        left=False, closed_by_server=closed, hand_tables=tuple(hand_tables))

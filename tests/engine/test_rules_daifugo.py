@@ -17,7 +17,8 @@ from president_engine import (
     Suit,
     parse_action,
 )
-from president_engine.events import CardsGiven, DealEnded, RevolutionHappened, TrickWon
+from president_engine.events import CardsGiven, DealEnded, DealStarted, RevolutionHappened, TrickWon
+from president_engine.roles import Role
 
 BASE: dict[str, Any] = {"players": 3, "jokers": 1, "beat": "strictly_higher", "pass_is_final": True}
 STOP = {**BASE, "eight_stop": True}
@@ -332,3 +333,96 @@ def test_the_turn_model_options_are_written_only_when_set() -> None:
     assert "pass_limit" not in Rules().to_dict()
     with pytest.raises(RulesError):
         Rules(pass_limit=0)
+
+
+# ---------------------------------------------------------------------------- the contest's match (4.1, 5)
+
+
+def play_out(m: Match, deals: int) -> Match:
+    """Play the first player's first listed action until `deals` deals are over (or the match is)."""
+    while not m.is_over and m.deal <= deals:
+        m.apply(m.legal_actions()[0])
+    return m
+
+
+def starts(m: Match) -> list[DealStarted]:
+    return of_type(m, DealStarted)
+
+
+def test_the_diamond_three_leads_every_deal_after_the_exchange() -> None:
+    from president_engine.events import PlayStarted
+    m = Match(Rules.preset("daifugo", deals=6), seed=4)
+    leaders, seen, exchanged = [], 0, 0
+    while not m.is_over:
+        for event in m.events[seen:]:
+            if isinstance(event, PlayStarted):
+                assert CardSet("3D") <= m.hand(event.leader) and m.to_act == event.leader
+                leaders.append(event.leader)
+            exchanged += isinstance(event, CardsGiven)
+        seen = len(m.events)
+        m.apply(m.legal_actions()[0])
+    assert len(leaders) == 6 and exchanged == 5 * 4
+
+
+def test_the_first_card_goes_to_the_presidents_seat() -> None:
+    m = play_out(Match(Rules.preset("daifugo", deals=5), seed=2), 5)
+    for start in starts(m)[1:]:
+        president = start.roles.index(Role.PRESIDENT)
+        first = start.seats.index(president)
+        assert start.seats[(first - 1) % 5] == start.dealer
+        dealt = [start.hand_sizes[start.seats[(first + k) % 5]] for k in range(5)]
+        assert dealt == [11, 11, 11, 10, 10]
+
+
+def test_seats_are_drawn_every_n_deals_and_kept_between() -> None:
+    m = play_out(Match(Rules.preset("daifugo", deals=7, reseat_every=3), seed=9), 7)
+    seats = [s.seats for s in starts(m)]
+    assert seats[0] == seats[1] == seats[2] and seats[3] == seats[4] == seats[5] and seats[6] != seats[5]
+    assert seats[0] != (0, 1, 2, 3, 4) or seats[3] != (0, 1, 2, 3, 4)
+    again = play_out(Match(Rules.preset("daifugo", deals=7, reseat_every=3), seed=9), 7)
+    assert [s.seats for s in starts(again)] == seats, "the draw is the seed's"
+
+
+def test_a_rank_reset_deal_has_no_roles_and_no_exchange() -> None:
+    m = play_out(Match(Rules.preset("daifugo", deals=5, rank_reset_every=3), seed=1), 5)
+    roles = [set(s.roles) for s in starts(m)]
+    assert roles[0] == roles[3] == {Role.NEUTRAL}
+    assert Role.PRESIDENT in roles[1] and Role.PRESIDENT in roles[2] and Role.PRESIDENT in roles[4]
+    given_in = {deal_number for deal_number, given in _exchange_by_deal(m) if given}
+    assert given_in == {2, 3, 5}
+
+
+def _exchange_by_deal(m: Match) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for event in m.events:
+        if isinstance(event, DealStarted):
+            out.append((event.deal, 0))
+        elif isinstance(event, CardsGiven):
+            out[-1] = (out[-1][0], out[-1][1] + 1)
+    return out
+
+
+def test_the_preset_is_the_contests_match() -> None:
+    rules = Rules.preset("daifugo")
+    assert rules.players == 5 and rules.deck_size == 53 and rules.points == (5, 4, 3, 2, 1)
+    assert rules.deals == 100 and rules.rank_reset_every == 100 and rules.reseat_every == 3
+    assert [rules.fresh_deal(d) for d in (1, 2, 100, 101, 102, 201)] == [True, False, False, True, False, True]
+    assert [rules.reseats(d) for d in (1, 2, 3, 4, 7)] == [True, False, False, True, True]
+    assert rules.tribute_suits == (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
+
+
+@pytest.mark.parametrize(("options", "option"), [
+    ({"reseat_every": 0}, "reseat_every"),
+    ({"rank_reset_every": 0}, "rank_reset_every"),
+    ({"reseat_every": 2, "seating": "by_rank"}, "reseat_every"),
+])
+def test_bad_match_options_are_refused(options: dict[str, Any], option: str) -> None:
+    with pytest.raises(RulesError) as caught:
+        Rules(**options)
+    assert caught.value.option == option
+
+
+def test_the_match_options_change_nothing_by_default() -> None:
+    for name in ("cardverse", "norwegian", "italian"):
+        rules = Rules.preset(name)
+        assert not {"deal_from", "reseat_every", "rank_reset_every"} & set(rules.to_dict())

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from president_engine import JOKER, PRESETS, Beat, Card, CardSet, JokerAlone, Rank, Rules, RulesError, Suit, TrickEnd
 from president_engine.cards import full_deck
-from president_engine.rules import OPTION_NAMES
+from president_engine.rules import DAIFUGO_OPTIONS, OPTION_NAMES
 
 
 @pytest.mark.parametrize(("options", "option"), [
@@ -87,7 +87,8 @@ def test_constructor_accepts_json_forms_like_preset() -> None:
 def test_to_dict_round_trip_lists_every_option(name: str) -> None:
     rules = Rules.preset(name)
     data = rules.to_dict()
-    assert tuple(data) == OPTION_NAMES
+    assert tuple(data)[:len(OPTION_NAMES)] == OPTION_NAMES
+    assert set(tuple(data)[len(OPTION_NAMES):]) <= set(DAIFUGO_OPTIONS)
     assert Rules.from_dict(data) == rules
     import json
     assert Rules.from_dict(json.loads(json.dumps(data))) == rules
@@ -126,9 +127,15 @@ def test_preset_points_follow_the_number_of_players() -> None:
 
 
 def test_every_option_may_be_changed_on_any_preset() -> None:
+    """...that its Daifugō options allow: the contest's cells need one joker and no suit order."""
     for name in PRESETS:
-        assert Rules.preset(name, suit_order="D C H S").suit_order is not None
         assert Rules.preset(name, equal_skip=True).equal_skip
+        if name == "daifugo":
+            for option, value in (("suit_order", "D C H S"), ("jokers", 2)):
+                with pytest.raises(RulesError, match=r"^(sequences|suit_lock)"):
+                    Rules.preset(name, **{option: value})
+            continue
+        assert Rules.preset(name, suit_order="D C H S").suit_order is not None
         assert Rules.preset(name, jokers=2).jokers == 2
 
 

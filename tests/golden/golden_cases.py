@@ -20,6 +20,7 @@ CASES = (
     Case(name="cardverse-seed10", preset="cardverse", seed=10),  # has a revolution
     Case(name="norwegian-seed3", preset="norwegian", seed=3),
     Case(name="italian-seed5", preset="italian", seed=5),
+    Case(name="daifugo-seed7", preset="daifugo", seed=7, deals=4),  # deal 4 reseats
 )
 
 

@@ -169,8 +169,13 @@ def test_the_daifugo_options_travel_only_when_set() -> None:
                          six_reverse=True, tribute_suits="S H D C", pass_count=True, leader_may_pass=True,
                          pass_limit=20, trick_end="all_pass", pass_is_final=True)
     msg = through_bytes(convert.rules_to_proto(rules))
-    assert {f.name for f, _ in msg.ListFields()} >= set(DAIFUGO_OPTIONS) - {"joker_spade_three"}
+    assert {f.name for f, _ in msg.ListFields()} >= set(DAIFUGO_OPTIONS) - {
+        "joker_spade_three", "deal_from", "reseat_every", "rank_reset_every"}
     assert convert.rules_from_proto(msg) == rules
+    contest = Rules.preset("daifugo", jack_back=True, six_reverse=True)
+    msg = through_bytes(convert.rules_to_proto(contest))
+    assert {f.name for f, _ in msg.ListFields()} >= set(DAIFUGO_OPTIONS)
+    assert convert.rules_from_proto(msg) == contest
     plain = through_bytes(convert.rules_to_proto(Rules.preset("cardverse")))
     assert not {f.name for f, _ in plain.ListFields()} & set(DAIFUGO_OPTIONS)
 
@@ -187,7 +192,8 @@ def test_a_joker_in_a_cell_round_trips(text: str) -> None:
 def test_every_preset_round_trips_with_every_field_set(preset: str, players: int) -> None:
     rules = Rules.preset(preset, players=players)
     msg = through_bytes(convert.rules_to_proto(rules))
-    assert {f.name for f, _ in msg.ListFields()} == set(OPTION_NAMES) - {"target_score"}
+    changed = {name for name in DAIFUGO_OPTIONS if getattr(rules, name) != getattr(Rules(), name)}
+    assert {f.name for f, _ in msg.ListFields()} == (set(OPTION_NAMES) - {"target_score"}) | changed
     assert convert.rules_from_proto(msg) == rules
 
 

@@ -30,6 +30,7 @@ from president_engine.roles import Role
 from president_engine.rules import (
     PRESETS,
     Beat,
+    DealFrom,
     FirstLead,
     JokerAlone,
     NextLead,
@@ -50,6 +51,7 @@ __all__ = [
     "CardParseError",
     "CardSet",
     "DealError",
+    "DealFrom",
     "Event",
     "ExchangePair",
     "Fault",

@@ -27,7 +27,7 @@ def validate_hands(rules: Rules, deal: int, hands: Sequence[CardSet]) -> None:
     for seat, hand in enumerate(hands):
         if not hand:
             raise DealError(f"deal {deal}: the hand of seat {seat} is empty")
-        if deal >= 2 and rules.exchange and len(hand) < 2:
+        if not rules.fresh_deal(deal) and rules.exchange and len(hand) < 2:
             raise DealError(f"deal {deal}: with exchange every hand needs at least 2 cards (seat {seat})")
         total = total + hand
     if not total <= rules.deck:

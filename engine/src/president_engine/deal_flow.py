@@ -18,12 +18,32 @@ from president_engine.exchange import exchange_pairs, tribute_bits
 from president_engine.movegen import bucket_row
 from president_engine.phase import Phase
 from president_engine.roles import Role, roles_by_place
-from president_engine.rules import FirstLead, NextLead, Seating
+from president_engine.rules import DealFrom, FirstLead, NextLead, Seating
 
 if TYPE_CHECKING:
     from president_engine.match import Match
 
 _THREE_OF_CLUBS_BITS: Final = 1 << (card_slot(Rank.THREE, Suit.CLUBS) * SLOT_BITS)
+_THREE_OF_DIAMONDS_BITS: Final = 1 << (card_slot(Rank.THREE, Suit.DIAMONDS) * SLOT_BITS)
+
+
+def _holder_of(m: Match, card_bits: int) -> int:
+    """The first seat holding the card (seat 0 when nobody does: it may be out of a short deal)."""
+    return next((s for s in range(m._n) if m._hands[s] & (SLOT_MAX * card_bits)), 0)
+
+
+def _drawn_order(m: Match, what: str, items: list[int]) -> list[int]:
+    """`items` in an order drawn from the seed and the deal, as the shuffle is: sorted by 64-bit little-endian
+    keys read from SHAKE-256 of ``president/<seed>/<deal>/<what>``, one per item in the order given."""
+    digest = hashlib.shake_256(f"president/{m.seed}/{m.deal}/{what}".encode()).digest(8 * len(items))
+    keys = [int.from_bytes(digest[8 * i:8 * i + 8], "little") for i in range(len(items))]
+    return [item for _, item in sorted(zip(keys, items, strict=True))]
+
+
+def _seat_in_order(m: Match, players: tuple[int, ...] | list[int]) -> None:
+    m._seat_player = list(players)
+    for seat, player in enumerate(players):
+        m._player_seat[player] = seat
 
 
 def start_deal(m: Match) -> None:
@@ -32,15 +52,18 @@ def start_deal(m: Match) -> None:
     n = m._n
     m.deal += 1
     deal = m.deal
-    if deal == 1:
-        start = 0
+    fresh = rules.fresh_deal(deal)
+    if fresh:
+        m.roles = [Role.NEUTRAL] * n
+    if rules.reseats(deal):
+        _seat_in_order(m, _drawn_order(m, "seats", list(range(n))))
+    elif deal >= 2 and rules.seating is Seating.BY_RANK:
+        _seat_in_order(m, m.last_places)
+    if rules.deal_from is DealFrom.PRESIDENT:
+        start = _drawn_order(m, "dealer", list(range(n)))[0] if fresh else m._player_seat[
+            m.roles.index(Role.PRESIDENT)]
     else:
-        places = m.last_places
-        if rules.seating is Seating.BY_RANK:
-            m._seat_player = list(places)
-            for seat, player in enumerate(places):
-                m._player_seat[player] = seat
-        start = (m._player_seat[places[-1]] + 1) % n
+        start = 0 if deal == 1 else (m._player_seat[m.last_places[-1]] + 1) % n
     dealer = m._seat_player[(start - 1) % n]
     hands = m._explicit[deal - 1] if deal <= len(m._explicit) else shuffled_deal(rules, m.seed, deal, start)
     m._hands = [h.bits for h in hands]
@@ -63,7 +86,7 @@ def start_deal(m: Match) -> None:
     m._exchange_steps = []
     m._requests = {}
     m._pending_tribute = []
-    if deal >= 2 and rules.exchange:
+    if not fresh and rules.exchange:
         pair_players = list(exchange_pairs(m.roles))
         if rules.exchange_requests:
             m._exchange_steps += [(Phase.REQUEST, r, g, o) for r, g, o in pair_players]
@@ -83,14 +106,16 @@ def next_phase(m: Match) -> None:
         return
     m.phase = Phase.PLAY
     m._playing = True
-    if m.deal == 1:
+    rules = m.rules
+    lead = rules.first_lead if rules.fresh_deal(m.deal) else rules.next_lead
+    if lead is FirstLead.SEAT0:
         leader = 0
-        if m.rules.first_lead is FirstLead.THREE_OF_CLUBS:
-            holders = [s for s in range(m._n) if m._hands[s] & (SLOT_MAX * _THREE_OF_CLUBS_BITS)]
-            leader = holders[0] if holders else 0
+    elif lead is FirstLead.THREE_OF_CLUBS:
+        leader = _holder_of(m, _THREE_OF_CLUBS_BITS)
+    elif lead is FirstLead.THREE_OF_DIAMONDS or lead is NextLead.THREE_OF_DIAMONDS:
+        leader = _holder_of(m, _THREE_OF_DIAMONDS_BITS)
     else:
-        role = Role.PRESIDENT if m.rules.next_lead is NextLead.PRESIDENT else Role.SCUM
-        leader = m._player_seat[m.roles.index(role)]
+        leader = m._player_seat[m.roles.index(Role.PRESIDENT if lead is NextLead.PRESIDENT else Role.SCUM)]
     m._start_trick(leader)
     m.events.append(m._t.play_started[m._seat_player[leader]])
 
@@ -138,10 +163,7 @@ def end_deal_by_passes(m: Match) -> None:
     The order is a pure function of the seed and the deal, as the shuffle is: by 64-bit little-endian keys
     read from SHAKE-256 of ``president/<seed>/<deal>/passes``, one per seat holding cards, in seat order.
     """
-    holders = [s for s in range(m._n) if m._sizes[s]]
-    digest = hashlib.shake_256(f"president/{m.seed}/{m.deal}/passes".encode()).digest(8 * len(holders))
-    keys = [int.from_bytes(digest[8 * i:8 * i + 8], "little") for i in range(len(holders))]
-    m._out.extend(seat for _, seat in sorted(zip(keys, holders, strict=True)))
+    m._out.extend(_drawn_order(m, "passes", [s for s in range(m._n) if m._sizes[s]]))
     _score_deal(m)
 
 

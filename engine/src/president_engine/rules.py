@@ -54,11 +54,25 @@ class RevolutionEffect(Enum):
 class FirstLead(Enum):
     SEAT0 = "seat0"
     THREE_OF_CLUBS = "three_of_clubs"
+    THREE_OF_DIAMONDS = "three_of_diamonds"
+    """The holder of the diamond 3 after the exchange (UECDA 4.1)."""
 
 
 class NextLead(Enum):
     PRESIDENT = "president"
     SCUM = "scum"
+    THREE_OF_DIAMONDS = "three_of_diamonds"
+    """As in the first deal: the holder of the diamond 3 after the exchange leads every deal (UECDA 4.1)."""
+
+
+class DealFrom(Enum):
+    """Which seat the shuffle deals its first card to."""
+
+    AFTER_SCUM = "after_scum"
+    """Seat 0 in the first deal, then the seat after the last deal's last place (RULES 1.3)."""
+    PRESIDENT = "president"
+    """The President's seat; in a deal without roles (the first, a rank reset) a seat drawn from the seed
+    (UECDA 4.1)."""
 
 
 class Seating(Enum):
@@ -133,6 +147,22 @@ class Rules:
     """The leader may pass on an empty table (UECDA 4.8); needs pass_count."""
     pass_limit: int | None = None
     """After this many passes in a row the deal ends, the players holding cards placed at random (UECDA 4.8: 20)."""
+    deal_from: DealFrom = DealFrom.AFTER_SCUM
+    """Which seat is dealt the first card (UECDA 4.1: the President's)."""
+    reseat_every: int | None = None
+    """The players are seated in an order drawn from the seed in deals 1, 1+n, 1+2n... (UECDA 4.1's sekigae)."""
+    rank_reset_every: int | None = None
+    """Deals 1+n, 1+2n... start again as the first did: no roles, no exchange (UECDA 5's FLASH_MIBUN_NUMBER)."""
+
+    def fresh_deal(self, deal: int) -> bool:
+        """True for a deal played without roles: the first, and each rank reset (`rank_reset_every`)."""
+        every = self.rank_reset_every
+        return deal == 1 or (every is not None and (deal - 1) % every == 0)
+
+    def reseats(self, deal: int) -> bool:
+        """True for a deal whose seats are drawn from the seed (`reseat_every`)."""
+        every = self.reseat_every
+        return every is not None and (deal - 1) % every == 0
 
     def __post_init__(self) -> None:
         # Accept the JSON forms here too (as preset/from_dict do): a stray string would
@@ -281,12 +311,13 @@ def _to_json(value: Any) -> Any:
 _ENUM_FIELDS: dict[str, type[Enum]] = {
     "joker_alone": JokerAlone, "beat": Beat, "trick_end": TrickEnd,
     "revolution_effect": RevolutionEffect, "first_lead": FirstLead,
-    "next_lead": NextLead, "seating": Seating,
+    "next_lead": NextLead, "seating": Seating, "deal_from": DealFrom,
 }
 _INT_FIELDS = ("players", "decks", "jokers")
-_OPTIONAL_INT_FIELDS = ("deals", "target_score", "pass_limit")
+_OPTIONAL_INT_FIELDS = ("deals", "target_score", "pass_limit", "reseat_every", "rank_reset_every")
 DAIFUGO_OPTIONS: tuple[str, ...] = ("sequences", "eight_stop", "suit_lock", "joker_spade_three", "jack_back",
-                                     "six_reverse", "tribute_suits", "pass_count", "leader_may_pass", "pass_limit")
+                                     "six_reverse", "tribute_suits", "pass_count", "leader_may_pass", "pass_limit",
+                                     "deal_from", "reseat_every", "rank_reset_every")
 _BOOL_FIELDS = ("joker_wild", "pass_is_final", "revolution", "equal_skip", "exchange", "exchange_requests",
                 "sequences", "eight_stop", "suit_lock", "joker_spade_three", "jack_back", "six_reverse",
                 "pass_count", "leader_may_pass")
@@ -427,6 +458,12 @@ def _validate_daifugo(r: Rules) -> None:
         raise RulesError("leader_may_pass", "needs pass_count (a trick may then end with no play)")
     if r.pass_limit is not None and r.pass_limit < 1:
         raise RulesError("pass_limit", "at least 1")
+    for option in ("reseat_every", "rank_reset_every"):
+        every = getattr(r, option)
+        if every is not None and every < 1:
+            raise RulesError(option, "at least 1")
+    if r.reseat_every is not None and r.seating is not Seating.FIXED:
+        raise RulesError("reseat_every", "needs seating = fixed (the seats are drawn, not taken by rank)")
     if r.sequences and r.rank_order != STANDARD_ORDER:
         raise RulesError("rank_order", "sequences need the order 3 .. A 2 (the contest's columns)")
 
@@ -453,5 +490,15 @@ PRESETS: dict[str, tuple[dict[str, Any], Any]] = {
         revolution_effect=RevolutionEffect.RANKS, exchange=True,
         first_lead=FirstLead.SEAT0, next_lead=NextLead.SCUM, seating=Seating.FIXED,
     ), places_descending),
+    "daifugo": (dict(
+        players=5, jokers=1, joker_wild=True, joker_alone=JokerAlone.HIGH, beat=Beat.STRICTLY_HIGHER,
+        trick_end=TrickEnd.ALL_PASS, pass_is_final=True, revolution=True,
+        revolution_triggers=frozenset({RevolutionTrigger.FOUR_OF_A_KIND}),
+        revolution_effect=RevolutionEffect.RANKS, exchange=True,
+        first_lead=FirstLead.THREE_OF_DIAMONDS, next_lead=NextLead.THREE_OF_DIAMONDS, seating=Seating.FIXED,
+        deals=100, sequences=True, eight_stop=True, suit_lock=True, joker_spade_three=True,
+        tribute_suits=(Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS), pass_count=True,
+        leader_may_pass=True, pass_limit=20, deal_from=DealFrom.PRESIDENT, reseat_every=3, rank_reset_every=100,
+    ), places_descending),
 }
-"""Each preset: its options, and how its points depend on the number of players."""
+"""Each preset: its options, and how its points depend on the number of players (daifugo: UECDA 4 and 5)."""

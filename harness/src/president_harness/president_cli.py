@@ -16,6 +16,7 @@
     president tournament create NAME --entrants A,B --builtin hard  a tournament on a running server (then start,
                                                                 status, export)
     president house hard,normal --server HOST:PORT              built-in levels playing house accounts
+    president uecda serve --games 100                           five UECda contest clients play a match here
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from president_harness.match_cli import add_match_parser
 from president_harness.replay_cli import add_replay_parser
 from president_harness.submit_cli import add_submit_parsers
 from president_harness.tournament_cli import add_tournament_parser
+from president_harness.uecda_cli import add_uecda_parser
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -58,6 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     add_builder_parser(commands)
     add_tournament_parser(commands)
     add_house_parser(commands)
+    add_uecda_parser(commands)
     return parser
 
 

@@ -51,6 +51,7 @@ from president_engine.roles import Role
 from president_engine.rules import (
     DAIFUGO_OPTIONS,
     Beat,
+    DealFrom,
     FirstLead,
     JokerAlone,
     NextLead,
@@ -118,6 +119,7 @@ _EFFECT = _EnumMap(RevolutionEffect, pb.RevolutionEffect, "REVOLUTION_EFFECT_")
 _FIRST_LEAD = _EnumMap(FirstLead, pb.FirstLead, "FIRST_LEAD_")
 _NEXT_LEAD = _EnumMap(NextLead, pb.NextLead, "NEXT_LEAD_")
 _SEATING = _EnumMap(Seating, pb.Seating, "SEATING_")
+_DEAL_FROM = _EnumMap(DealFrom, pb.DealFrom, "DEAL_FROM_")
 
 
 # ---------------------------------------------------------------------------
@@ -301,6 +303,7 @@ def _same(value: Any) -> Any:
 
 _DAIFUGO_TO_PROTO: dict[str, Callable[[Any], Any]] = {
     "tribute_suits": lambda suits: pb.SuitList(suits=[_SUIT.to_proto(s) for s in suits]),
+    "deal_from": _DEAL_FROM.to_proto,
 }
 """The Daifugō options whose wire form is not their engine value."""
 
@@ -344,6 +347,9 @@ _OPTION_FROM_PROTO: dict[str, Callable[[Any, str], Any]] = {
     "pass_count": lambda v, f: bool(v),
     "leader_may_pass": lambda v, f: bool(v),
     "pass_limit": lambda v, f: int(v),
+    "deal_from": _DEAL_FROM.from_proto,
+    "reseat_every": lambda v, f: int(v),
+    "rank_reset_every": lambda v, f: int(v),
 }
 """How each field of `Rules` becomes an engine option value (fields are named as the options)."""
 

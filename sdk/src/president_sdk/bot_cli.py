@@ -4,16 +4,20 @@
     president-bot my_bot.py:MyBot --server HOST:PORT --token SEAT_TOKEN
     president-bot builtin:hard --server HOST:PORT --token SEAT_TOKEN
     president-bot my_bot.py --local --opponents hard,normal,easy --preset cardverse
+    president-bot builtin:hard --uecda HOST[:PORT]
 
 BOT is ``FILE.py[:Class]``, ``package.module[:Class]`` or ``builtin:LEVEL``;
 without ``:Class`` the file's one `Bot` subclass is used.  With an account
 token the bot plays every match its account is seated in, many at once, over
 one connection (a new bot for each match), until Ctrl-C; with a seat token
-it plays that one seat.  Tokens may come from PRESIDENT_ACCOUNT_TOKEN or
+it plays that one seat.  With --uecda it is one client of a UECda contest
+server (the computer-Daifugō contest's TCP protocol, port 42485 by default)
+until that server's match ends.  Tokens may come from PRESIDENT_ACCOUNT_TOKEN or
 PRESIDENT_TOKEN instead (keeps them out of the process list).  Exit status:
 0 done (or stopped), 1 the runner gave up (message on stderr) or, with
---strict, the bot had a fault, 2 bad arguments, 3 the seat token's match was
-already over when the bot connected (nothing played, no result).
+--strict, the bot had a fault, 2 bad arguments (--uecda: also a server that
+cannot be reached), 3 the seat token's match was already over when the bot
+connected (nothing played, no result).
 """
 
 from __future__ import annotations
@@ -32,13 +36,16 @@ from collections.abc import Callable, Sequence
 from importlib.metadata import version
 from pathlib import Path
 
-from president_engine import PRESETS, Rules, RulesError
+from president_engine import PRESETS, DealError, Rules, RulesError
 from president_engine.narrate import counted, describe
 
 from president_sdk.bot import Bot
 from president_sdk.bots import BUILTIN_BOTS, builtin_bot
 from president_sdk.faults import describe_faults
 from president_sdk.local import BotError, play_local
+from president_sdk.uecda_client import DEFAULT_PORT, ContestConnectError, ContestGame, ContestProtocolError, play_uecda
+from president_sdk.uecda_table import MAX_NAME, TableError
+from president_sdk.uecda_wire import HandshakeError
 
 TOKEN_ENV = "PRESIDENT_TOKEN"
 ACCOUNT_TOKEN_ENV = "PRESIDENT_ACCOUNT_TOKEN"
@@ -134,7 +141,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--token", default=None, help=f"a seat token: play that one seat (or set {TOKEN_ENV})")
     parser.add_argument("--name", default=None,
                         help="--token: the name the seat shows if it was created without one (an open seat, make"
-                             " run's guest seat; default: the bot's name)")
+                             " run's guest seat; default: the bot's name); --uecda: the name in the profile")
     parser.add_argument("--account-token", default=None,
                         help=f"an account token: play every match of the account, many at once, over one connection,"
                              f" until Ctrl-C (or set {ACCOUNT_TOKEN_ENV})")
@@ -155,6 +162,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--strict", action="store_true",
                         help="exit 1 when the bot had any fault (raised, too slow, illegal answer)")
     parser.add_argument("--local", action="store_true", help="play a match in-process instead, and print it")
+    parser.add_argument("--uecda", default=None, metavar="HOST[:PORT]",
+                        help="play as one client of a UECda contest server instead (default port"
+                             f" {DEFAULT_PORT}); a line per game, then the totals")
     parser.add_argument("--opponents", default="hard,normal,easy",
                         help="--local: built-in levels of the other seats (default hard,normal,easy)")
     parser.add_argument("--preset", action="append", choices=sorted(PRESETS),
@@ -183,6 +193,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.local:
         return _local(bot, args)
+    if args.uecda is not None:
+        return _uecda(bot, args)
     from president_sdk.remote import check_name, run  # grpc is only needed here
     from president_sdk.runner_errors import MatchAlreadyOverError, RunnerError
 
@@ -292,6 +304,56 @@ def _session(factory: Callable[[int | None], Bot], token: str, args: argparse.Na
         print(f"president-bot: --strict: the bot had {counted(faulty, 'fault')}", file=sys.stderr)
         return 1
     return 0
+
+
+def uecda_address(text: str) -> tuple[str, int]:
+    """HOST or HOST:PORT (a bracketed IPv6 host as [::1]:PORT) -> (host, port); ValueError says what is wrong."""
+    host, port = text, str(DEFAULT_PORT)
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        if rest:
+            if not rest.startswith(":"):
+                raise ValueError(f"{text!r} is not HOST[:PORT]")
+            port = rest[1:]
+    elif ":" in text:
+        host, _, port = text.partition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"{text!r} is not HOST[:PORT] with a port 1..65535")
+    return host, int(port)
+
+
+def _uecda(bot: Bot, args: argparse.Namespace) -> int:
+    """One contest client until the server's end flag 2: a line per game, then the totals."""
+    try:
+        host, port = uecda_address(args.uecda)
+    except ValueError as exc:
+        print(f"president-bot: --uecda: {exc}", file=sys.stderr)
+        return 2
+    name = bot.name if args.name is None else args.name
+    if len(name) > MAX_NAME:
+        print(f"president-bot: --name: a contest name has at most {MAX_NAME} characters", file=sys.stderr)
+        return 2
+
+    def game_over(game: ContestGame) -> None:
+        place, points = game.place_of(bot.player), game.points_of(bot.player) or 0
+        shown = "unknown (the 20-pass rule)" if place is None else f"{place} ({counted(points, 'point')})"
+        print(f"game {game.number}: place {shown}; finish {' '.join(map(str, game.finish))}", flush=True)
+
+    try:
+        result = play_uecda(bot, host, port, name=name, on_game=game_over)
+    except ContestConnectError as exc:
+        print(f"president-bot: --uecda: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, TableError, HandshakeError, ContestProtocolError, DealError) as exc:  # it left, or spoke amiss
+        print(f"president-bot: --uecda {host}:{port}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("president-bot: interrupted", file=sys.stderr)
+        return 1
+    places = " ".join("?" if place is None else str(place) for place in result.places)
+    print(f"uecda: {bot.name} was player {result.player}; {counted(len(result.games), 'game')};"
+          f" {counted(result.points, 'point')}; places {places}; {describe_faults(bot.faults)}")
+    return _status(bot, args)
 
 
 def _local(bot: Bot, args: argparse.Namespace) -> int:

@@ -72,11 +72,16 @@ async def read_int(reader: asyncio.StreamReader, *, timeout: float | None = None
     return value
 
 
-async def write_int(writer: asyncio.StreamWriter, value: int, *, timeout: float | None = None) -> None:
-    """One 4-byte big-endian int in one write; the contest never sends a negative value."""
+def pack_int(value: int) -> bytes:
+    """A wire int's 4 bytes; the contest never sends a negative value."""
     if not 0 <= value <= 2**31 - 1:
         raise ValueError(f"a wire int is 0..2**31-1, not {value}")
-    await _write(writer, _INT.pack(value), timeout)
+    return _INT.pack(value)
+
+
+async def write_int(writer: asyncio.StreamWriter, value: int, *, timeout: float | None = None) -> None:
+    """One 4-byte big-endian int in one write."""
+    await _write(writer, pack_int(value), timeout)
 
 
 async def client_handshake(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, name: str, *,

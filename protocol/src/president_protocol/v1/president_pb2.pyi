@@ -293,6 +293,8 @@ class _FirstLeadEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_FirstLead.V
     """The player at seat 0."""
     FIRST_LEAD_THREE_OF_CLUBS: _FirstLead.ValueType  # 2
     """The holder of the three of clubs (lowest seat if several; seat 0 if none)."""
+    FIRST_LEAD_THREE_OF_DIAMONDS: _FirstLead.ValueType  # 3
+    """The holder of the three of diamonds after the exchange (the contest)."""
 
 class FirstLead(_FirstLead, metaclass=_FirstLeadEnumTypeWrapper):
     """Who leads deal 1 (`first_lead`)."""
@@ -303,6 +305,8 @@ FIRST_LEAD_SEAT0: FirstLead.ValueType  # 1
 """The player at seat 0."""
 FIRST_LEAD_THREE_OF_CLUBS: FirstLead.ValueType  # 2
 """The holder of the three of clubs (lowest seat if several; seat 0 if none)."""
+FIRST_LEAD_THREE_OF_DIAMONDS: FirstLead.ValueType  # 3
+"""The holder of the three of diamonds after the exchange (the contest)."""
 Global___FirstLead: _TypeAlias = FirstLead  # noqa: Y015
 
 class _NextLead:
@@ -317,6 +321,10 @@ class _NextLeadEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_NextLead.Val
     """The President."""
     NEXT_LEAD_SCUM: _NextLead.ValueType  # 2
     """The Scum."""
+    NEXT_LEAD_THREE_OF_DIAMONDS: _NextLead.ValueType  # 3
+    """The holder of the three of diamonds after the exchange, every deal (the
+    contest).
+    """
 
 class NextLead(_NextLead, metaclass=_NextLeadEnumTypeWrapper):
     """Who leads from deal 2 on (`next_lead`)."""
@@ -327,7 +335,39 @@ NEXT_LEAD_PRESIDENT: NextLead.ValueType  # 1
 """The President."""
 NEXT_LEAD_SCUM: NextLead.ValueType  # 2
 """The Scum."""
+NEXT_LEAD_THREE_OF_DIAMONDS: NextLead.ValueType  # 3
+"""The holder of the three of diamonds after the exchange, every deal (the
+contest).
+"""
 Global___NextLead: _TypeAlias = NextLead  # noqa: Y015
+
+class _DealFrom:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _DealFromEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_DealFrom.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    DEAL_FROM_UNSPECIFIED: _DealFrom.ValueType  # 0
+    """Not set."""
+    DEAL_FROM_AFTER_SCUM: _DealFrom.ValueType  # 1
+    """Seat 0 in the first deal, then the seat after the last deal's last place."""
+    DEAL_FROM_PRESIDENT: _DealFrom.ValueType  # 2
+    """The President's seat; in a deal without roles, a seat drawn from the seed
+    (the contest).
+    """
+
+class DealFrom(_DealFrom, metaclass=_DealFromEnumTypeWrapper):
+    """Which seat the shuffle deals its first card to (`deal_from`)."""
+
+DEAL_FROM_UNSPECIFIED: DealFrom.ValueType  # 0
+"""Not set."""
+DEAL_FROM_AFTER_SCUM: DealFrom.ValueType  # 1
+"""Seat 0 in the first deal, then the seat after the last deal's last place."""
+DEAL_FROM_PRESIDENT: DealFrom.ValueType  # 2
+"""The President's seat; in a deal without roles, a seat drawn from the seed
+(the contest).
+"""
+Global___DealFrom: _TypeAlias = DealFrom  # noqa: Y015
 
 class _Seating:
     ValueType = _typing.NewType("ValueType", _builtins.int)
@@ -1292,6 +1332,9 @@ class Rules(_message.Message):
     PASS_COUNT_FIELD_NUMBER: _builtins.int
     LEADER_MAY_PASS_FIELD_NUMBER: _builtins.int
     PASS_LIMIT_FIELD_NUMBER: _builtins.int
+    DEAL_FROM_FIELD_NUMBER: _builtins.int
+    RESEAT_EVERY_FIELD_NUMBER: _builtins.int
+    RANK_RESET_EVERY_FIELD_NUMBER: _builtins.int
     players: _builtins.int
     """Number of players, 3 up to one card each."""
     decks: _builtins.int
@@ -1360,6 +1403,16 @@ class Rules(_message.Message):
     """After this many passes in a row the deal ends, the players still holding
     cards placed at random (the contest: 20).
     """
+    deal_from: Global___DealFrom.ValueType
+    """Which seat is dealt the first card (the contest: the President's)."""
+    reseat_every: _builtins.int
+    """The players are seated in an order drawn from the seed in deals 1, 1+n,
+    1+2n... (the contest's reseating; needs seating FIXED).
+    """
+    rank_reset_every: _builtins.int
+    """Deals 1+n, 1+2n... start again as the first did: no roles, no exchange
+    (the contest's rank reset, every 100 games).
+    """
     @_builtins.property
     def rank_order(self) -> Global___RankList:
         """The 13 ranks 2..A, low to high, each once."""
@@ -1425,10 +1478,13 @@ class Rules(_message.Message):
         pass_count: _builtins.bool | None = ...,
         leader_may_pass: _builtins.bool | None = ...,
         pass_limit: _builtins.int | None = ...,
+        deal_from: Global___DealFrom.ValueType = ...,
+        reseat_every: _builtins.int | None = ...,
+        rank_reset_every: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_beat", b"_beat", "_deals", b"_deals", "_decks", b"_decks", "_eight_stop", b"_eight_stop", "_equal_skip", b"_equal_skip", "_exchange", b"_exchange", "_exchange_requests", b"_exchange_requests", "_first_lead", b"_first_lead", "_jack_back", b"_jack_back", "_joker_alone", b"_joker_alone", "_joker_spade_three", b"_joker_spade_three", "_joker_wild", b"_joker_wild", "_jokers", b"_jokers", "_leader_may_pass", b"_leader_may_pass", "_next_lead", b"_next_lead", "_pass_count", b"_pass_count", "_pass_is_final", b"_pass_is_final", "_pass_limit", b"_pass_limit", "_players", b"_players", "_revolution", b"_revolution", "_revolution_effect", b"_revolution_effect", "_seating", b"_seating", "_sequences", b"_sequences", "_six_reverse", b"_six_reverse", "_suit_lock", b"_suit_lock", "_target_score", b"_target_score", "_trick_end", b"_trick_end", "_wild_lead_rank", b"_wild_lead_rank", "beat", b"beat", "deals", b"deals", "decks", b"decks", "eight_stop", b"eight_stop", "equal_skip", b"equal_skip", "exchange", b"exchange", "exchange_requests", b"exchange_requests", "first_lead", b"first_lead", "jack_back", b"jack_back", "joker_alone", b"joker_alone", "joker_spade_three", b"joker_spade_three", "joker_wild", b"joker_wild", "jokers", b"jokers", "leader_may_pass", b"leader_may_pass", "next_lead", b"next_lead", "pass_count", b"pass_count", "pass_is_final", b"pass_is_final", "pass_limit", b"pass_limit", "players", b"players", "points", b"points", "rank_order", b"rank_order", "revolution", b"revolution", "revolution_effect", b"revolution_effect", "revolution_triggers", b"revolution_triggers", "seating", b"seating", "sequences", b"sequences", "six_reverse", b"six_reverse", "suit_lock", b"suit_lock", "suit_order", b"suit_order", "target_score", b"target_score", "tribute_suits", b"tribute_suits", "trick_end", b"trick_end", "wild_lead_rank", b"wild_lead_rank", "wild_ranks", b"wild_ranks"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_beat", b"_beat", "_deals", b"_deals", "_decks", b"_decks", "_eight_stop", b"_eight_stop", "_equal_skip", b"_equal_skip", "_exchange", b"_exchange", "_exchange_requests", b"_exchange_requests", "_first_lead", b"_first_lead", "_jack_back", b"_jack_back", "_joker_alone", b"_joker_alone", "_joker_spade_three", b"_joker_spade_three", "_joker_wild", b"_joker_wild", "_jokers", b"_jokers", "_leader_may_pass", b"_leader_may_pass", "_next_lead", b"_next_lead", "_pass_count", b"_pass_count", "_pass_is_final", b"_pass_is_final", "_pass_limit", b"_pass_limit", "_players", b"_players", "_rank_reset_every", b"_rank_reset_every", "_reseat_every", b"_reseat_every", "_revolution", b"_revolution", "_revolution_effect", b"_revolution_effect", "_seating", b"_seating", "_sequences", b"_sequences", "_six_reverse", b"_six_reverse", "_suit_lock", b"_suit_lock", "_target_score", b"_target_score", "_trick_end", b"_trick_end", "_wild_lead_rank", b"_wild_lead_rank", "beat", b"beat", "deals", b"deals", "decks", b"decks", "eight_stop", b"eight_stop", "equal_skip", b"equal_skip", "exchange", b"exchange", "exchange_requests", b"exchange_requests", "first_lead", b"first_lead", "jack_back", b"jack_back", "joker_alone", b"joker_alone", "joker_spade_three", b"joker_spade_three", "joker_wild", b"joker_wild", "jokers", b"jokers", "leader_may_pass", b"leader_may_pass", "next_lead", b"next_lead", "pass_count", b"pass_count", "pass_is_final", b"pass_is_final", "pass_limit", b"pass_limit", "players", b"players", "points", b"points", "rank_order", b"rank_order", "rank_reset_every", b"rank_reset_every", "reseat_every", b"reseat_every", "revolution", b"revolution", "revolution_effect", b"revolution_effect", "revolution_triggers", b"revolution_triggers", "seating", b"seating", "sequences", b"sequences", "six_reverse", b"six_reverse", "suit_lock", b"suit_lock", "suit_order", b"suit_order", "target_score", b"target_score", "tribute_suits", b"tribute_suits", "trick_end", b"trick_end", "wild_lead_rank", b"wild_lead_rank", "wild_ranks", b"wild_ranks"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_beat", b"_beat", "_deals", b"_deals", "_decks", b"_decks", "_eight_stop", b"_eight_stop", "_equal_skip", b"_equal_skip", "_exchange", b"_exchange", "_exchange_requests", b"_exchange_requests", "_first_lead", b"_first_lead", "_jack_back", b"_jack_back", "_joker_alone", b"_joker_alone", "_joker_spade_three", b"_joker_spade_three", "_joker_wild", b"_joker_wild", "_jokers", b"_jokers", "_leader_may_pass", b"_leader_may_pass", "_next_lead", b"_next_lead", "_pass_count", b"_pass_count", "_pass_is_final", b"_pass_is_final", "_pass_limit", b"_pass_limit", "_players", b"_players", "_revolution", b"_revolution", "_revolution_effect", b"_revolution_effect", "_seating", b"_seating", "_sequences", b"_sequences", "_six_reverse", b"_six_reverse", "_suit_lock", b"_suit_lock", "_target_score", b"_target_score", "_trick_end", b"_trick_end", "_wild_lead_rank", b"_wild_lead_rank", "beat", b"beat", "deals", b"deals", "decks", b"decks", "eight_stop", b"eight_stop", "equal_skip", b"equal_skip", "exchange", b"exchange", "exchange_requests", b"exchange_requests", "first_lead", b"first_lead", "jack_back", b"jack_back", "joker_alone", b"joker_alone", "joker_spade_three", b"joker_spade_three", "joker_wild", b"joker_wild", "jokers", b"jokers", "leader_may_pass", b"leader_may_pass", "next_lead", b"next_lead", "pass_count", b"pass_count", "pass_is_final", b"pass_is_final", "pass_limit", b"pass_limit", "players", b"players", "points", b"points", "rank_order", b"rank_order", "revolution", b"revolution", "revolution_effect", b"revolution_effect", "revolution_triggers", b"revolution_triggers", "seating", b"seating", "sequences", b"sequences", "six_reverse", b"six_reverse", "suit_lock", b"suit_lock", "suit_order", b"suit_order", "target_score", b"target_score", "tribute_suits", b"tribute_suits", "trick_end", b"trick_end", "wild_lead_rank", b"wild_lead_rank", "wild_ranks", b"wild_ranks"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_beat", b"_beat", "_deals", b"_deals", "_decks", b"_decks", "_eight_stop", b"_eight_stop", "_equal_skip", b"_equal_skip", "_exchange", b"_exchange", "_exchange_requests", b"_exchange_requests", "_first_lead", b"_first_lead", "_jack_back", b"_jack_back", "_joker_alone", b"_joker_alone", "_joker_spade_three", b"_joker_spade_three", "_joker_wild", b"_joker_wild", "_jokers", b"_jokers", "_leader_may_pass", b"_leader_may_pass", "_next_lead", b"_next_lead", "_pass_count", b"_pass_count", "_pass_is_final", b"_pass_is_final", "_pass_limit", b"_pass_limit", "_players", b"_players", "_rank_reset_every", b"_rank_reset_every", "_reseat_every", b"_reseat_every", "_revolution", b"_revolution", "_revolution_effect", b"_revolution_effect", "_seating", b"_seating", "_sequences", b"_sequences", "_six_reverse", b"_six_reverse", "_suit_lock", b"_suit_lock", "_target_score", b"_target_score", "_trick_end", b"_trick_end", "_wild_lead_rank", b"_wild_lead_rank", "beat", b"beat", "deal_from", b"deal_from", "deals", b"deals", "decks", b"decks", "eight_stop", b"eight_stop", "equal_skip", b"equal_skip", "exchange", b"exchange", "exchange_requests", b"exchange_requests", "first_lead", b"first_lead", "jack_back", b"jack_back", "joker_alone", b"joker_alone", "joker_spade_three", b"joker_spade_three", "joker_wild", b"joker_wild", "jokers", b"jokers", "leader_may_pass", b"leader_may_pass", "next_lead", b"next_lead", "pass_count", b"pass_count", "pass_is_final", b"pass_is_final", "pass_limit", b"pass_limit", "players", b"players", "points", b"points", "rank_order", b"rank_order", "rank_reset_every", b"rank_reset_every", "reseat_every", b"reseat_every", "revolution", b"revolution", "revolution_effect", b"revolution_effect", "revolution_triggers", b"revolution_triggers", "seating", b"seating", "sequences", b"sequences", "six_reverse", b"six_reverse", "suit_lock", b"suit_lock", "suit_order", b"suit_order", "target_score", b"target_score", "tribute_suits", b"tribute_suits", "trick_end", b"trick_end", "wild_lead_rank", b"wild_lead_rank", "wild_ranks", b"wild_ranks"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__beat: _TypeAlias = _typing.Literal["beat"]  # noqa: Y015
     _WhichOneofArgType__beat: _TypeAlias = _typing.Literal["_beat", b"_beat"]  # noqa: Y015
@@ -1468,6 +1524,10 @@ class Rules(_message.Message):
     _WhichOneofArgType__pass_limit: _TypeAlias = _typing.Literal["_pass_limit", b"_pass_limit"]  # noqa: Y015
     _WhichOneofReturnType__players: _TypeAlias = _typing.Literal["players"]  # noqa: Y015
     _WhichOneofArgType__players: _TypeAlias = _typing.Literal["_players", b"_players"]  # noqa: Y015
+    _WhichOneofReturnType__rank_reset_every: _TypeAlias = _typing.Literal["rank_reset_every"]  # noqa: Y015
+    _WhichOneofArgType__rank_reset_every: _TypeAlias = _typing.Literal["_rank_reset_every", b"_rank_reset_every"]  # noqa: Y015
+    _WhichOneofReturnType__reseat_every: _TypeAlias = _typing.Literal["reseat_every"]  # noqa: Y015
+    _WhichOneofArgType__reseat_every: _TypeAlias = _typing.Literal["_reseat_every", b"_reseat_every"]  # noqa: Y015
     _WhichOneofReturnType__revolution: _TypeAlias = _typing.Literal["revolution"]  # noqa: Y015
     _WhichOneofArgType__revolution: _TypeAlias = _typing.Literal["_revolution", b"_revolution"]  # noqa: Y015
     _WhichOneofReturnType__revolution_effect: _TypeAlias = _typing.Literal["revolution_effect"]  # noqa: Y015
@@ -1524,6 +1584,10 @@ class Rules(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__pass_limit) -> _WhichOneofReturnType__pass_limit | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__players) -> _WhichOneofReturnType__players | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__rank_reset_every) -> _WhichOneofReturnType__rank_reset_every | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__reseat_every) -> _WhichOneofReturnType__reseat_every | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__revolution) -> _WhichOneofReturnType__revolution | None: ...
     @_typing.overload

@@ -1,0 +1,125 @@
+"""``president uecda serve``: UECda contest clients play a match on our server (bridge A, uecda_bridge.py).
+
+    president uecda serve --games 100                 a server of our own, its web pages, and the bridge
+    president uecda serve --server HOST:PORT --admin-token T   the bridge in front of a running server
+
+It listens on 127.0.0.1:42485 (``--listen``) as a contest server does, takes five clients in accept order,
+plays the `daifugo` preset's match with them (watch it at the printed address), writes the contest's game
+log (``--log``) and prints each player's points.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import secrets
+import sys
+import time
+from pathlib import Path
+
+import grpc
+from president_engine import Rules, RulesError
+from president_service.grpc_server import ServerConfig, StartError, start
+from president_service.serve_cli import port_number
+
+from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_metadata
+from president_harness.child_server import free_port
+from president_harness.rpc_errors import describe_rpc_error
+from president_harness.uecda_bridge import DEFAULT_LISTEN, Listener, contest_rules, play_match
+from president_harness.uecda_log import log_of
+
+
+def listen_address(text: str) -> tuple[str, int]:
+    """HOST:PORT, or PORT alone on 127.0.0.1 (an argparse type: one line for anything else)."""
+    host, _, port = text.rpartition(":")
+    try:
+        return host or DEFAULT_LISTEN[0], port_number(port)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"{text!r}: HOST:PORT, e.g. 127.0.0.1:42485") from None
+
+
+def add_uecda_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    uecda = commands.add_parser("uecda", help="UECda contest clients on this server (bridge A)")
+    actions = uecda.add_subparsers(dest="action", required=True)
+    serve = actions.add_parser("serve", help="take five contest clients and play a match with them",
+                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    serve.add_argument("--listen", type=listen_address, default=DEFAULT_LISTEN,
+                       help="where contest clients connect (default 127.0.0.1:42485)")
+    serve.add_argument("--games", type=int, default=100, help="games in the match (default 100; the contest "
+                       "plays 100 or 1000)")
+    serve.add_argument("--reseat-every", type=int, default=None, help="reseat the players every N games "
+                       "(default 3, the reference server's)")
+    serve.add_argument("--seed", type=int, default=None, help="the shuffle's seed (default: drawn)")
+    serve.add_argument("--log", type=Path, default=None,
+                       help="the game log to write (default uecda-YYYYmmddHHMMSS.log)")
+    serve.add_argument("--server", help="HOST:PORT of a running server (default: start one here)")
+    serve.add_argument("--admin-token", help=f"with --server: its admin token (or set {ADMIN_TOKEN_ENV})")
+    serve.add_argument("--db", default="president-uecda.db", help="without --server: its SQLite file")
+    serve.add_argument("--http-port", type=port_number, default=8080,
+                       help="without --server: port of its web pages (default 8080; a free one if taken)")
+    serve.set_defaults(handler=uecda_command)
+
+
+def uecda_command(args: argparse.Namespace) -> int:
+    try:
+        rules = contest_rules(args.games, reseat_every=args.reseat_every)
+    except RulesError as exc:
+        print(f"president uecda: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.INFO, format="president uecda: %(message)s")
+    logging.getLogger("president.runner").setLevel(logging.WARNING)
+    try:
+        return asyncio.run(_serve(args, rules))
+    except KeyboardInterrupt:
+        print("president uecda: interrupted", file=sys.stderr)
+        return 130
+
+
+async def _serve(args: argparse.Namespace, rules: Rules) -> int:
+    seed = args.seed if args.seed is not None else secrets.randbits(32)
+    log_path: Path = args.log or Path(time.strftime("uecda-%Y%m%d%H%M%S.log"))
+    async with contextlib.AsyncExitStack() as stack:
+        if args.server:
+            admin = admin_metadata(args.admin_token, "uecda")
+            if admin is None:
+                return 2
+            address, token, web = args.server, dict(admin)["authorization"].removeprefix("Bearer "), ""
+        else:
+            token = secrets.token_hex(16)
+            http_port = free_port(args.http_port)
+            try:
+                server = await start(ServerConfig(db=args.db, admin_token=token, port=0, http_port=http_port))
+            except StartError as exc:
+                print(f"president uecda: {exc}", file=sys.stderr)
+                return 2
+            stack.push_async_callback(server.stop, 1.0)
+            address, web = f"127.0.0.1:{server.port}", f"http://localhost:{server.http_port}"
+            print(f"president uecda: our server on {address} (database {args.db}), web pages on {web}/",
+                  flush=True)
+        host, port = args.listen
+        try:
+            listener = await stack.enter_async_context(Listener(host, port))
+        except OSError as exc:
+            print(f"president uecda: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        print(f"president uecda: waiting for five contest clients on {host}:{listener.port}", flush=True)
+        seated = await listener.seat_five()
+        created: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+        def announce(done: asyncio.Future[str]) -> None:
+            shown = f"{web}/matches/{done.result()}" if web else f"match {done.result()} on {address}"
+            print(f"president uecda: {rules.deals} games; watch it: {shown}", flush=True)
+
+        created.add_done_callback(announce)
+        try:
+            result = await play_match(seated, address, token, rules, seed=seed, created=created)
+        except grpc.RpcError as exc:
+            print(f"president uecda: {describe_rpc_error(exc, address)}", file=sys.stderr)
+            return 1
+        log_path.write_text(log_of(result).text())
+        for number, (name, points) in enumerate(zip(result.names, result.totals, strict=True)):
+            print(f"player {number} {name}: {points} points")
+        print(f"president uecda: game log in {log_path}", flush=True)
+    return 0

@@ -1,0 +1,247 @@
+"""The contest's game log (shared/UECDA.md section 7), written by bridge A and read back to replay it.
+
+Header lines are ``%-----%KEY% value``; each game ``g`` (from 0) has seven lines ``%ggggg%key% value``:
+``mibun`` (ranks at the start, ``22222`` in a rank-reset game), ``seat`` (player in seat 0..4),
+``palyer_cards`` (sic: the five hands as dealt, by player), ``change_cards`` (``NULL`` or ``FT<cards>EE``
+entries: tributes then give-backs), ``play`` (every submission as submitted, ``P<cards>EE``, a pass ``PEE``),
+``result`` (finishing order) and ``points`` (running totals).  A card is its row's letter (``S H D C`` a
+natural card, ``K L M N`` the joker written in that row, ``J`` the joker row) and its column's rank
+(``x 3 4 5 6 7 8 9 T J Q K A 2``, ``x`` for columns 0 and 14); the cards of an entry go in cell order,
+row by row (docs/RULES-DECISIONS.md, "The contest's game log").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from president_engine import PASS, Action, GiveBack, Match, Phase
+from president_engine.events import CardsGiven, DealEnded, DealStarted, HandDealt
+from president_sdk.uecda_plays import CONTEST_RANK, action_of_cells
+from president_sdk.uecda_table import (
+    COLUMNS,
+    JOKER_ROW,
+    CardCells,
+    Grid,
+    TableError,
+    decode_cards,
+    encode_cards,
+    pack,
+    unpack,
+)
+
+from president_harness.uecda_bridge import BridgeResult, Submission
+
+NATURAL_LETTERS: Final = "SHDC"
+JOKER_LETTERS: Final = "KLMN"
+RANK_LETTERS: Final = "x3456789TJQKA2x"
+HEADER: Final = "-----"
+
+
+class LogError(ValueError):
+    """A game log line that is not what section 7 describes."""
+
+
+def grid_text(grid: Grid) -> str:
+    """The cards of rows 0-4 of a grid as log text: a 1 is a natural card, a 2 the joker; other values skip."""
+    out = []
+    for row in range(JOKER_ROW + 1):
+        for column in range(COLUMNS):
+            value = grid[row][column]
+            if value == 1 and row < JOKER_ROW:
+                out.append(NATURAL_LETTERS[row] + RANK_LETTERS[column])
+            elif value == 2:
+                out.append(("J" if row == JOKER_ROW else JOKER_LETTERS[row]) + RANK_LETTERS[column])
+    return "".join(out)
+
+
+def text_grid(text: str) -> Grid:
+    """A log entry's cards as the rows of a grid (the inverse of `grid_text`).
+
+    ``x`` is column 0 or 14, which the log does not tell apart: a joker there is put next to its row's 3 if
+    the row has one (a sequence's low end), else above the 2.
+    """
+    if len(text) % 2:
+        raise LogError(f"cards {text!r}: two characters a card")
+    rows = [[0] * COLUMNS for _ in range(8)]
+    jokers: list[tuple[int, str]] = []
+    for at in range(0, len(text), 2):
+        letter, rank = text[at], text[at + 1]
+        if rank not in RANK_LETTERS:
+            raise LogError(f"card {text[at:at + 2]!r}: no rank {rank!r}")
+        if letter in NATURAL_LETTERS and rank != "x":
+            rows[NATURAL_LETTERS.index(letter)][RANK_LETTERS.index(rank)] = 1
+        elif letter in JOKER_LETTERS or letter == "J":
+            jokers.append((JOKER_ROW if letter == "J" else JOKER_LETTERS.index(letter), rank))
+        else:
+            raise LogError(f"card {text[at:at + 2]!r}: no such cell")
+    for row, rank in jokers:
+        column = RANK_LETTERS.index(rank) if rank != "x" else 0 if rows[row][1] else COLUMNS - 1
+        rows[row][column] = 2
+    return tuple(tuple(row) for row in rows)
+
+
+def _entries(value: str, what: str) -> list[str]:
+    if value == "NULL" or not value:
+        return []
+    if not value.endswith("EE"):
+        raise LogError(f"{what} {value!r}: entries end with EE")
+    return value[:-2].split("EE")
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedGame:
+    ranks: str
+    seats: tuple[int, ...]
+    hands: tuple[Grid, ...]
+    """As dealt, by player."""
+    changes: tuple[tuple[int, int, Grid], ...]
+    plays: tuple[tuple[int, Grid], ...]
+    result: tuple[int, ...]
+    points: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameLog:
+    header: dict[str, str]
+    games: tuple[LoggedGame, ...]
+
+    def lines(self) -> list[str]:
+        out = [f"%{HEADER}%{key}% {value}" for key, value in self.header.items()]
+        for number, game in enumerate(self.games):
+            tag = f"%{number:05d}%"
+            changes = "".join(f"{giver}{taker}{grid_text(cards)}EE" for giver, taker, cards in game.changes)
+            out += [f"{tag}mibun% {game.ranks}",
+                    f"{tag}seat% {''.join(map(str, game.seats))}",
+                    f"{tag}palyer_cards% {' '.join(grid_text(hand) for hand in game.hands)}",
+                    f"{tag}change_cards% {changes or 'NULL'}",
+                    f"{tag}play% {''.join(f'{p}{grid_text(cards)}EE' for p, cards in game.plays)}",
+                    f"{tag}result% {''.join(map(str, game.result))}",
+                    f"{tag}points% {' '.join(map(str, game.points))}"]
+        return out
+
+    def text(self) -> str:
+        return "\n".join(self.lines()) + "\n"
+
+    @classmethod
+    def parse(cls, text: str) -> GameLog:
+        header: dict[str, str] = {}
+        games: dict[int, dict[str, str]] = {}
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            parts = line.split("%", 3)
+            if len(parts) != 4 or parts[0]:
+                raise LogError(f"line {number}: not %tag%key% value")
+            _, tag, key, value = parts
+            value = value.strip()
+            if tag == HEADER:
+                header[key] = value
+            elif tag.isdigit():
+                games.setdefault(int(tag), {})[key] = value
+            else:
+                raise LogError(f"line {number}: tag {tag!r} is neither {HEADER} nor a game number")
+        out = []
+        for number in sorted(games):
+            fields = games[number]
+            try:
+                out.append(LoggedGame(
+                    ranks=fields["mibun"], seats=tuple(int(c) for c in fields["seat"]),
+                    hands=tuple(text_grid(hand) for hand in fields["palyer_cards"].split()),
+                    changes=tuple((int(e[0]), int(e[1]), text_grid(e[2:]))
+                                  for e in _entries(fields["change_cards"], "change_cards")),
+                    plays=tuple((int(e[0]), text_grid(e[1:])) for e in _entries(fields["play"], "play")),
+                    result=tuple(int(c) for c in fields["result"]),
+                    points=tuple(int(p) for p in fields["points"].split())))
+            except KeyError as exc:
+                raise LogError(f"game {number}: no {exc.args[0]} line") from None
+            except ValueError as exc:
+                raise LogError(f"game {number}: {exc}") from None
+        return cls(header, tuple(out))
+
+
+def log_of(result: BridgeResult) -> GameLog:
+    """The log of a bridged match, from the server's record and the submissions as the clients wrote them."""
+    match = result.record.replay()
+    rules = result.record.rules
+    header = {"PROTOCOL": "20070", "GAME_NUMBER": str(rules.deals), "RULE_SEKIGAE_NUM": str(rules.reseat_every or 0),
+              "FLASH_MIBUN_NUMBER": str(rules.rank_reset_every or 0), "RANDOM_SEED": str(result.record.seed)}
+    header.update({f"PLAYER{number}": name for number, name in enumerate(result.names)})
+    by_deal: dict[int, list[Submission]] = {}
+    for submission in result.submissions:
+        by_deal.setdefault(submission.deal, []).append(submission)
+    games: list[LoggedGame] = []
+    ranks, seats = "", tuple(range(5))
+    hands: list[CardCells] = [CardCells()] * 5
+    changes: list[tuple[int, int, Grid]] = []
+    for event in match.events:
+        if isinstance(event, DealStarted):
+            fresh = match.rules.fresh_deal(event.deal)
+            ranks = "22222" if fresh else "".join(str(CONTEST_RANK[role]) for role in event.roles)
+            seats, hands, changes = event.seats, [CardCells()] * 5, []
+        elif isinstance(event, HandDealt):
+            hands[event.player] = CardCells.hand(event.cards)
+        elif isinstance(event, CardsGiven) and event.cards is not None:
+            changes.append((event.giver, event.receiver, _grid(CardCells.hand(event.cards))))
+        elif isinstance(event, DealEnded):
+            plays = tuple((s.player, _grid(CardCells()) if s.table is None else unpack(s.table))
+                          for s in by_deal.get(event.deal, []))
+            games.append(LoggedGame(ranks, seats, tuple(_grid(h) for h in hands), tuple(changes), plays,
+                                    event.places, event.totals))
+    return GameLog(header, tuple(games))
+
+
+def replay_log(log: GameLog, match: Match) -> list[str]:
+    """Play the log's games on `match` (the same rules and seed): the differences found, empty when none.
+
+    The dealt hands and seats must be the match's; each give-back and each play is applied as the log has it
+    (a refused play as a pass); then each game's result and points must be the log's.
+    """
+    differences: list[str] = []
+    for number, game in enumerate(log.games):
+        if match.is_over:
+            return [*differences, f"game {number}: the match is already over"]
+        deal = match.deal
+        dealt = match.deal_hands[-1]
+        if match.deal_seats[-1] != game.seats:
+            differences.append(f"game {number}: seats {match.deal_seats[-1]} against {game.seats}")
+        for seat, holder in enumerate(match.deal_seats[-1]):
+            if _grid(CardCells.hand(dealt[seat])) != game.hands[holder]:
+                differences.append(f"game {number}: player {holder}'s hand differs")
+        gives = iter(game.changes[len(game.changes) // 2:])
+        plays = iter(game.plays)
+        while not match.is_over and match.deal == deal:
+            player = match.to_act
+            assert player is not None
+            legal = match.legal_actions()
+            action: Action | None
+            if match.phase is Phase.GIVE_BACK:
+                giver, _, grid = next(gives, (player, -1, _grid(CardCells())))
+                given = _cells(grid)
+                action = next((a for a in legal if isinstance(a, GiveBack) and given is not None
+                               and a.cards == given.cards), None) if giver == player else None
+            else:
+                logged = next(plays, None)
+                if logged is None or logged[0] != player:
+                    return [*differences, f"game {number}: player {player} moves, the log has {logged}"]
+                cells = _cells(logged[1])
+                action = None if cells is None else action_of_cells(cells, legal)
+                action = PASS if action is None else action
+            if action is None:
+                return [*differences, f"game {number}: the give-back of player {player} is not legal"]
+            match.apply(action)
+        ended = [e for e in match.events if isinstance(e, DealEnded) and e.deal == deal]
+        if not ended or ended[0].places != game.result or ended[0].totals != game.points:
+            differences.append(f"game {number}: result or points differ")
+    return differences
+
+
+def _cells(grid: Grid) -> CardCells | None:
+    try:
+        return decode_cards(pack(grid))
+    except TableError:
+        return None
+
+
+def _grid(cells: CardCells) -> Grid:
+    return unpack(encode_cards(cells))

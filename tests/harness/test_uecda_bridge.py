@@ -1,0 +1,161 @@
+"""Bridge A: contest clients (tests/uecda_support.py, written from shared/UECDA.md alone) play a `daifugo`
+match on a real server of ours over real TCP and real gRPC."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from president_engine import CardSet, Phase
+from president_engine.events import DealEnded, Passed, Played
+from president_harness.uecda_bridge import BridgeResult, Listener, contest_rules, play_match
+from president_harness.uecda_log import GameLog, LogError, log_of, replay_log
+from president_sdk.uecda_table import TABLE_BYTES, decode
+from president_service.grpc_server import ServerConfig, start
+from uecda_support import ClientRecord, play_client
+
+ADMIN = "bridge-admin"
+JUNK = b"\x00\x00\x00\x07" * (TABLE_BYTES // 4)
+"""A table of 7s: malformed (UECDA 4.2), so refused."""
+
+
+async def bridged(tmp_path: Path, games: int, clients: Sequence[dict[str, Any]], *, seed: int = 5,
+                  profile_wait: float = 2.0, before: Any = None) -> tuple[BridgeResult, list[ClientRecord]]:
+    server = await start(ServerConfig(db=str(tmp_path / "db.sqlite"), admin_token=ADMIN, port=0))
+    try:
+        return await _bridged(server.port, games, clients, seed=seed, profile_wait=profile_wait, before=before)
+    finally:
+        await server.stop(0.5)
+
+
+async def _bridged(port: int, games: int, clients: Sequence[dict[str, Any]], *, seed: int, profile_wait: float,
+                   before: Any) -> tuple[BridgeResult, list[ClientRecord]]:
+    async with Listener("127.0.0.1", 0) as listener:
+        if before is not None:
+            await before(listener.port)
+        playing = [asyncio.create_task(play_client(listener.port, f"c{n}", **options))
+                   for n, options in enumerate(clients)]
+        seated = []
+        for task in playing:  # one at a time, so accept order is player number
+            seated.append(task)
+            await asyncio.sleep(0.05)
+        five = await listener.seat_five(profile_wait=profile_wait)
+        result = await play_match(five, f"127.0.0.1:{port}", ADMIN, contest_rules(games), seed=seed)
+        records = await asyncio.gather(*playing)
+    return result, list(records)
+
+
+def test_five_contest_clients_play_a_match_with_exchanges(tmp_path: Path) -> None:
+    result, records = asyncio.run(bridged(tmp_path, 4, [{}] * 5))
+    match = result.record.replay()
+    assert match.is_over and result.totals == tuple(match.scores)
+    assert sum(result.totals) == 4 * 15
+    assert [r.player for r in records] == [0, 1, 2, 3, 4]
+    for record in records:
+        assert not record.left and record.closed_by_server
+        assert record.flags.count(1) == 3 and record.flags[-1] == 2 and record.flags.count(2) == 1
+        assert set(record.acks) <= {8, 9}
+    moves = [e for e in match.events if isinstance(e, (Played, Passed))]
+    for record in records:
+        assert len(record.after_moves) == len(moves), "every client reads every move's table"
+        assert record.after_moves == records[0].after_moves, "all five read the same tables after moves"
+    # what each client submitted is what the server's record says it did (refused plays became passes)
+    assert len(result.submissions) == len(moves)
+    for submission, event in zip(result.submissions, moves, strict=True):
+        assert submission.player == event.player
+        assert submission.accepted == isinstance(event, Played)
+        if isinstance(event, Played):
+            assert submission.cells is not None and submission.cells.cards == event.play.cards
+
+
+def test_a_client_reads_its_own_hand_and_nobody_elses(tmp_path: Path) -> None:
+    """Each hand table holds exactly the cards the server's record says that client holds at that move."""
+    result, records = asyncio.run(bridged(tmp_path, 3, [{}] * 5, seed=11))
+    m = result.record.start()
+    held: list[tuple[CardSet, ...]] = []
+    for deal in result.record.deals:
+        for _, action in deal.actions:
+            if m.phase is Phase.PLAY:
+                held.append(tuple(m.hand(p) for p in range(5)))
+            m.apply(action)
+    assert m.is_over
+    for record in records:
+        assert len(record.hand_tables) == len(held)
+        for table, hands in zip(record.hand_tables, held, strict=True):
+            shown = decode(table)
+            assert shown.cards.cards == hands[record.player]
+            assert shown.status.card_counts == tuple(len(h) for h in hands)
+            assert shown.status.your_turn == (shown.status.player == record.player)
+
+
+def test_a_malformed_table_is_refused_and_is_a_pass(tmp_path: Path) -> None:
+    result, records = asyncio.run(bridged(tmp_path, 1, [{"first_play": JUNK}] + [{}] * 4))
+    assert records[0].acks[0] == 8
+    first = next(s for s in result.submissions if s.player == 0)
+    assert first.cells is None and not first.accepted
+    match = result.record.replay()
+    assert match.is_over
+
+
+def test_a_client_that_leaves_passes_to_the_end(tmp_path: Path) -> None:
+    result, records = asyncio.run(bridged(tmp_path, 2, [{"leave_after": 2}] + [{}] * 4))
+    assert records[0].left
+    match = result.record.replay()
+    assert match.is_over and all(r.flags[-1] == 2 for r in records[1:])
+    later = [s for s in result.submissions if s.player == 0][2:]
+    assert later and all(not s.accepted for s in later)
+    ended = [e for e in match.events if isinstance(e, DealEnded)]
+    assert len(ended) == 2
+
+
+def test_a_client_without_a_profile_is_closed_and_a_sixth_finds_nothing(tmp_path: Path) -> None:
+    async def silent(port: int) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        asyncio.get_running_loop().call_later(3, writer.close)
+        silent_reader.append(reader)
+
+    silent_reader: list[asyncio.StreamReader] = []
+    result, records = asyncio.run(bridged(tmp_path, 1, [{}] * 5, profile_wait=0.3, before=silent))
+    assert [r.player for r in records] == [0, 1, 2, 3, 4]
+    assert result.record.replay().is_over
+
+    async def sixth() -> None:
+        async with Listener("127.0.0.1", 0) as listener:
+            port = listener.port
+            clients = [asyncio.create_task(play_client(port, f"c{n}")) for n in range(5)]
+            await listener.seat_five()
+            with pytest.raises(OSError):
+                await asyncio.open_connection("127.0.0.1", port)
+            for task in clients:
+                task.cancel()
+    asyncio.run(sixth())
+
+
+def test_the_game_log_reads_back_and_replays_under_the_engine(tmp_path: Path) -> None:
+    """Section 7's log of a bridged match: parsed again, its deals, give-backs and plays replayed on the engine
+    give its results and points, line for line."""
+    result, _ = asyncio.run(bridged(tmp_path, 4, [{"first_play": JUNK}] + [{}] * 4, seed=21))
+    log = log_of(result)
+    text = log.text()
+    again = GameLog.parse(text)
+    assert again.text() == text and len(again.games) == 4
+    assert again.header["RANDOM_SEED"] == str(result.record.seed)
+    assert again.games[0].ranks == "22222" and again.games[0].changes == ()
+    assert len(again.games[1].changes) == 4
+    assert replay_log(again, result.record.start()) == []
+    played = [line for line in text.splitlines() if line.startswith("%00000%play% ")]
+    assert played and played[0].count("EE") == sum(1 for s in result.submissions if s.deal == 1)
+
+
+def test_a_log_that_differs_from_the_engine_is_named(tmp_path: Path) -> None:
+    result, _ = asyncio.run(bridged(tmp_path, 2, [{}] * 5, seed=22))
+    log = log_of(result)
+    game = log.games[1]
+    wrong = dataclasses.replace(log, games=(log.games[0], dataclasses.replace(game, points=(0,) * 5)))
+    assert replay_log(wrong, result.record.start()) == ["game 1: result or points differ"]
+    with pytest.raises(LogError, match="two characters"):
+        GameLog.parse("%00000%mibun% 22222\n%00000%seat% 01234\n%00000%palyer_cards% S\n")
