@@ -30,7 +30,11 @@ DOCS = ("README.md", "sdk/README.md", "examples/node/README.md", "examples/go/RE
 
 HOSTED_FLOW = "tests/harness/test_hosted_versions.py runs the organiser's flow with these commands"
 TOURNAMENT_FLOW = "tests/harness/test_tournament_flow.py runs the organiser's flow with these commands (free ports)"
+UECDA_FLOW = "tests/harness/test_uecda_cli.py runs the contest's flow with these commands (free ports, 3 games)"
 COVERED = {
+    ".venv/bin/president uecda serve --games 1000": UECDA_FLOW,
+    ".venv/bin/president-bot builtin:expert --uecda 127.0.0.1:42485": UECDA_FLOW,
+    ".venv/bin/president-bot builtin:normal --uecda 127.0.0.1": UECDA_FLOW,
     "make test": "CI runs it (.ci/run) on a fresh machine",
     "make venv": "every `make test` starts with it",
     "python3 -m venv .venv": "a second environment beside the shared one; `make venv` installs the same",

@@ -10,10 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from president_engine import CardSet, Phase
+from president_engine import CardSet, MatchRecord, Phase
 from president_engine.events import DealEnded, Passed, Played
 from president_harness.uecda_bridge import BridgeResult, Listener, contest_rules, play_match
 from president_harness.uecda_log import GameLog, LogError, log_of, replay_log
+from president_sdk.bots import builtin_bot
+from president_sdk.local import play_local
+from president_sdk.uecda_client import play_uecda_async
 from president_sdk.uecda_table import TABLE_BYTES, decode
 from president_service.grpc_server import ServerConfig, start
 from uecda_support import ClientRecord, play_client
@@ -159,3 +162,37 @@ def test_a_log_that_differs_from_the_engine_is_named(tmp_path: Path) -> None:
     assert replay_log(wrong, result.record.start()) == ["game 1: result or points differ"]
     with pytest.raises(LogError, match="two characters"):
         GameLog.parse("%00000%mibun% 22222\n%00000%seat% 01234\n%00000%palyer_cards% S\n")
+
+
+def test_our_bots_through_both_bridges_play_the_match_they_play_directly(tmp_path: Path) -> None:
+    """Bridge B's clients (built-in levels) through bridge A make every move they make in the same match
+    played in-process: the tables lose nothing a bot decides on."""
+    levels = ("hard", "normal", "easy", "hard", "normal")
+
+    async def through_both(port: int) -> tuple[BridgeResult, list[Any]]:
+        async with Listener("127.0.0.1", 0) as listener:
+            playing = []
+            for number, level in enumerate(levels):
+                playing.append(asyncio.create_task(play_uecda_async(builtin_bot(level, seed=number), "127.0.0.1",
+                                                                    listener.port, name=level, timeout=60)))
+                await asyncio.sleep(0.05)
+            five = await listener.seat_five()
+            result = await play_match(five, f"127.0.0.1:{port}", ADMIN, contest_rules(3), seed=31)
+            return result, list(await asyncio.gather(*playing))
+
+    async def with_server() -> tuple[BridgeResult, list[Any]]:
+        server = await start(ServerConfig(db=str(tmp_path / "db.sqlite"), admin_token=ADMIN, port=0))
+        try:
+            return await through_both(server.port)
+        finally:
+            await server.stop(0.5)
+
+    result, clients = asyncio.run(with_server())
+    direct = play_local([builtin_bot(level, seed=number) for number, level in enumerate(levels)],
+                        contest_rules(3), seed=31).match
+    bridged = result.record.replay()
+    assert [a for deal in result.record.deals for a in deal.actions] == [
+        a for deal in MatchRecord.from_match(direct).deals for a in deal.actions]
+    assert bridged.scores == direct.scores
+    assert [c.points for c in clients] == list(result.totals)
+    assert all(c.faults == 0 for c in clients)

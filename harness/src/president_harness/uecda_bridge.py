@@ -338,7 +338,8 @@ async def seat_five(arrivals: asyncio.Queue[Arrival], *, profile_wait: float = P
     seated: list[tuple[Arrival, str]] = []
     while len(seated) < PLAYERS:
         arrival = await arrivals.get()
-        peer = arrival.writer.get_extra_info("peername")
+        address = arrival.writer.get_extra_info("peername")
+        peer = f"{address[0]}:{address[1]}" if isinstance(address, tuple) else str(address)
         try:
             profile = decode_profile(await read_table(arrival.reader, timeout=profile_wait))
         except TimeoutError:
@@ -357,7 +358,7 @@ async def seat_five(arrivals: asyncio.Queue[Arrival], *, profile_wait: float = P
             continue
         await write_int(arrival.writer, len(seated))
         seated.append((arrival, profile.name))
-        log.info("contest player %d: %s (%s)", len(seated) - 1, profile.name, peer)
+        log.info("contest player %d: %s (from %s)", len(seated) - 1, profile.name, peer)
     return seated
 
 

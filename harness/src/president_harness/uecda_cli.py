@@ -96,8 +96,6 @@ async def _serve(args: argparse.Namespace, rules: Rules) -> int:
                 return 2
             stack.push_async_callback(server.stop, 1.0)
             address, web = f"127.0.0.1:{server.port}", f"http://localhost:{server.http_port}"
-            print(f"president uecda: our server on {address} (database {args.db}), web pages on {web}/",
-                  flush=True)
         host, port = args.listen
         try:
             listener = await stack.enter_async_context(Listener(host, port))

@@ -1,0 +1,82 @@
+"""The README's contest commands as a newcomer types them (free ports instead of 42485 and 8080): ``president
+uecda serve`` and five ``president-bot ... --uecda`` clients, the match on the web page, the game log written."""
+
+from __future__ import annotations
+
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from president_harness.child_server import free_port
+from president_harness.uecda_log import GameLog
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+
+def _wait_for(path: Path, pattern: str, proc: subprocess.Popen[bytes], timeout: float = 60) -> re.Match[str]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = re.search(pattern, path.read_text())
+        if found:
+            return found
+        assert proc.poll() is None, path.read_text()
+        time.sleep(0.1)
+    raise AssertionError(f"{pattern!r} not in {path.read_text()!r}")
+
+
+def test_serve_five_clients_a_page_and_a_log(tmp_path: Path) -> None:
+    http_port = free_port(18480)
+    out = tmp_path / "serve.out"
+    log = tmp_path / "game.log"
+    with out.open("wb") as sink:
+        serve = subprocess.Popen([str(BIN / "president"), "uecda", "serve", "--games", "3", "--listen",
+                                  "127.0.0.1:0", "--http-port", str(http_port), "--db", str(tmp_path / "u.db"),
+                                  "--log", str(log), "--seed", "4"], cwd=tmp_path, stdout=sink,
+                                 stderr=subprocess.STDOUT)
+    try:
+        port = _wait_for(out, r"clients on 127\.0\.0\.1:(\d+)", serve).group(1)
+        bots = []
+        for level in ("expert", "normal", "easy", "hard", "normal"):
+            bots.append(subprocess.Popen([str(BIN / "president-bot"), f"builtin:{level}", "--uecda",
+                                          f"127.0.0.1:{port}"], cwd=tmp_path, stdout=subprocess.PIPE,
+                                         stderr=subprocess.STDOUT))
+            time.sleep(0.2)
+        page = _wait_for(out, r"watch it: (http://localhost:\d+/matches/[0-9a-f]+)", serve).group(1)
+        with urllib.request.urlopen(page, timeout=10) as reply:
+            assert reply.status == 200
+        outputs = [bot.communicate(timeout=240)[0].decode() for bot in bots]
+        assert serve.wait(timeout=60) == 0, out.read_text()
+    finally:
+        for proc in [serve, *locals().get("bots", [])]:
+            if proc.poll() is None:
+                proc.kill()
+    assert all(bot.returncode == 0 for bot in bots), outputs
+    for output in outputs:
+        assert re.search(r"^uecda: \w+ was player \d; 3 games; \d+ points", output, re.M), output
+        assert "Traceback" not in output
+    text = out.read_text()
+    points = [int(p) for p in re.findall(r"^player \d \w+: (\d+) points$", text, re.M)]
+    assert len(points) == 5 and sum(points) == 3 * 15
+    assert f"game log in {log}" in text
+    parsed = GameLog.parse(log.read_text())
+    assert len(parsed.games) == 3 and list(parsed.games[-1].points) == points
+
+
+def test_bad_arguments_are_one_line(tmp_path: Path) -> None:
+    for argv, expected in ((["--listen", "nowhere"], "HOST:PORT"), (["--games", "0"], "deals: at least 1")):
+        done = subprocess.run([str(BIN / "president"), "uecda", "serve", *argv], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == 2 and expected in done.stderr and "Traceback" not in done.stderr
+    taken = free_port(18490)
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", taken))
+        holder.listen()
+        done = subprocess.run([str(BIN / "president"), "uecda", "serve", "--listen", f"127.0.0.1:{taken}",
+                               "--http-port", str(free_port(18500)), "--db", str(tmp_path / "u.db")],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "cannot listen on" in done.stderr and "Traceback" not in done.stderr
