@@ -179,7 +179,8 @@ examples/node/node_modules/.package-lock.json: examples/node/package-lock.json
 
 ## bench: throughput figures (medians of 5 runs), and whether the expert keeps its clock (issue 28's bar); not a test.
 bench: bench-engine bench-bots bench-service bench-arena bench-ladder bench-ladder-speed bench-seat bench-streams \
-  bench-new-streams bench-flood bench-sandbox bench-tournament bench-expert-clock bench-builtin-workers bench-kits
+  bench-new-streams bench-flood bench-sandbox bench-tournament bench-expert-clock bench-builtin-workers bench-kits \
+  bench-uecda
 
 bench-engine: $(STAMP) $(ENGINE_COMPILED)/.built
 	$(PY) benchmarks/engine_bench.py
@@ -211,6 +212,11 @@ bench-sandbox: $(STAMP)
 ## wall time and server CPU per match against the same matches run as a ladder over a server, as a ratio (medians of 3).
 bench-tournament: $(STAMP)
 	$(PY) benchmarks/tournament_bench.py
+
+## bench-uecda: bridge A's games a second (five contest clients over TCP) against in-process play and the reference
+## server's 7 ms a game, and the expert's points a game against four easy contest clients (issue 25).
+bench-uecda: $(STAMP)
+	$(PY) benchmarks/uecda_bench.py
 
 ## bench-kits: each starter kit's build from a clean copy and its bot's move round trip, beside the Python SDK's (issue 26).
 bench-kits: $(STAMP)

@@ -136,3 +136,17 @@ def test_builtin_workers_bench_prints_one_loop_against_workers() -> None:
                     lines[1]), lines
     assert re.match(r"  median of 1 runs: one loop [\d.]+ s \([\d.]+ cores\), workers [\d.]+ s \([\d.]+ cores\):"
                     r" [\d.]+x the matches an hour$", lines[2]), lines
+
+
+def test_uecda_bench_prints_games_a_second_and_the_experts_points() -> None:
+    done = _bench("uecda_bench.py", "--runs", "1", "--games", "2", "--expert-games", "2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("bridge A: five easy contest clients, 2 games a run"), lines
+    assert re.match(r"  run 1: [\d.]+ games/s \(\d+ ms a game\); in-process [\d.]+ games/s; bridged [\d.]+x the"
+                    r" in-process time$", lines[1]), lines
+    assert re.match(r"  median of 1 runs: [\d.]+ games/s, [\d.]+x in-process; \d+x the reference server's 7 ms a"
+                    r" game$", lines[2]), lines
+    assert re.match(r"the expert against four easy clients, 2 games through bridge A: [\d.]+ points a game \(95%"
+                    r" interval [-\d.]+ to [\d.]+; 3.00 is an equal share\); places 1-5: \d+ \d+ \d+ \d+ \d+$",
+                    lines[3]), lines
