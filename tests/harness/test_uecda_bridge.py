@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from president_engine import CardSet, MatchRecord, Phase
+from president_engine import CardSet, MatchRecord, Phase, Rules
 from president_engine.events import DealEnded, Passed, Played
 from president_harness.uecda_bridge import BridgeResult, Listener, contest_rules, play_match
 from president_harness.uecda_log import GameLog, LogError, log_of, replay_log
@@ -26,16 +26,18 @@ JUNK = b"\x00\x00\x00\x07" * (TABLE_BYTES // 4)
 """A table of 7s: malformed (UECDA 4.2), so refused."""
 
 
-async def bridged(tmp_path: Path, games: int, clients: Sequence[dict[str, Any]], *, seed: int = 5,
+async def bridged(tmp_path: Path, games: int | Rules, clients: Sequence[dict[str, Any]], *, seed: int = 5,
                   profile_wait: float = 2.0, before: Any = None) -> tuple[BridgeResult, list[ClientRecord]]:
+    """Five test clients (`clients` their options) through bridge A, in a match of so many games (or rules)."""
+    rules = games if isinstance(games, Rules) else contest_rules(games)
     server = await start(ServerConfig(db=str(tmp_path / "db.sqlite"), admin_token=ADMIN, port=0))
     try:
-        return await _bridged(server.port, games, clients, seed=seed, profile_wait=profile_wait, before=before)
+        return await _bridged(server.port, rules, clients, seed=seed, profile_wait=profile_wait, before=before)
     finally:
         await server.stop(0.5)
 
 
-async def _bridged(port: int, games: int, clients: Sequence[dict[str, Any]], *, seed: int, profile_wait: float,
+async def _bridged(port: int, rules: Rules, clients: Sequence[dict[str, Any]], *, seed: int, profile_wait: float,
                    before: Any) -> tuple[BridgeResult, list[ClientRecord]]:
     async with Listener("127.0.0.1", 0) as listener:
         if before is not None:
@@ -47,20 +49,24 @@ async def _bridged(port: int, games: int, clients: Sequence[dict[str, Any]], *, 
             seated.append(task)
             await asyncio.sleep(0.05)
         five = await listener.seat_five(profile_wait=profile_wait)
-        result = await play_match(five, f"127.0.0.1:{port}", ADMIN, contest_rules(games), seed=seed)
+        result = await play_match(five, f"127.0.0.1:{port}", ADMIN, rules, seed=seed)
         records = await asyncio.gather(*playing)
     return result, list(records)
 
 
-def test_five_contest_clients_play_a_match_with_exchanges(tmp_path: Path) -> None:
-    result, records = asyncio.run(bridged(tmp_path, 4, [{}] * 5))
+@pytest.mark.slow
+def test_a_100_game_match_of_five_contest_clients_and_its_log_replayed(tmp_path: Path) -> None:
+    """The contest's match (a rank reset at game 51 here, reseating every 3) with exchanges, one client's first
+    play malformed; then section 7's log of it, parsed again, replays on the engine line for line."""
+    rules = Rules.preset("daifugo", deals=100, rank_reset_every=50)
+    result, records = asyncio.run(bridged(tmp_path, rules, [{"first_play": JUNK}] + [{}] * 4, seed=21))
     match = result.record.replay()
     assert match.is_over and result.totals == tuple(match.scores)
-    assert sum(result.totals) == 4 * 15
+    assert sum(result.totals) == 100 * 15
     assert [r.player for r in records] == [0, 1, 2, 3, 4]
     for record in records:
         assert not record.left and record.closed_by_server
-        assert record.flags.count(1) == 3 and record.flags[-1] == 2 and record.flags.count(2) == 1
+        assert record.flags.count(1) == 99 and record.flags[-1] == 2 and record.flags.count(2) == 1
         assert set(record.acks) <= {8, 9}
     moves = [e for e in match.events if isinstance(e, (Played, Passed))]
     for record in records:
@@ -73,6 +79,17 @@ def test_five_contest_clients_play_a_match_with_exchanges(tmp_path: Path) -> Non
         assert submission.accepted == isinstance(event, Played)
         if isinstance(event, Played):
             assert submission.cells is not None and submission.cells.cards == event.play.cards
+    text = log_of(result).text()
+    again = GameLog.parse(text)
+    assert again.text() == text and len(again.games) == 100
+    assert again.header["RANDOM_SEED"] == str(result.record.seed) and again.header["GAME_NUMBER"] == "100"
+    for fresh in (0, 50):
+        assert again.games[fresh].ranks == "22222" and again.games[fresh].changes == ()
+    assert all(len(game.changes) == 4 for number, game in enumerate(again.games) if number not in (0, 50))
+    assert len({game.seats for game in again.games}) > 1, "reseated"
+    assert replay_log(again, result.record.start()) == []
+    played = [line for line in text.splitlines() if line.startswith("%00000%play% ")]
+    assert played[0].count("EE") == sum(1 for s in result.submissions if s.deal == 1)
 
 
 def test_a_client_reads_its_own_hand_and_nobody_elses(tmp_path: Path) -> None:
@@ -136,22 +153,6 @@ def test_a_client_without_a_profile_is_closed_and_a_sixth_finds_nothing(tmp_path
             for task in clients:
                 task.cancel()
     asyncio.run(sixth())
-
-
-def test_the_game_log_reads_back_and_replays_under_the_engine(tmp_path: Path) -> None:
-    """Section 7's log of a bridged match: parsed again, its deals, give-backs and plays replayed on the engine
-    give its results and points, line for line."""
-    result, _ = asyncio.run(bridged(tmp_path, 4, [{"first_play": JUNK}] + [{}] * 4, seed=21))
-    log = log_of(result)
-    text = log.text()
-    again = GameLog.parse(text)
-    assert again.text() == text and len(again.games) == 4
-    assert again.header["RANDOM_SEED"] == str(result.record.seed)
-    assert again.games[0].ranks == "22222" and again.games[0].changes == ()
-    assert len(again.games[1].changes) == 4
-    assert replay_log(again, result.record.start()) == []
-    played = [line for line in text.splitlines() if line.startswith("%00000%play% ")]
-    assert played and played[0].count("EE") == sum(1 for s in result.submissions if s.deal == 1)
 
 
 def test_a_log_that_differs_from_the_engine_is_named(tmp_path: Path) -> None:

@@ -156,15 +156,17 @@ def test_an_illegal_answer_is_replaced_by_the_fallback() -> None:
         assert submission.ack == ACCEPTED or fallback == PASS, "the fallback is a single, which this server takes"
 
 
-def test_a_refused_connection_is_a_typed_error() -> None:
-    async def free_port() -> int:
-        server = await asyncio.start_server(lambda _r, _w: None, "127.0.0.1", 0)
-        port: int = server.sockets[0].getsockname()[1]
-        server.close()
-        await server.wait_closed()
-        return port
+async def _closed_port() -> int:
+    """A port that was free a moment ago: nothing listens there."""
+    server = await asyncio.start_server(lambda _r, _w: None, "127.0.0.1", 0)
+    port: int = server.sockets[0].getsockname()[1]
+    server.close()
+    await server.wait_closed()
+    return port
 
-    port = asyncio.run(free_port())
+
+def test_a_refused_connection_is_a_typed_error() -> None:
+    port = asyncio.run(_closed_port())
     with pytest.raises(ContestConnectError, match=f"cannot connect to 127.0.0.1:{port}"):
         play_uecda(builtin_bot("easy"), "127.0.0.1", port)
 
@@ -460,14 +462,7 @@ def test_a_malformed_uecda_address_is_one_line_and_status_2(address: str, capsys
 
 
 def test_a_refused_uecda_connection_is_one_line_and_status_2(capsys: pytest.CaptureFixture[str]) -> None:
-    async def free_port() -> int:
-        server = await asyncio.start_server(lambda _r, _w: None, "127.0.0.1", 0)
-        port: int = server.sockets[0].getsockname()[1]
-        server.close()
-        await server.wait_closed()
-        return port
-
-    port = asyncio.run(free_port())
+    port = asyncio.run(_closed_port())
     assert bot_cli.main(["builtin:easy", "--uecda", f"127.0.0.1:{port}", "-q"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"cannot connect to 127.0.0.1:{port}" in err
