@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from president_engine import CardSet, MatchRecord, Phase, Rules
 from president_engine.events import DealEnded, Passed, Played
-from president_harness.uecda_bridge import BridgeResult, Listener, contest_rules, play_match
+from president_harness.uecda_bridge import MAX_WAITING, BridgeResult, Listener, contest_rules, play_match
 from president_harness.uecda_log import GameLog, LogError, log_of, replay_log
 from president_sdk.bots import builtin_bot
 from president_sdk.local import play_local
@@ -163,6 +163,10 @@ def test_a_log_that_differs_from_the_engine_is_named(tmp_path: Path) -> None:
     assert replay_log(wrong, result.record.start()) == ["game 1: result or points differ"]
     with pytest.raises(LogError, match="two characters"):
         GameLog.parse("%00000%mibun% 22222\n%00000%seat% 01234\n%00000%palyer_cards% S\n")
+    lines = log.lines()
+    broken = [line if not line.startswith("%00000%play% ") else "%00000%play% EE" for line in lines]
+    with pytest.raises(LogError, match="game 0: an empty entry"):
+        GameLog.parse("\n".join(broken))
 
 
 def test_our_bots_through_both_bridges_play_the_match_they_play_directly(tmp_path: Path) -> None:
@@ -197,3 +201,21 @@ def test_our_bots_through_both_bridges_play_the_match_they_play_directly(tmp_pat
     assert bridged.scores == direct.scores
     assert [c.points for c in clients] == list(result.totals)
     assert all(c.faults == 0 for c in clients)
+
+
+def test_a_flood_of_waiting_connections_is_bounded() -> None:
+    """Connections beyond MAX_WAITING that wait to be seated are closed at once; the ones before them wait."""
+    async def flood() -> tuple[bytes, int]:
+        async with Listener("127.0.0.1", 0) as listener:
+            held = [await asyncio.open_connection("127.0.0.1", listener.port) for _ in range(MAX_WAITING)]
+            while listener.arrivals.qsize() < MAX_WAITING:
+                await asyncio.sleep(0.01)
+            reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+            closed = await asyncio.wait_for(reader.read(1), 5)
+            waiting = listener.arrivals.qsize()
+            for _, held_writer in [*held, (reader, writer)]:
+                held_writer.close()
+            return closed, waiting
+
+    closed, waiting = asyncio.run(flood())
+    assert closed == b"" and waiting == MAX_WAITING

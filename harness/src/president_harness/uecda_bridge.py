@@ -8,7 +8,7 @@ server runs the rules, the clock-free turn order, the log on disk and the web pa
 translates.
 
 Threads: the seats run the SDK's blocking runner, one thread each; the sockets live on the bridge's event
-loop, and a seat waits there for each read or write (`_Client.call`).
+loop, where a seat queues its writes and waits for its client's reads (`_Client`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import grpc
 from president_engine import PASS, Action, CardSet, GiveBack, MatchRecord, Observation, Play, Role, Rules
 from president_engine.events import (
     CardsGiven,
@@ -34,7 +35,11 @@ from president_engine.events import (
     TrickWon,
 )
 from president_engine.tables import tables_for, trick_state
+from president_protocol import convert
+from president_protocol.v1 import president_pb2 as pb
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk.bot import Bot
+from president_sdk.remote import run
 from president_sdk.uecda_plays import CONTEST_RANK, action_of_cells, cells_of_play
 from president_sdk.uecda_table import (
     DEAL_TABLE_PLAYER,
@@ -64,6 +69,8 @@ log = logging.getLogger("president.uecda")
 DEFAULT_LISTEN: Final = ("127.0.0.1", 42485)
 PROFILE_WAIT_S: Final = 2.0
 """How long a new client has to send its profile (the reference server's select, UECDA 3.1)."""
+MAX_WAITING: Final = 16
+"""Connections waiting to be seated beyond which a new one is closed at once (a flood of connections)."""
 MAX_UNREAD: Final = 1 << 20
 """Bytes written to a client and not yet taken by it, beyond which it is dropped (a match's tables to a
 client that reads nothing; a playing client is never more than one move behind)."""
@@ -182,7 +189,6 @@ class ContestSeat(Bot):
         return self.client.name or f"contest-{self.client.number}"
 
     def _reset_deal(self) -> None:
-        self.deal = 0
         self.hand = CardSet()
         self.sizes = [0] * PLAYERS
         self.dealt_sizes: tuple[int, ...] = (0,) * PLAYERS
@@ -202,7 +208,7 @@ class ContestSeat(Bot):
             self._move(event)
         elif isinstance(event, DealStarted):
             self._reset_deal()
-            self.deal, self.seats = event.deal, event.seats
+            self.seats = event.seats
             self.sizes, self.dealt_sizes = list(event.hand_sizes), event.hand_sizes
             fresh = self.rules is not None and self.rules.fresh_deal(event.deal)
             self.ranks = (0,) * PLAYERS if fresh else tuple(CONTEST_RANK[role] for role in event.roles)
@@ -305,7 +311,7 @@ class ContestSeat(Bot):
 
 
 def _cells(submitted: bytes | None) -> CardCells | None:
-    """A submission's cells; None for a malformed table (refused) or no table (a client gone: a pass)."""
+    """A submission's cells: none for a client gone (a pass), None for a malformed table (refused)."""
     if submitted is None:
         return CardCells()
     try:
@@ -315,7 +321,8 @@ def _cells(submitted: bytes | None) -> CardCells | None:
 
 
 def _cards(submitted: bytes | None) -> CardSet | None:
-    cells = _cells(submitted) if submitted is not None else None
+    """A give-back's cards; None for a malformed table or a client gone (both invalid)."""
+    cells = None if submitted is None else _cells(submitted)
     return None if cells is None else cells.cards
 
 
@@ -396,6 +403,10 @@ class Listener:
 
     async def __aenter__(self) -> Listener:
         async def arrived(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            if self.arrivals.qsize() >= MAX_WAITING:
+                log.warning("%d connections already wait to be seated: one more closed", MAX_WAITING)
+                writer.close()
+                return
             await self.arrivals.put(Arrival(reader, writer))
 
         self._server = await asyncio.start_server(arrived, self.host, self.port)
@@ -426,12 +437,6 @@ def seat_name(name: str, number: int) -> str:
 async def play_match(seated: list[tuple[Arrival, str]], server: str, admin_token: str, rules: Rules, *,
                      seed: int | None = None, created: asyncio.Future[str] | None = None) -> BridgeResult:
     """Create the match on `server` with one seat per client and play it out; `created` gets its id."""
-    import grpc
-    from president_protocol import convert
-    from president_protocol.v1 import president_pb2 as pb
-    from president_protocol.v1 import president_pb2_grpc as pb_grpc
-    from president_sdk.remote import run
-
     loop = asyncio.get_running_loop()
     names = tuple(seat_name(name, number) for number, (_, name) in enumerate(seated))
     admin = (("authorization", f"Bearer {admin_token}"),)

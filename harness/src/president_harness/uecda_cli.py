@@ -21,10 +21,11 @@ from pathlib import Path
 
 import grpc
 from president_engine import Rules, RulesError
+from president_engine.narrate import counted
 from president_service.grpc_server import ServerConfig, StartError, start
 from president_service.serve_cli import port_number
 
-from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_metadata
+from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_metadata, admin_token
 from president_harness.child_server import free_port
 from president_harness.rpc_errors import describe_rpc_error
 from president_harness.uecda_bridge import DEFAULT_LISTEN, Listener, contest_rules, play_match
@@ -69,7 +70,8 @@ def uecda_command(args: argparse.Namespace) -> int:
         print(f"president uecda: {exc}", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="president uecda: %(message)s")
-    logging.getLogger("president.runner").setLevel(logging.WARNING)
+    for chatty in ("president.runner", "president_service"):  # the seats' and our server's own start lines
+        logging.getLogger(chatty).setLevel(logging.WARNING)
     try:
         return asyncio.run(_serve(args, rules))
     except KeyboardInterrupt:
@@ -82,10 +84,9 @@ async def _serve(args: argparse.Namespace, rules: Rules) -> int:
     log_path: Path = args.log or Path(time.strftime("uecda-%Y%m%d%H%M%S.log"))
     async with contextlib.AsyncExitStack() as stack:
         if args.server:
-            admin = admin_metadata(args.admin_token, "uecda")
-            if admin is None:
+            if admin_metadata(args.admin_token, "uecda") is None:  # says how to give one
                 return 2
-            address, token, web = args.server, dict(admin)["authorization"].removeprefix("Bearer "), ""
+            address, token, web = args.server, admin_token(args.admin_token), ""
         else:
             token = secrets.token_hex(16)
             http_port = free_port(args.http_port)
@@ -96,6 +97,8 @@ async def _serve(args: argparse.Namespace, rules: Rules) -> int:
                 return 2
             stack.push_async_callback(server.stop, 1.0)
             address, web = f"127.0.0.1:{server.port}", f"http://localhost:{server.http_port}"
+            print(f"president uecda: the match is played on a server of ours ({address}, database {args.db});"
+                  f" its web pages: {web}/", flush=True)
         host, port = args.listen
         try:
             listener = await stack.enter_async_context(Listener(host, port))
@@ -108,7 +111,7 @@ async def _serve(args: argparse.Namespace, rules: Rules) -> int:
 
         def announce(done: asyncio.Future[str]) -> None:
             shown = f"{web}/matches/{done.result()}" if web else f"match {done.result()} on {address}"
-            print(f"president uecda: {rules.deals} games; watch it: {shown}", flush=True)
+            print(f"president uecda: {counted(rules.deals or 0, 'game')}; watch it: {shown}", flush=True)
 
         created.add_done_callback(announce)
         try:
@@ -118,6 +121,6 @@ async def _serve(args: argparse.Namespace, rules: Rules) -> int:
             return 1
         log_path.write_text(log_of(result).text())
         for number, (name, points) in enumerate(zip(result.names, result.totals, strict=True)):
-            print(f"player {number} {name}: {points} points")
+            print(f"player {number} {name}: {counted(points, 'point')}")
         print(f"president uecda: game log in {log_path}", flush=True)
     return 0

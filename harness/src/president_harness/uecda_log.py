@@ -155,7 +155,9 @@ class GameLog:
                     points=tuple(int(p) for p in fields["points"].split())))
             except KeyError as exc:
                 raise LogError(f"game {number}: no {exc.args[0]} line") from None
-            except ValueError as exc:
+            except IndexError:
+                raise LogError(f"game {number}: an empty entry") from None
+            except ValueError as exc:  # a LogError too
                 raise LogError(f"game {number}: {exc}") from None
         return cls(header, tuple(out))
 
