@@ -43,7 +43,7 @@ async def _bridged(address: str, admin: str, levels: tuple[str, ...], games: int
             clients.append(asyncio.create_task(play_uecda_async(builtin_bot(level, seed=number), "127.0.0.1",
                                                                 listener.port, name=level)))
             await asyncio.sleep(0.05)
-        seated = await listener.seat_five()
+        seated = await listener.seat_clients()
         started = time.perf_counter()
         await play_match(seated, address, admin, contest_rules(games), seed=seed)
         results = list(await asyncio.gather(*clients))

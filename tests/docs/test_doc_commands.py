@@ -35,6 +35,7 @@ COVERED = {
     ".venv/bin/president uecda serve --games 1000": UECDA_FLOW,
     ".venv/bin/president-bot builtin:expert --uecda 127.0.0.1:42485": UECDA_FLOW,
     ".venv/bin/president-bot builtin:normal --uecda 127.0.0.1": UECDA_FLOW,
+    ".venv/bin/president uecda serve --games 100 --seat builtin:expert --seat builtin:hard": UECDA_FLOW,
     "make test": "CI runs it (.ci/run) on a fresh machine",
     "make venv": "every `make test` starts with it",
     "python3 -m venv .venv": "a second environment beside the shared one; `make venv` installs the same",
@@ -305,6 +306,8 @@ def test_the_commands_run_as_written(copy: Path) -> None:
     with sh.background("PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president serve --port 50051 --db run/l.db &",
                        "serving on"):
         sh.run(".venv/bin/president ladder examples/ladder.toml --server localhost:50051 --admin-token SECRET")
+    out = sh.run(".venv/bin/president ladder examples/uecda-ladder.toml", timeout=600)
+    assert "Ladder uecda: 5/5 matches" in out and "contest-easy" in out
     # what the commands write goes to run/ (ignored by git), never beside the examples
     assert _files(copy / "examples") == examples_before, "the commands left files in examples/"
 

@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 from president_engine import CardSet, MatchRecord, Phase, Rules
 from president_engine.events import DealEnded, Passed, Played
-from president_harness.uecda_bridge import MAX_WAITING, BridgeResult, Listener, contest_rules, play_match
+from president_harness.uecda_bridge import MAX_WAITING, BridgeResult, Listener, OtherSeat, contest_rules, play_match
 from president_harness.uecda_log import GameLog, LogError, log_of, replay_log
+from president_protocol.v1 import president_pb2 as pb
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk.bots import builtin_bot
 from president_sdk.local import play_local
 from president_sdk.uecda_client import play_uecda_async
@@ -22,6 +26,7 @@ from president_service.grpc_server import ServerConfig, start
 from uecda_support import ClientRecord, play_client
 
 ADMIN = "bridge-admin"
+PRESIDENT_BOT = str(Path(sys.executable).with_name("president-bot"))
 JUNK = b"\x00\x00\x00\x07" * (TABLE_BYTES // 4)
 """A table of 7s: malformed (UECDA 4.2), so refused."""
 
@@ -48,7 +53,7 @@ async def _bridged(port: int, rules: Rules, clients: Sequence[dict[str, Any]], *
         for task in playing:  # one at a time, so accept order is player number
             seated.append(task)
             await asyncio.sleep(0.05)
-        five = await listener.seat_five(profile_wait=profile_wait)
+        five = await listener.seat_clients(profile_wait=profile_wait)
         result = await play_match(five, f"127.0.0.1:{port}", ADMIN, rules, seed=seed)
         records = await asyncio.gather(*playing)
     return result, list(records)
@@ -147,7 +152,7 @@ def test_a_client_without_a_profile_is_closed_and_a_sixth_finds_nothing(tmp_path
         async with Listener("127.0.0.1", 0) as listener:
             port = listener.port
             clients = [asyncio.create_task(play_client(port, f"c{n}")) for n in range(5)]
-            await listener.seat_five()
+            await listener.seat_clients()
             with pytest.raises(OSError):
                 await asyncio.open_connection("127.0.0.1", port)
             for task in clients:
@@ -181,7 +186,7 @@ def test_our_bots_through_both_bridges_play_the_match_they_play_directly(tmp_pat
                 playing.append(asyncio.create_task(play_uecda_async(builtin_bot(level, seed=number), "127.0.0.1",
                                                                     listener.port, name=level, timeout=60)))
                 await asyncio.sleep(0.05)
-            five = await listener.seat_five()
+            five = await listener.seat_clients()
             result = await play_match(five, f"127.0.0.1:{port}", ADMIN, contest_rules(3), seed=31)
             return result, list(await asyncio.gather(*playing))
 
@@ -219,3 +224,52 @@ def test_a_flood_of_waiting_connections_is_bounded() -> None:
 
     closed, waiting = asyncio.run(flood())
     assert closed == b"" and waiting == MAX_WAITING
+
+
+def test_contest_clients_with_a_builtin_and_an_accounts_contest_client(tmp_path: Path) -> None:
+    """Three contest clients, a built-in level played by the bridge, and an account whose bot is itself a contest
+    client program behind ``president-bot "uecda:COMMAND" --account-token``: the log has every player's moves
+    and replays on the engine."""
+    async def with_server() -> tuple[BridgeResult, list[ClientRecord]]:
+        server = await start(ServerConfig(db=str(tmp_path / "db.sqlite"), admin_token=ADMIN, port=0))
+        address = f"127.0.0.1:{server.port}"
+        try:
+            async with grpc.aio.insecure_channel(address) as channel:
+                account = await pb_grpc.PresidentServiceStub(channel).CreateAccount(
+                    pb.CreateAccountRequest(name="alice", owner="test"), metadata=(("authorization",
+                                                                                    f"Bearer {ADMIN}"),))
+            client = f"{PRESIDENT_BOT} builtin:easy --uecda {{host}}:{{port}}"
+            bot = await asyncio.create_subprocess_exec(PRESIDENT_BOT, f"uecda:{client}", "--server", address,
+                                                       "--account-token", account.token)
+            try:
+                async with Listener("127.0.0.1", 0) as listener:
+                    playing = []
+                    for number in range(3):
+                        playing.append(asyncio.create_task(play_client(listener.port, f"c{number}")))
+                        await asyncio.sleep(0.05)
+                    three = await listener.seat_clients(3)
+                    others = [OtherSeat.parse("builtin:normal"), OtherSeat.parse("account:alice")]
+                    result = await play_match(three, address, ADMIN, contest_rules(4), others=others, seed=3)
+                    return result, list(await asyncio.gather(*playing))
+            finally:
+                bot.terminate()
+                await bot.wait()
+        finally:
+            await server.stop(0.5)
+
+    result, records = asyncio.run(with_server())
+    assert result.names[3:] == ("normal", "alice")
+    assert [r.player for r in records] == [0, 1, 2]
+    match = result.record.replay()
+    assert match.is_over and tuple(match.scores) == result.totals
+    log = GameLog.parse(log_of(result).text())
+    assert {player for game in log.games for player, _ in game.plays} == {0, 1, 2, 3, 4}
+    assert replay_log(log, result.record.start()) == []
+
+
+def test_other_seats_are_a_level_or_an_account() -> None:
+    assert OtherSeat.parse("builtin:hard") == OtherSeat(builtin="hard")
+    assert OtherSeat.parse("account:bob").name == "bob"
+    for wrong in ("builtin:nobody", "hard", "account:", "uecda:./client"):
+        with pytest.raises(ValueError):
+            OtherSeat.parse(wrong)

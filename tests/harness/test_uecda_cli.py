@@ -67,8 +67,36 @@ def test_serve_five_clients_a_page_and_a_log(tmp_path: Path) -> None:
     assert len(parsed.games) == 3 and list(parsed.games[-1].points) == points
 
 
+def test_serve_three_clients_and_two_builtin_seats(tmp_path: Path) -> None:
+    """``--seat``: three contest clients are awaited, players 0-2; the built-in levels are players 3 and 4."""
+    out = tmp_path / "serve.out"
+    with out.open("wb") as sink:
+        serve = subprocess.Popen([str(BIN / "president"), "uecda", "serve", "--games", "2", "--seat", "builtin:expert",
+                                  "--seat", "builtin:hard", "--listen", "127.0.0.1:0", "--http-port",
+                                  str(free_port(18520)), "--db", str(tmp_path / "u.db"), "--log",
+                                  str(tmp_path / "game.log")], cwd=tmp_path, stdout=sink, stderr=subprocess.STDOUT)
+    try:
+        port = _wait_for(out, r"waiting for 3 contest clients on 127\.0\.0\.1:(\d+)", serve).group(1)
+        bots = [subprocess.Popen([str(BIN / "president-bot"), "builtin:easy", "--uecda", f"127.0.0.1:{port}"],
+                                 cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT) for _ in range(3)]
+        outputs = [bot.communicate(timeout=240)[0].decode() for bot in bots]
+        assert serve.wait(timeout=60) == 0, out.read_text()
+    finally:
+        for proc in [serve, *locals().get("bots", [])]:
+            if proc.poll() is None:
+                proc.kill()
+    assert all(bot.returncode == 0 for bot in bots), outputs
+    names = re.findall(r"^player (\d) (\S+): \d+ points?$", out.read_text(), re.M)
+    assert names[3:] == [("3", "expert"), ("4", "hard")] and len(names) == 5
+    log = GameLog.parse((tmp_path / "game.log").read_text())
+    assert log.header["PLAYER3"] == "expert" and {p for game in log.games for p, _ in game.plays} == set(range(5))
+
+
 def test_bad_arguments_are_one_line(tmp_path: Path) -> None:
-    for argv, expected in ((["--listen", "nowhere"], "HOST:PORT"), (["--games", "0"], "deals: at least 1")):
+    for argv, expected in ((["--listen", "nowhere"], "HOST:PORT"), (["--games", "0"], "deals: at least 1"),
+                           (["--seat", "builtin:nobody"], "no built-in bot"),
+                           (["--seat", "hard"], "builtin:LEVEL or account:NAME"),
+                           (["--seat", "builtin:easy"] * 5, "--seat: at most 4")):
         done = subprocess.run([str(BIN / "president"), "uecda", "serve", *argv], cwd=tmp_path, capture_output=True,
                               text=True, timeout=60)
         assert done.returncode == 2 and expected in done.stderr and "Traceback" not in done.stderr

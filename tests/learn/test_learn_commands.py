@@ -67,7 +67,7 @@ def test_the_shipped_policy_refuses_other_rules_in_one_line(capsys: pytest.Captu
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == (
-        "president-bot: TrainedBot (player 0) cannot play these rules: the policy was trained for cardverse with 4"
+        "president-bot: TrainedBot (player 0) cannot take its seat: the policy was trained for cardverse with 4"
         " players, and norwegian with 4 players encodes differently (observations of 148 numbers and 1776 actions,"
         " not 144 and 157): train one for it with `.venv/bin/python examples/learning/train.py --preset norwegian"
         " --players 4 --out norwegian-4p.npz` (docs/learning.md)\n")
@@ -82,7 +82,7 @@ def test_on_a_server_too_the_refusal_is_one_line(tmp_path: Path, capsys: pytest.
                                 "--token", created.seats[0].token])
     err = capsys.readouterr().err
     assert status == 1 and err.count("\n") == 1, err
-    assert err.startswith("president-bot: TrainedBot (player 0) cannot play these rules: the policy was trained for"
+    assert err.startswith("president-bot: TrainedBot (player 0) cannot take its seat: the policy was trained for"
                           " cardverse with 4 players, and norwegian with 4 players encodes differently"), err
 
 

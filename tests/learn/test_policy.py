@@ -85,7 +85,7 @@ def test_the_shipped_bot_loads_and_plays_legal_moves_everywhere_its_encoding_fit
 def test_a_policy_drawing_its_moves_is_legal_too_and_wrong_rules_are_refused() -> None:
     bots = [PolicyBot(small_policy(), seed=s) for s in range(4)]
     play_local(bots, RULES, seed=5)
-    with pytest.raises(BotError, match="TrainedBot \\(player 0\\) cannot play these rules") as refused:
+    with pytest.raises(BotError, match="TrainedBot \\(player 0\\) cannot take its seat") as refused:
         play_local([TrainedBot(), *[builtin_bot("easy") for _ in range(4)]], Rules.preset("norwegian", players=5))
     assert isinstance(refused.value.__cause__, PolicyMismatchError)
 

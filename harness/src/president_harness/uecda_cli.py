@@ -1,11 +1,13 @@
 """``president uecda serve``: UECda contest clients play a match on our server (bridge A, uecda_bridge.py).
 
     president uecda serve --games 100                 a server of our own, its web pages, and the bridge
-    president uecda serve --server HOST:PORT --admin-token T   the bridge in front of a running server
+    president uecda serve --seat builtin:expert       four contest clients and our expert
+    president uecda serve --server HOST:PORT --admin-token T --seat account:NAME   an account's bot too
 
-It listens on 127.0.0.1:42485 (``--listen``) as a contest server does, takes five clients in accept order,
-plays the `daifugo` preset's match with them (watch it at the printed address), writes the contest's game
-log (``--log``) and prints each player's points.
+It listens on 127.0.0.1:42485 (``--listen``) as a contest server does, takes five clients in accept order
+(fewer with ``--seat``: the given seats are the players after them), plays the `daifugo` preset's match with
+them (watch it at the printed address), writes the contest's game log (``--log``) and prints each player's
+points.
 """
 
 from __future__ import annotations
@@ -22,13 +24,14 @@ from pathlib import Path
 import grpc
 from president_engine import Rules, RulesError
 from president_engine.narrate import counted
+from president_sdk.uecda_table import PLAYERS
 from president_service.grpc_server import ServerConfig, StartError, start
 from president_service.serve_cli import port_number
 
 from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_metadata, admin_token
 from president_harness.child_server import free_port
 from president_harness.rpc_errors import describe_rpc_error
-from president_harness.uecda_bridge import DEFAULT_LISTEN, Listener, contest_rules, play_match
+from president_harness.uecda_bridge import DEFAULT_LISTEN, Listener, OtherSeat, contest_rules, play_match
 from president_harness.uecda_log import log_of
 
 
@@ -39,6 +42,14 @@ def listen_address(text: str) -> tuple[str, int]:
         return host or DEFAULT_LISTEN[0], port_number(port)
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(f"{text!r}: HOST:PORT, e.g. 127.0.0.1:42485") from None
+
+
+def other_seat(text: str) -> OtherSeat:
+    """An argparse type: one line for anything but ``builtin:LEVEL`` or ``account:NAME``."""
+    try:
+        return OtherSeat.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_uecda_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -52,6 +63,9 @@ def add_uecda_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
                        "plays 100 or 1000)")
     serve.add_argument("--reseat-every", type=int, default=None, help="reseat the players every N games "
                        "(default 3, the reference server's)")
+    serve.add_argument("--seat", type=other_seat, action="append", default=[], metavar="builtin:LEVEL|account:NAME",
+                       help="a player that is not a contest client: a built-in level, or an account of the server"
+                            " whose bot plays it over its Session (repeat for more; fewer clients are awaited)")
     serve.add_argument("--seed", type=int, default=None, help="the shuffle's seed (default: drawn)")
     serve.add_argument("--log", type=Path, default=None,
                        help="the game log to write (default uecda-YYYYmmddHHMMSS.log)")
@@ -64,6 +78,10 @@ def add_uecda_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
 
 
 def uecda_command(args: argparse.Namespace) -> int:
+    if len(args.seat) >= PLAYERS:
+        print(f"president uecda: --seat: at most {PLAYERS - 1} (the contest is of {PLAYERS} players, at least one"
+              " a contest client)", file=sys.stderr)
+        return 2
     try:
         rules = contest_rules(args.games, reseat_every=args.reseat_every)
     except RulesError as exc:
@@ -105,8 +123,10 @@ async def _serve(args: argparse.Namespace, rules: Rules) -> int:
         except OSError as exc:
             print(f"president uecda: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
             return 2
-        print(f"president uecda: waiting for five contest clients on {host}:{listener.port}", flush=True)
-        seated = await listener.seat_five()
+        clients = PLAYERS - len(args.seat)
+        print(f"president uecda: waiting for {counted(clients, 'contest client')} on {host}:{listener.port}",
+              flush=True)
+        seated = await listener.seat_clients(clients)
         created: asyncio.Future[str] = asyncio.get_running_loop().create_future()
 
         def announce(done: asyncio.Future[str]) -> None:
@@ -115,7 +135,7 @@ async def _serve(args: argparse.Namespace, rules: Rules) -> int:
 
         created.add_done_callback(announce)
         try:
-            result = await play_match(seated, address, token, rules, seed=seed, created=created)
+            result = await play_match(seated, address, token, rules, others=args.seat, seed=seed, created=created)
         except grpc.RpcError as exc:
             print(f"president uecda: {describe_rpc_error(exc, address)}", file=sys.stderr)
             return 1

@@ -12,12 +12,14 @@ row by row (docs/RULES-DECISIONS.md, "The contest's game log").
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 from typing import Final
 
-from president_engine import PASS, Action, GiveBack, Match, Phase
+from president_engine import PASS, Action, GiveBack, Match, Phase, Play
 from president_engine.events import CardsGiven, DealEnded, DealStarted, HandDealt
-from president_sdk.uecda_plays import CONTEST_RANK, action_of_cells
+from president_sdk.uecda_plays import CONTEST_RANK, action_of_cells, cells_of_play
+from president_sdk.uecda_seat import Submission
 from president_sdk.uecda_table import (
     COLUMNS,
     JOKER_ROW,
@@ -30,7 +32,7 @@ from president_sdk.uecda_table import (
     unpack,
 )
 
-from president_harness.uecda_bridge import BridgeResult, Submission
+from president_harness.uecda_bridge import BridgeResult
 
 NATURAL_LETTERS: Final = "SHDC"
 JOKER_LETTERS: Final = "KLMN"
@@ -163,15 +165,19 @@ class GameLog:
 
 
 def log_of(result: BridgeResult) -> GameLog:
-    """The log of a bridged match, from the server's record and the submissions as the clients wrote them."""
+    """The log of a bridged match, from the server's record and the submissions as the clients wrote them.
+
+    A contest client's move is its submission as written (a refused one included); the move of a seat that
+    is not a contest client (a built-in level, an account's bot) is its action as a client would write it.
+    """
     match = result.record.replay()
     rules = result.record.rules
     header = {"PROTOCOL": "20070", "GAME_NUMBER": str(rules.deals), "RULE_SEKIGAE_NUM": str(rules.reseat_every or 0),
               "FLASH_MIBUN_NUMBER": str(rules.rank_reset_every or 0), "RANDOM_SEED": str(result.record.seed)}
     header.update({f"PLAYER{number}": name for number, name in enumerate(result.names)})
-    by_deal: dict[int, list[Submission]] = {}
+    submitted: dict[tuple[int, int], deque[Submission]] = {}
     for submission in result.submissions:
-        by_deal.setdefault(submission.deal, []).append(submission)
+        submitted.setdefault((submission.deal, submission.player), deque()).append(submission)
     games: list[LoggedGame] = []
     ranks, seats = "", tuple(range(5))
     hands: list[CardCells] = [CardCells()] * 5
@@ -186,11 +192,20 @@ def log_of(result: BridgeResult) -> GameLog:
         elif isinstance(event, CardsGiven) and event.cards is not None:
             changes.append((event.giver, event.receiver, _grid(CardCells.hand(event.cards))))
         elif isinstance(event, DealEnded):
-            plays = tuple((s.player, _grid(CardCells()) if s.table is None else unpack(s.table))
-                          for s in by_deal.get(event.deal, []))
+            plays = tuple((player, _move_grid(action, submitted.get((event.deal, player))))
+                          for player, action in result.record.deals[event.deal - 1].actions
+                          if action is PASS or isinstance(action, Play))
             games.append(LoggedGame(ranks, seats, tuple(_grid(h) for h in hands), tuple(changes), plays,
                                     event.places, event.totals))
     return GameLog(header, tuple(games))
+
+
+def _move_grid(action: Action, submissions: deque[Submission] | None) -> Grid:
+    """A move as the log has it: the client's next submission as written, or the action of a seat without one."""
+    if submissions:
+        table = submissions.popleft().table
+        return _grid(CardCells()) if table is None else unpack(table)
+    return _grid(cells_of_play(action) if isinstance(action, Play) else CardCells())
 
 
 def replay_log(log: GameLog, match: Match) -> list[str]:

@@ -5,9 +5,14 @@
     president-bot builtin:hard --server HOST:PORT --token SEAT_TOKEN
     president-bot my_bot.py --local --opponents hard,normal,easy --preset cardverse
     president-bot builtin:hard --uecda HOST[:PORT]
+    president-bot "uecda:./client" --server HOST:PORT --token SEAT_TOKEN
 
-BOT is ``FILE.py[:Class]``, ``package.module[:Class]`` or ``builtin:LEVEL``;
-without ``:Class`` the file's one `Bot` subclass is used.  With an account
+BOT is ``FILE.py[:Class]``, ``package.module[:Class]``, ``builtin:LEVEL`` or
+``uecda:COMMAND``; without ``:Class`` the file's one `Bot` subclass is used.
+``uecda:COMMAND`` is a UECda contest client program, started for each match
+with ``-h 127.0.0.1 -p PORT`` appended (or ``{host}`` and ``{port}`` in
+COMMAND replaced), which plays the seat over the contest's protocol
+(president_sdk.uecda_seat.ContestCommand).  With an account
 token the bot plays every match its account is seated in, many at once, over
 one connection (a new bot for each match), until Ctrl-C; with a seat token
 it plays that one seat.  With --uecda it is one client of a UECda contest
@@ -44,6 +49,7 @@ from president_sdk.bots import BUILTIN_BOTS, builtin_bot
 from president_sdk.faults import describe_faults
 from president_sdk.local import BotError, play_local
 from president_sdk.uecda_client import DEFAULT_PORT, ContestConnectError, ContestGame, ContestProtocolError, play_uecda
+from president_sdk.uecda_seat import ContestCommand
 from president_sdk.uecda_table import MAX_NAME, TableError
 from president_sdk.uecda_wire import HandshakeError
 
@@ -80,7 +86,8 @@ def not_installed(exc: ImportError, needed: str) -> str | None:
 
 
 def load_bot(spec: str, *, seed: int | None = None) -> Bot:
-    """A new bot from ``FILE.py[:Class]``, ``module[:Class]`` or ``builtin:LEVEL`` (`seed`: a built-in's draws)."""
+    """A new bot from ``FILE.py[:Class]``, ``module[:Class]``, ``builtin:LEVEL`` or ``uecda:COMMAND`` (`seed`: a
+    built-in's draws)."""
     return bot_factory(spec)(seed)
 
 
@@ -93,6 +100,15 @@ def bot_factory(spec: str) -> Callable[[int | None], Bot]:
         except ValueError as exc:
             raise BotLoadError(str(exc)) from None
         return lambda seed: builtin_bot(level, seed=seed)
+    if spec.startswith("uecda:"):
+        try:
+            contest = ContestCommand.parse(spec.removeprefix("uecda:"))
+        except ValueError as exc:
+            raise BotLoadError(str(exc)) from None
+        if contest.program() is None:
+            raise BotLoadError(f"uecda: no program {contest.command[0]!r} (a path, or a command on PATH)")
+        command = contest.command
+        return lambda _seed: ContestCommand(command)
     kind = _bot_class(spec)
     return lambda _seed: kind()
 
@@ -135,7 +151,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="president-bot", description="Play a President bot.",
                                      epilog="Levels: " + ", ".join(f"builtin:{n}" for n in BUILTIN_BOTS))
     parser.add_argument("--version", action="version", version=f"%(prog)s {version('president-sdk')}")
-    parser.add_argument("bot", help="FILE.py[:Class], module[:Class] or builtin:LEVEL")
+    parser.add_argument("bot", help="FILE.py[:Class], module[:Class], builtin:LEVEL or uecda:COMMAND")
     parser.add_argument("--server", default=os.environ.get(SERVER_ENV, "localhost:50051"),
                         help=f"HOST:PORT of the server (default localhost:50051 or ${SERVER_ENV})")
     parser.add_argument("--token", default=None, help=f"a seat token: play that one seat (or set {TOKEN_ENV})")

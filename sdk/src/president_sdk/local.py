@@ -68,7 +68,7 @@ def play_local(bots: Sequence[Bot], rules: Rules, seed: int = 0, *,
         try:
             seated.seat(index, rules)
         except Exception as exc:  # a bot that refuses these rules: none of its moves could stand in
-            raise BotError(seated, index, f"cannot play these rules: {exc}") from exc
+            raise BotError(seated, index, f"cannot take its seat: {exc}") from exc
     listening = [(p, b) for p, b in enumerate(bots) if listens(b)]
     seen = 0
     faults = [Faults() for _ in bots]

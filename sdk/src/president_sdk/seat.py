@@ -172,4 +172,4 @@ def seat_bot(bot: Bot, seat: Seat) -> None:
     try:
         bot.seat(seat.player, seat.rules)
     except Exception as exc:
-        raise RunnerError(f"{bot.name} (player {seat.player}) cannot play these rules: {exc}") from exc
+        raise RunnerError(f"{bot.name} (player {seat.player}) cannot take its seat: {exc}") from exc
