@@ -36,6 +36,8 @@ COVERED = {
     ".venv/bin/president-bot builtin:expert --uecda 127.0.0.1:42485": UECDA_FLOW,
     ".venv/bin/president-bot builtin:normal --uecda 127.0.0.1": UECDA_FLOW,
     ".venv/bin/president uecda serve --games 100 --seat builtin:expert --seat builtin:hard": UECDA_FLOW,
+    ".venv/bin/president uecda serve --scenario reference.log --log ours.log": UECDA_FLOW,
+    ".venv/bin/president uecda compare ours.log reference.log": UECDA_FLOW,
     "make test": "CI runs it (.ci/run) on a fresh machine",
     "make venv": "every `make test` starts with it",
     "python3 -m venv .venv": "a second environment beside the shared one; `make venv` installs the same",

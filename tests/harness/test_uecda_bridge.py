@@ -15,7 +15,15 @@ import pytest
 from president_engine import CardSet, MatchRecord, Phase, Rules
 from president_engine.events import DealEnded, Passed, Played
 from president_harness.uecda_bridge import MAX_WAITING, BridgeResult, Listener, OtherSeat, contest_rules, play_match
-from president_harness.uecda_log import GameLog, LogError, log_of, replay_log
+from president_harness.uecda_log import (
+    GameLog,
+    LogError,
+    ScenarioDeal,
+    game_differences,
+    log_of,
+    replay_log,
+    scenario_of,
+)
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk.bots import builtin_bot
@@ -174,12 +182,10 @@ def test_a_log_that_differs_from_the_engine_is_named(tmp_path: Path) -> None:
         GameLog.parse("\n".join(broken))
 
 
-def test_our_bots_through_both_bridges_play_the_match_they_play_directly(tmp_path: Path) -> None:
-    """Bridge B's clients (built-in levels) through bridge A make every move they make in the same match
-    played in-process: the tables lose nothing a bot decides on."""
-    levels = ("hard", "normal", "easy", "hard", "normal")
-
-    async def through_both(port: int) -> tuple[BridgeResult, list[Any]]:
+def through_both(tmp_path: Path, levels: Sequence[str], rules: Rules, *, seed: int,
+                 deals: Sequence[ScenarioDeal] = ()) -> tuple[BridgeResult, list[Any]]:
+    """Bridge B's clients of these built-in levels (seeded by player number) through bridge A."""
+    async def clients(port: int) -> tuple[BridgeResult, list[Any]]:
         async with Listener("127.0.0.1", 0) as listener:
             playing = []
             for number, level in enumerate(levels):
@@ -187,17 +193,25 @@ def test_our_bots_through_both_bridges_play_the_match_they_play_directly(tmp_pat
                                                                     listener.port, name=level, timeout=60)))
                 await asyncio.sleep(0.05)
             five = await listener.seat_clients()
-            result = await play_match(five, f"127.0.0.1:{port}", ADMIN, contest_rules(3), seed=31)
+            result = await play_match(five, f"127.0.0.1:{port}", ADMIN, rules, seed=seed,
+                                      deals=[(deal.seats, deal.hands) for deal in deals])
             return result, list(await asyncio.gather(*playing))
 
     async def with_server() -> tuple[BridgeResult, list[Any]]:
-        server = await start(ServerConfig(db=str(tmp_path / "db.sqlite"), admin_token=ADMIN, port=0))
+        server = await start(ServerConfig(db=str(tmp_path / f"db-{seed}.sqlite"), admin_token=ADMIN, port=0))
         try:
-            return await through_both(server.port)
+            return await clients(server.port)
         finally:
             await server.stop(0.5)
 
-    result, clients = asyncio.run(with_server())
+    return asyncio.run(with_server())
+
+
+def test_our_bots_through_both_bridges_play_the_match_they_play_directly(tmp_path: Path) -> None:
+    """Bridge B's clients (built-in levels) through bridge A make every move they make in the same match
+    played in-process: the tables lose nothing a bot decides on."""
+    levels = ("hard", "normal", "easy", "hard", "normal")
+    result, clients = through_both(tmp_path, levels, contest_rules(3), seed=31)
     direct = play_local([builtin_bot(level, seed=number) for number, level in enumerate(levels)],
                         contest_rules(3), seed=31).match
     bridged = result.record.replay()
@@ -206,6 +220,31 @@ def test_our_bots_through_both_bridges_play_the_match_they_play_directly(tmp_pat
     assert bridged.scores == direct.scores
     assert [c.points for c in clients] == list(result.totals)
     assert all(c.faults == 0 for c in clients)
+
+
+def test_a_log_played_again_as_a_scenario_gives_its_game_lines(tmp_path: Path) -> None:
+    """Section 7's strongest check of a bridge: clients that draw no random numbers, fed a log's seats and
+    dealt hands again (here under another seed, which would seat and deal otherwise), write every game line
+    of that log again; without the scenario the lines differ."""
+    levels = ("hard", "normal", "easy", "hard", "easy")
+    rules = Rules.preset("daifugo", deals=7, rank_reset_every=5)
+    first, _ = through_both(tmp_path, levels, rules, seed=41)
+    log = GameLog.parse(log_of(first).text())
+    again, _ = through_both(tmp_path, levels, rules, seed=42, deals=scenario_of(log))
+    assert game_differences(log_of(again), log) == []
+    assert again.record.seed != first.record.seed
+    other, _ = through_both(tmp_path, levels, rules, seed=43)
+    assert game_differences(log_of(other), log)
+
+
+def test_a_scenario_from_a_log_that_is_not_one_is_refused() -> None:
+    game = "%00000%mibun% 22222\n%00000%seat% 01234\n%00000%palyer_cards% S3 S4 S5 S6 S7\n" \
+           "%00000%change_cards% NULL\n%00000%play% 0EE\n%00000%result% 01234\n%00000%points% 5 4 3 2 1\n"
+    assert len(scenario_of(GameLog.parse(game))) == 1
+    with pytest.raises(LogError, match="game 0: seat 01134 is not players 0-4 once each"):
+        scenario_of(GameLog.parse(game.replace("seat% 01234", "seat% 01134")))
+    with pytest.raises(LogError, match="game 0: 4 hands, not 5"):
+        scenario_of(GameLog.parse(game.replace(" S7", "")))
 
 
 def test_a_flood_of_waiting_connections_is_bounded() -> None:

@@ -92,11 +92,59 @@ def test_serve_three_clients_and_two_builtin_seats(tmp_path: Path) -> None:
     assert log.header["PLAYER3"] == "expert" and {p for game in log.games for p, _ in game.plays} == set(range(5))
 
 
+def _serve_easy_clients(tmp_path: Path, *args: str) -> str:
+    """``president uecda serve ARGS`` with five easy clients of bridge B: its output."""
+    out = tmp_path / "serve.out"
+    with out.open("wb") as sink:
+        serve = subprocess.Popen([str(BIN / "president"), "uecda", "serve", *args, "--listen", "127.0.0.1:0",
+                                  "--http-port", str(free_port(18540)), "--db", str(tmp_path / "u.db")],
+                                 cwd=tmp_path, stdout=sink, stderr=subprocess.STDOUT)
+    try:
+        port = _wait_for(out, r"clients on 127\.0\.0\.1:(\d+)", serve).group(1)
+        bots = []
+        for _ in range(5):
+            bots.append(subprocess.Popen([str(BIN / "president-bot"), "builtin:easy", "--uecda", f"127.0.0.1:{port}"],
+                                         cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT))
+            time.sleep(0.2)
+        assert all(bot.wait(timeout=240) == 0 for bot in bots)
+        assert serve.wait(timeout=60) == 0, out.read_text()
+    finally:
+        for proc in [serve, *locals().get("bots", [])]:
+            if proc.poll() is None:
+                proc.kill()
+    return out.read_text()
+
+
+def test_a_log_as_scenario_and_two_logs_compared(tmp_path: Path) -> None:
+    """The README's ``--scenario reference.log --log ours.log`` and ``compare ours.log reference.log``: the
+    same deals and seats again (under another seed) give the same game lines; a changed line is named."""
+    _serve_easy_clients(tmp_path, "--games", "4", "--seed", "8", "--log", "reference.log")
+    text = _serve_easy_clients(tmp_path, "--scenario", "reference.log", "--log", "ours.log", "--seed", "9")
+    assert "4 games; watch it" in text
+    same = subprocess.run([str(BIN / "president"), "uecda", "compare", "ours.log", "reference.log"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert same.returncode == 0 and same.stdout == "president uecda: 4 games, the same game lines\n"
+    reference = (tmp_path / "reference.log").read_text()
+    changed = re.sub(r"^%00002%result% (\d)(\d)", r"%00002%result% \2\1", reference, flags=re.M)
+    (tmp_path / "changed.log").write_text(changed)
+    differ = subprocess.run([str(BIN / "president"), "uecda", "compare", "ours.log", "changed.log"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60)
+    assert differ.returncode == 1 and differ.stdout.splitlines()[0].startswith("game 2 result: ")
+    assert differ.stdout.splitlines()[-1] == "president uecda: 4 games, 1 line differ"
+
+
 def test_bad_arguments_are_one_line(tmp_path: Path) -> None:
+    (tmp_path / "bad.log").write_text("not a log\n")
+    (tmp_path / "twice.log").write_text("".join(f"%00000%{line}\n" for line in (
+        "mibun% 22222", "seat% 01234", "palyer_cards% S3 S3 S5 S6 S7", "change_cards% NULL", "play% 0EE",
+        "result% 01234", "points% 5 4 3 2 1")))
     for argv, expected in ((["--listen", "nowhere"], "HOST:PORT"), (["--games", "0"], "deals: at least 1"),
                            (["--seat", "builtin:nobody"], "no built-in bot"),
                            (["--seat", "hard"], "builtin:LEVEL or account:NAME"),
-                           (["--seat", "builtin:easy"] * 5, "--seat: at most 4")):
+                           (["--seat", "builtin:easy"] * 5, "--seat: at most 4"),
+                           (["--scenario", "missing.log"], "missing.log: No such file"),
+                           (["--scenario", "bad.log"], "bad.log: line 1: not %tag%key% value"),
+                           (["--scenario", "twice.log"], "twice.log: not a deal of the contest's rules")):
         done = subprocess.run([str(BIN / "president"), "uecda", "serve", *argv], cwd=tmp_path, capture_output=True,
                               text=True, timeout=60)
         assert done.returncode == 2 and expected in done.stderr and "Traceback" not in done.stderr

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from president_engine import PASS, GiveBack, Match, Phase, Request, Rules
-from president_engine.events import DealEnded, MatchEnded, Played
+from president_engine import PASS, GiveBack, Match, Phase, Request, Rules, shuffled_deal
+from president_engine.events import DealEnded, DealStarted, MatchEnded, Played
 from president_sdk import Bot, builtin_bot, lowest_play, play_local
 
 
@@ -41,6 +41,16 @@ def test_a_bot_needs_only_play_and_no_constructor_arguments() -> None:
     result = play_local([Lowest(), Lowest(), Lowest(), Lowest()], Rules.preset("cardverse", deals=3), seed=1)
     assert len(result.places) == 3
     assert sorted(result.places[0]) == [0, 1, 2, 3]
+
+
+def test_local_play_seats_an_explicit_deal_as_given() -> None:
+    rules = Rules.preset("cardverse", deals=2)
+    hands = [shuffled_deal(rules, 4, 1, 0)]
+    recorders = [Recorder() for _ in range(4)]
+    result = play_local(recorders, rules, seed=4, hands=hands, seats=[(3, 1, 0, 2)])
+    assert result.match.deal_seats[0] == (3, 1, 0, 2) and result.match.deal_hands[0] == tuple(hands[0])
+    started = next(e for e in recorders[0].events if isinstance(e, DealStarted))
+    assert started.seats == (3, 1, 0, 2)
 
 
 def test_play_must_be_implemented() -> None:

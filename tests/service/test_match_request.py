@@ -62,11 +62,20 @@ def test_a_card_that_cannot_exist_is_malformed() -> None:
     assert info.value.reason is Reason.MALFORMED and "deals[0].hands[0]" in info.value.message
 
 
+def test_explicit_seats_are_read_by_deal_and_empty_ones_are_the_rules() -> None:
+    hand = pb.Hand(cards=[pb.Card(rank=pb.RANK_TWO, suit=pb.SUIT_CLUBS)])
+    unseated = pb.CreateMatchRequest(preset="cardverse", deals=[pb.DealHands(hands=[hand])] * 2)
+    assert read_match_request(unseated, ClockSettings()).seats == ()
+    seated = pb.CreateMatchRequest(preset="cardverse", deals=[pb.DealHands(hands=[hand]),
+                                                              pb.DealHands(hands=[hand], seats=[3, 1, 0, 2])])
+    assert read_match_request(seated, ClockSettings()).seats == (None, (3, 1, 0, 2))
+
+
 def test_unset_fields_take_the_servers_defaults() -> None:
     clock = ClockSettings(move_ms=5, bank_ms=6, max_strikes=7)
     asked = read_match_request(pb.CreateMatchRequest(preset="italian"), clock)
     assert asked.rules == Rules.preset("italian") and asked.clock == clock and asked.seed is None
-    assert asked.hands == () and asked.names == () and not asked.open_seats
+    assert asked.hands == () and asked.seats == () and asked.names == () and not asked.open_seats
 
 
 def test_service_events_on_the_wire() -> None:

@@ -34,6 +34,21 @@ def validate_hands(rules: Rules, deal: int, hands: Sequence[CardSet]) -> None:
         raise DealError(f"deal {deal}: the hands hold more copies of a card than the deck has")
 
 
+def explicit_seats(rules: Rules, deal: int, seats: Sequence[int]) -> tuple[int, ...]:
+    """Deal `deal`'s explicit seats (players by seat) as plain ints; DealError unless each player sits once."""
+    n = rules.players
+    if len(seats) != n:
+        raise DealError(f"deal {deal}: {len(seats)} seats for {n} players")
+    seated: set[int] = set()
+    for seat, player in enumerate(seats):
+        if player not in range(n):
+            raise DealError(f"deal {deal}: seat {seat} holds no player (players are 0 to {n - 1})")
+        if player in seated:
+            raise DealError(f"deal {deal}: player {int(player)} sits in two seats")
+        seated.add(player)
+    return tuple(int(player) for player in seats)
+
+
 def shuffled_deal(rules: Rules, seed: int, deal: int, start_seat: int) -> list[CardSet]:
     """The hands the seeded shuffle deals, by seat, dealing from `start_seat` in seat order."""
     units, keys_format = _deck(rules.decks, rules.jokers)

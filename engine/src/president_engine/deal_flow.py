@@ -47,7 +47,8 @@ def _seat_in_order(m: Match, players: tuple[int, ...] | list[int]) -> None:
 
 
 def start_deal(m: Match) -> None:
-    """Deal the next deal (seats by rank, the shuffle or explicit hands) and begin its exchange or its play."""
+    """Deal the next deal (seats by rank, drawn or given; the shuffle or explicit hands) and begin its exchange
+    or its play."""
     rules = m.rules
     n = m._n
     m.deal += 1
@@ -55,7 +56,10 @@ def start_deal(m: Match) -> None:
     fresh = rules.fresh_deal(deal)
     if fresh:
         m.roles = [Role.NEUTRAL] * n
-    if rules.reseats(deal):
+    given = m._explicit_seats[deal - 1] if deal <= len(m._explicit_seats) else None
+    if given is not None:  # an explicit deal's seats take the place of the rules' seating
+        _seat_in_order(m, given)
+    elif rules.reseats(deal):
         _seat_in_order(m, _drawn_order(m, "seats", list(range(n))))
     elif deal >= 2 and rules.seating is Seating.BY_RANK:
         _seat_in_order(m, m.last_places)

@@ -3,8 +3,8 @@
 A Match is mutable (``apply``) and cheap to ``copy`` for simulation.  The
 player to act is `to_act`; `legal_actions()` lists what they may do in the
 engine's fixed order (movegen.py); `check`/`can_apply` explain or test any
-other action.  Players keep their identity (their seat in deal 1) for the
-whole match; seats only matter for the order of play.
+other action.  Players keep their identity (their number) for the whole
+match; seats only matter for the order of play.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any, Final, TypeVar
 
 from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request
 from president_engine.cards import CardSet, Rank, Suit
-from president_engine.deal import validate_hands
+from president_engine.deal import explicit_seats, validate_hands
 from president_engine.deal_flow import end_deal, end_deal_by_passes, exchange_action, start_deal
-from president_engine.errors import IllegalActionError, IllegalReason
+from president_engine.errors import DealError, IllegalActionError, IllegalReason
 from president_engine.events import (
     CardsGiven,
     CardsRequested,
@@ -55,12 +55,12 @@ _View = TypeVar("_View", bound=PublicObservation)
 class Match:
     """A match in progress; see the module docstring."""
 
-    __slots__ = ("_back", "_bp", "_checked", "_direction", "_exchange_steps", "_explicit", "_hands", "_holders",
-                 "_horizon", "_last", "_last_play", "_leader", "_legal", "_lock", "_mask", "_n", "_out", "_passes",
-                 "_pending_tribute", "_player_seat", "_playing", "_reading", "_requests", "_rev", "_run_len",
-                 "_run_rank", "_seat_player", "_sizes", "_t", "_table", "_table_strength", "_turn", "deal",
-                 "deal_hands", "deal_seats", "events", "explicit_deals", "is_over", "last_places", "phase", "roles",
-                 "rules", "scores", "seed", "winner")
+    __slots__ = ("_back", "_bp", "_checked", "_direction", "_exchange_steps", "_explicit", "_explicit_seats",
+                 "_hands", "_holders", "_horizon", "_last", "_last_play", "_leader", "_legal", "_lock", "_mask", "_n",
+                 "_out", "_passes", "_pending_tribute", "_player_seat", "_playing", "_reading", "_requests", "_rev",
+                 "_run_len", "_run_rank", "_seat_player", "_sizes", "_t", "_table", "_table_strength", "_turn",
+                 "deal", "deal_hands", "deal_seats", "events", "explicit_deals", "is_over", "last_places", "phase",
+                 "roles", "rules", "scores", "seed", "winner")
     """Slots: no per-instance dict (a server holds a match per live match, a search copies it per playout)."""
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Match:
@@ -68,13 +68,22 @@ class Match:
         return object.__new__(cls)
 
     def __init__(self, rules: Rules, *, seed: int = 0,
-                 hands: Sequence[Sequence[CardSet]] | None = None) -> None:
-        self._begin(rules, seed, [list(h) for h in hands] if hands else [])
-        for deal, deal_hands in enumerate(self._explicit, 1):
-            validate_hands(self.rules, deal, deal_hands)
+                 hands: Sequence[Sequence[CardSet]] | None = None,
+                 seats: Sequence[Sequence[int] | None] | None = None) -> None:
+        """`hands`: explicit hands for the first deals, by seat; `seats`: for each of those deals, the players by
+        seat (None: as the rules seat them), so a deal taken from another server's log sits as it did there."""
+        explicit = [list(h) for h in hands] if hands else []
+        given = list(seats) if seats else []
+        if len(given) > len(explicit):
+            raise DealError(f"deal {len(explicit) + 1}: seats given for a deal without explicit hands")
+        for deal, deal_hands in enumerate(explicit, 1):
+            validate_hands(rules, deal, deal_hands)
+        self._begin(rules, seed, explicit,
+                    [None if s is None else explicit_seats(rules, deal, s) for deal, s in enumerate(given, 1)])
         start_deal(self)
 
-    def _begin(self, rules: Rules, seed: int, explicit: list[list[CardSet]]) -> None:
+    def _begin(self, rules: Rules, seed: int, explicit: list[list[CardSet]],
+               seats: list[tuple[int, ...] | None]) -> None:
         """Every field, before the first deal (or before `from_view` fills in a deal in progress)."""
         self.rules = rules
         self.seed = seed
@@ -84,6 +93,8 @@ class Match:
         self._explicit = explicit
         self.explicit_deals = len(explicit)
         """How many deals (the first ones) use explicit hands instead of the shuffle."""
+        self._explicit_seats = seats
+        """The players by seat given for the first explicit deals (None: the rules' seating)."""
         self._horizon: int | None = None
         """The last deal this match plays before it ends (None: as the rules say); see `from_view`."""
         self.events: list[Event] = []
@@ -369,6 +380,7 @@ class Match:
         new._t = self._t
         new._n = self._n
         new._explicit = self._explicit
+        new._explicit_seats = self._explicit_seats
         new.explicit_deals = self.explicit_deals
         new._horizon = self._horizon
         new.events = list(self.events)

@@ -14,7 +14,7 @@ from typing import Any
 
 from president_engine.actions import Action, parse_action
 from president_engine.cards import CardSet
-from president_engine.errors import CardParseError, IllegalActionError, RecordError, RulesError
+from president_engine.errors import CardParseError, DealError, IllegalActionError, RecordError, RulesError
 from president_engine.match import Match
 from president_engine.rules import Rules
 
@@ -64,10 +64,14 @@ class MatchRecord:
 
     def start(self) -> Match:
         """The match as first dealt, before any action (replay applies the actions to it)."""
-        explicit = [d.hands for d in self.deals if not d.shuffled]
+        explicit = [d for d in self.deals if not d.shuffled]
         if any(d.shuffled for d in self.deals[:len(explicit)]):
             raise RecordError("explicit hands must come before shuffled deals")
-        return Match(self.rules, seed=self.seed, hands=explicit or None)
+        try:  # an explicit deal sits as recorded: the seats it was given, or those the rules gave it (the same)
+            return Match(self.rules, seed=self.seed, hands=[d.hands for d in explicit] or None,
+                         seats=[d.seats for d in explicit] or None)
+        except DealError as exc:
+            raise RecordError(f"the record's explicit deals cannot be dealt: {exc}") from None
 
     def replay(self) -> Match:
         """The match this record describes, every action checked; raises ReplayError."""

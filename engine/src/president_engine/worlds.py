@@ -39,7 +39,7 @@ def world_from_view(view: PublicObservation, hands: Sequence[CardSet], *,
     rules = view.rules
     n = rules.players
     m = Match.__new__(Match)
-    m._begin(rules, 0, [])
+    m._begin(rules, 0, [], [])
     t = m._t
     if len(hands) != n:
         raise DealError(f"{len(hands)} hands for {n} players")

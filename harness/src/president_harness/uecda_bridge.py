@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import grpc
-from president_engine import MatchRecord, Rules
+from president_engine import CardSet, MatchRecord, Rules
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
@@ -154,10 +154,11 @@ def seat_name(name: str, number: int) -> str:
 
 
 async def play_match(seated: list[tuple[Arrival, str]], server: str, admin_token: str, rules: Rules, *,
-                     others: Sequence[OtherSeat] = (), seed: int | None = None,
-                     created: asyncio.Future[str] | None = None) -> BridgeResult:
+                     others: Sequence[OtherSeat] = (), deals: Sequence[tuple[Sequence[int], Sequence[CardSet]]] = (),
+                     seed: int | None = None, created: asyncio.Future[str] | None = None) -> BridgeResult:
     """Create the match on `server` and play it out: the seated clients are players 0, 1, ..., `others` the
-    players after them; `created` gets the match's id as soon as it exists."""
+    players after them; `deals` the first games' seats and hands by seat (a scenario), instead of the draws
+    and the shuffle; `created` gets the match's id as soon as it exists."""
     if len(seated) + len(others) != PLAYERS:
         raise ValueError(f"{len(seated)} contest clients and {len(others)} other seats: the contest has {PLAYERS}")
     loop = asyncio.get_running_loop()
@@ -168,6 +169,8 @@ async def play_match(seated: list[tuple[Arrival, str]], server: str, admin_token
         stub = pb_grpc.PresidentServiceStub(channel)
         reply = await stub.CreateMatch(pb.CreateMatchRequest(
             preset="daifugo", rules=convert.rules_to_proto(rules), seed=seed, seat_names=names,
+            deals=[pb.DealHands(seats=seats, hands=[pb.Hand(cards=convert.cards_to_proto(h)) for h in hands])
+                   for seats, hands in deals],
             seat_accounts=[""] * len(seated) + [other.account for other in others],
             clock=pb.ClockSettings(move_time_limit_ms=0)), metadata=admin, timeout=30)
         if created is not None:

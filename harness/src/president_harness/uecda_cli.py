@@ -3,6 +3,8 @@
     president uecda serve --games 100                 a server of our own, its web pages, and the bridge
     president uecda serve --seat builtin:expert       four contest clients and our expert
     president uecda serve --server HOST:PORT --admin-token T --seat account:NAME   an account's bot too
+    president uecda serve --scenario LOG              the seats and deals of a game log's games again
+    president uecda compare LOG OTHER                 the game lines of two logs that differ
 
 It listens on 127.0.0.1:42485 (``--listen``) as a contest server does, takes five clients in accept order
 (fewer with ``--seat``: the given seats are the players after them), plays the `daifugo` preset's match with
@@ -19,10 +21,11 @@ import logging
 import secrets
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import grpc
-from president_engine import Rules, RulesError
+from president_engine import DealError, Match, Rules, RulesError
 from president_engine.narrate import counted
 from president_sdk.uecda_table import PLAYERS
 from president_service.grpc_server import ServerConfig, StartError, start
@@ -32,7 +35,9 @@ from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_metadata, admin
 from president_harness.child_server import free_port
 from president_harness.rpc_errors import describe_rpc_error
 from president_harness.uecda_bridge import DEFAULT_LISTEN, Listener, OtherSeat, contest_rules, play_match
-from president_harness.uecda_log import log_of
+from president_harness.uecda_log import GameLog, LogError, ScenarioDeal, game_differences, log_of, scenario_of
+
+DEFAULT_GAMES = 100
 
 
 def listen_address(text: str) -> tuple[str, int]:
@@ -59,8 +64,11 @@ def add_uecda_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
                                description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     serve.add_argument("--listen", type=listen_address, default=DEFAULT_LISTEN,
                        help="where contest clients connect (default 127.0.0.1:42485)")
-    serve.add_argument("--games", type=int, default=100, help="games in the match (default 100; the contest "
-                       "plays 100 or 1000)")
+    serve.add_argument("--games", type=int, default=None, help="games in the match (default 100, or the"
+                       " scenario's; the contest plays 100 or 1000)")
+    serve.add_argument("--scenario", type=Path, default=None, metavar="LOG",
+                       help="a game log (ours or the reference server's): its games' seats and dealt hands are"
+                            " played again, so the two logs can be compared (president uecda compare)")
     serve.add_argument("--reseat-every", type=int, default=None, help="reseat the players every N games "
                        "(default 3, the reference server's)")
     serve.add_argument("--seat", type=other_seat, action="append", default=[], metavar="builtin:LEVEL|account:NAME",
@@ -75,6 +83,48 @@ def add_uecda_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     serve.add_argument("--http-port", type=port_number, default=8080,
                        help="without --server: port of its web pages (default 8080; a free one if taken)")
     serve.set_defaults(handler=uecda_command)
+    compare = actions.add_parser("compare", help="the game lines of two game logs that differ",
+                                 description="Print each game line (section 7's seven a game) that differs between"
+                                             " two logs, the headers aside; exit 1 if any does.")
+    compare.add_argument("log", type=Path)
+    compare.add_argument("other", type=Path)
+    compare.set_defaults(handler=compare_command)
+
+
+def _read_log(path: Path) -> GameLog:
+    """The log at `path`; LogError (one line) for a file that is missing or not a log."""
+    try:
+        return GameLog.parse(path.read_text(errors="replace"))
+    except OSError as exc:
+        raise LogError(f"{path}: {exc.strerror or exc}") from None
+    except LogError as exc:
+        raise LogError(f"{path}: {exc}") from None
+
+
+def _scenario(path: Path) -> tuple[ScenarioDeal, ...]:
+    log = _read_log(path)
+    try:
+        scenario = scenario_of(log)
+    except LogError as exc:
+        raise LogError(f"{path}: {exc}") from None
+    if not scenario:
+        raise LogError(f"{path}: no games")
+    return scenario
+
+
+def compare_command(args: argparse.Namespace) -> int:
+    try:
+        logs = _read_log(args.log), _read_log(args.other)
+    except LogError as exc:
+        print(f"president uecda: {exc}", file=sys.stderr)
+        return 2
+    differences = game_differences(*logs)
+    for line in differences:
+        print(line)
+    games = max(len(log.games) for log in logs)
+    print(f"president uecda: {counted(games, 'game')}, {counted(len(differences), 'line')} differ"
+          if differences else f"president uecda: {counted(games, 'game')}, the same game lines")
+    return 1 if differences else 0
 
 
 def uecda_command(args: argparse.Namespace) -> int:
@@ -83,21 +133,29 @@ def uecda_command(args: argparse.Namespace) -> int:
               " a contest client)", file=sys.stderr)
         return 2
     try:
-        rules = contest_rules(args.games, reseat_every=args.reseat_every)
-    except RulesError as exc:
+        scenario = () if args.scenario is None else _scenario(args.scenario)
+        games = args.games if args.games is not None else len(scenario) or DEFAULT_GAMES
+        rules = contest_rules(games, reseat_every=args.reseat_every)
+        scenario = scenario[:games]
+        if scenario:  # checked before any client waits: the server would refuse them as well
+            Match(rules, hands=[deal.hands for deal in scenario], seats=[deal.seats for deal in scenario])
+    except DealError as exc:
+        print(f"president uecda: {args.scenario}: not a deal of the contest's rules: {exc}", file=sys.stderr)
+        return 2
+    except (RulesError, LogError) as exc:
         print(f"president uecda: {exc}", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="president uecda: %(message)s")
     for chatty in ("president.runner", "president_service"):  # the seats' and our server's own start lines
         logging.getLogger(chatty).setLevel(logging.WARNING)
     try:
-        return asyncio.run(_serve(args, rules))
+        return asyncio.run(_serve(args, rules, scenario))
     except KeyboardInterrupt:
         print("president uecda: interrupted", file=sys.stderr)
         return 130
 
 
-async def _serve(args: argparse.Namespace, rules: Rules) -> int:
+async def _serve(args: argparse.Namespace, rules: Rules, scenario: Sequence[ScenarioDeal]) -> int:
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     log_path: Path = args.log or Path(time.strftime("uecda-%Y%m%d%H%M%S.log"))
     async with contextlib.AsyncExitStack() as stack:
@@ -135,7 +193,9 @@ async def _serve(args: argparse.Namespace, rules: Rules) -> int:
 
         created.add_done_callback(announce)
         try:
-            result = await play_match(seated, address, token, rules, others=args.seat, seed=seed, created=created)
+            result = await play_match(seated, address, token, rules, others=args.seat,
+                                      deals=[(deal.seats, deal.hands) for deal in scenario], seed=seed,
+                                      created=created)
         except grpc.RpcError as exc:
             print(f"president uecda: {describe_rpc_error(exc, address)}", file=sys.stderr)
             return 1

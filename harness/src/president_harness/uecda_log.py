@@ -16,7 +16,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Final
 
-from president_engine import PASS, Action, GiveBack, Match, Phase, Play
+from president_engine import PASS, Action, CardSet, GiveBack, Match, Phase, Play
 from president_engine.events import CardsGiven, DealEnded, DealStarted, HandDealt
 from president_sdk.uecda_plays import CONTEST_RANK, action_of_cells, cells_of_play
 from president_sdk.uecda_seat import Submission
@@ -162,6 +162,46 @@ class GameLog:
             except ValueError as exc:  # a LogError too
                 raise LogError(f"game {number}: {exc}") from None
         return cls(header, tuple(out))
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioDeal:
+    """One game of a log as a deal to play again: its seating and its hands as dealt."""
+
+    seats: tuple[int, ...]
+    """The player in each seat."""
+    hands: tuple[CardSet, ...]
+    """By seat, before the exchange (as CreateMatchRequest.deals has them)."""
+
+
+def scenario_of(log: GameLog) -> tuple[ScenarioDeal, ...]:
+    """Each game's seats and dealt hands, so that the same deals are played again (through bridge A, say)."""
+    deals = []
+    for number, game in enumerate(log.games):
+        if sorted(game.seats) != list(range(5)):
+            raise LogError(f"game {number}: seat {''.join(map(str, game.seats))} is not players 0-4 once each")
+        if len(game.hands) != 5:
+            raise LogError(f"game {number}: {len(game.hands)} hands, not 5")
+        hands = []
+        for player, grid in enumerate(game.hands):
+            cells = _cells(grid)
+            if cells is None:
+                raise LogError(f"game {number}: player {player}'s hand is not cards")
+            hands.append(cells.cards)
+        deals.append(ScenarioDeal(game.seats, tuple(hands[player] for player in game.seats)))
+    return tuple(deals)
+
+
+def game_differences(ours: GameLog, theirs: GameLog) -> list[str]:
+    """The game lines of two logs that differ, in game order (the headers aside: names and seeds may differ).
+
+    Section 7's strongest check of a bridge: fed the same deals and seats, deterministic clients give the
+    same lines through any two servers."""
+    keyed = [{(int(tag), key): value.strip() for _, tag, key, value in (line.split("%", 3) for line in log.lines())
+              if tag != HEADER} for log in (ours, theirs)]
+    return [f"game {game} {key}: {keyed[0].get((game, key), '(none)')} against {keyed[1].get((game, key), '(none)')}"
+            for game, key in sorted(keyed[0].keys() | keyed[1].keys())
+            if keyed[0].get((game, key)) != keyed[1].get((game, key))]
 
 
 def log_of(result: BridgeResult) -> GameLog:

@@ -51,9 +51,12 @@ class LocalResult:
 
 
 def play_local(bots: Sequence[Bot], rules: Rules, seed: int = 0, *,
-               hands: Sequence[Sequence[CardSet]] | None = None, strict: bool = True,
-               move_timeout: float | None = None) -> LocalResult:
+               hands: Sequence[Sequence[CardSet]] | None = None, seats: Sequence[Sequence[int] | None] | None = None,
+               strict: bool = True, move_timeout: float | None = None) -> LocalResult:
     """Play one match of `bots` (bot i is player i) and return the result.
+
+    hands, seats: explicit hands for the first deals and, for each of those,
+    the players by seat or None for the rules' seating (as `Match` takes them).
 
     strict: a bot that raises or answers illegally stops the match with
     `BotError` (for tests); otherwise the fault is logged and counted and the
@@ -63,7 +66,7 @@ def play_local(bots: Sequence[Bot], rules: Rules, seed: int = 0, *,
     """
     if len(bots) != rules.players:
         raise ValueError(f"{len(bots)} bots for a {rules.players}-player match")
-    match = Match(rules, seed=seed, hands=hands)
+    match = Match(rules, seed=seed, hands=hands, seats=seats)
     for index, seated in enumerate(bots):
         try:
             seated.seat(index, rules)

@@ -1,4 +1,4 @@
-"""Reading a CreateMatchRequest: the rules, explicit hands, clock, seed and names it asks for.
+"""Reading a CreateMatchRequest: the rules, explicit hands and seats, clock, seed and names it asks for.
 
 Every value from outside is checked here, before anything is stored: a bad
 rule option, clock setting or a value beyond the server's bounds is
@@ -39,6 +39,8 @@ class MatchRequest:
     """None: the server draws one."""
     hands: tuple[tuple[CardSet, ...], ...]
     """Explicit hands for the first deals, by seat; empty: every deal is shuffled."""
+    seats: tuple[tuple[int, ...] | None, ...] = ()
+    """For those deals, the players by seat (None: the rules' seating); empty when no deal has them."""
     clock: ClockSettings
     names: tuple[str, ...]
     open_seats: bool
@@ -91,6 +93,7 @@ def read_match_request(request: pb.CreateMatchRequest, default_clock: ClockSetti
                             for i, hand in enumerate(deal.hands)) for d, deal in enumerate(request.deals))
     except convert.WireError as exc:
         raise ServiceError(Reason.MALFORMED, str(exc)) from None
+    seats = tuple(tuple(deal.seats) or None for deal in request.deals)  # the engine refuses a bad seating
     reserved = frozenset(request.reserved_seats)
     if any(player >= rules.players for player in reserved) or (reserved and not request.open_seats):
         raise ServiceError(Reason.MALFORMED, "reserved_seats: players of this match, and only with open_seats")
@@ -105,8 +108,8 @@ def read_match_request(request: pb.CreateMatchRequest, default_clock: ClockSetti
                            {"option": "bot_seeds"})
     seeds: tuple[int | None, ...] = tuple(request.bot_seeds)
     return MatchRequest(preset=request.preset, rules=rules, seed=request.seed if request.HasField("seed") else None,
-                        hands=hands, clock=clock, names=tuple(request.seat_names), open_seats=request.open_seats,
-                        reserved=reserved, accounts=accounts,
+                        hands=hands, seats=seats if any(seats) else (), clock=clock, names=tuple(request.seat_names),
+                        open_seats=request.open_seats, reserved=reserved, accounts=accounts,
                         bot_seeds=seeds + (None,) * (rules.players - len(seeds)) if seeds else ())
 
 

@@ -1,8 +1,8 @@
 """The match log in SQLite: what a match was created with, and every action applied, in order.
 
 A match is rebuilt after a crash by replaying its stored actions on a fresh
-engine `Match` (the rules, seed and any explicit hands are stored at
-creation), so the per-move write is one small INSERT.  WAL mode with
+engine `Match` (the rules, seed and any explicit hands and seats are stored
+at creation), so the per-move write is one small INSERT.  WAL mode with
 synchronous=NORMAL: a committed move survives the process being killed (not
 necessarily a power cut).  Such a commit only appends to the WAL file (no
 fsync), so writes run inline on the caller's thread: cheaper than a
@@ -39,6 +39,7 @@ CREATE TABLE IF NOT EXISTS matches (
     rules TEXT NOT NULL,
     seed INTEGER NOT NULL,
     hands TEXT,
+    deal_seats TEXT,
     clock TEXT NOT NULL,
     names TEXT NOT NULL,
     open_seats INTEGER NOT NULL,
@@ -76,6 +77,7 @@ _MIGRATIONS = (
     ("seats", "bot_seed", "ALTER TABLE seats ADD COLUMN bot_seed INTEGER"),
     ("seats", "named", "ALTER TABLE seats ADD COLUMN named INTEGER NOT NULL DEFAULT 1"),
     ("matches", "ended_at", "ALTER TABLE matches ADD COLUMN ended_at REAL"),
+    ("matches", "deal_seats", "ALTER TABLE matches ADD COLUMN deal_seats TEXT"),
 )
 """Columns added since the first schema: (table, column, how to add it to an older database)."""
 
@@ -132,6 +134,8 @@ class StoredMatch:
     rules: Rules
     seed: int
     hands: tuple[tuple[CardSet, ...], ...] | None
+    seats: tuple[tuple[int, ...] | None, ...] | None = None
+    """For the deals given hands, the players by seat (None: the rules' seating); None when no deal has them."""
     clock: ClockSettings
     names: tuple[str, ...]
     open_seats: bool
@@ -211,11 +215,12 @@ class MatchStore:
     def create(self, stored: StoredMatch, also: Sequence[Statement] = ()) -> None:
         """Store a new match; `also`: statements committed in the same transaction."""
         hands = None if stored.hands is None else json.dumps([[str(h) for h in deal] for deal in stored.hands])
+        seats = None if stored.seats is None else json.dumps(stored.seats)
         statements: list[Statement] = [(
-            "INSERT INTO matches (id, created_at, preset, rules, seed, hands, clock, names, open_seats, kind) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO matches (id, created_at, preset, rules, seed, hands, deal_seats, clock, names, open_seats,"
+            " kind) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             (stored.match_id, stored.created_at, stored.preset, json.dumps(stored.rules.to_dict()), stored.seed,
-             hands, json.dumps(stored.clock.to_dict()), json.dumps(stored.names), int(stored.open_seats),
+             hands, seats, json.dumps(stored.clock.to_dict()), json.dumps(stored.names), int(stored.open_seats),
              stored.kind.value))]
         players = len(stored.token_hashes)
         accounts = stored.accounts or ("",) * players
@@ -343,11 +348,11 @@ class MatchStore:
 
     def _load(self, match_id: str) -> StoredMatch | None:
         db = self._reader
-        row = db.execute("SELECT created_at, preset, rules, seed, hands, clock, names, open_seats, record, kind "
-                         "FROM matches WHERE id = ?", (match_id,)).fetchone()
+        row = db.execute("SELECT created_at, preset, rules, seed, hands, deal_seats, clock, names, open_seats, record,"
+                         " kind FROM matches WHERE id = ?", (match_id,)).fetchone()
         if row is None:
             return None
-        created_at, preset, rules, seed, hands, clock, names, open_seats, record, kind = row
+        created_at, preset, rules, seed, hands, deal_seats, clock, names, open_seats, record, kind = row
         seats = db.execute("SELECT token_hash, claimed, account, bot_seed, named FROM seats WHERE match_id = ?"
                            " ORDER BY player", (match_id,)).fetchall()
         actions = tuple(
@@ -362,6 +367,8 @@ class MatchStore:
             rules=Rules.from_dict(json.loads(rules)),
             seed=seed,
             hands=None if hands is None else tuple(tuple(CardSet(h) for h in deal) for deal in json.loads(hands)),
+            seats=None if deal_seats is None else tuple(
+                None if deal is None else tuple(deal) for deal in json.loads(deal_seats)),
             clock=ClockSettings.from_dict(json.loads(clock)),
             names=tuple(json.loads(names)),
             open_seats=bool(open_seats),

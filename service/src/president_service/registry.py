@@ -151,9 +151,9 @@ class Registry:
             seed = secrets.randbelow(MAX_SEED)
         elif not 0 <= seed <= MAX_SEED:
             raise ServiceError(Reason.BAD_OPTION, f"seed: at most {MAX_SEED}", {"option": "seed"})
-        frozen_hands = request.hands or None
+        frozen_hands, given_seats = request.hands or None, request.seats or None
         try:
-            Match(rules, seed=seed, hands=frozen_hands)
+            Match(rules, seed=seed, hands=frozen_hands, seats=given_seats)
         except DealError as exc:
             raise ServiceError(Reason.BAD_HANDS, str(exc)) from None
         players = rules.players
@@ -171,6 +171,7 @@ class Registry:
             rules=rules,
             seed=seed,
             hands=frozen_hands,
+            seats=given_seats,
             clock=request.clock,
             names=tuple((names[p] if p < len(names) else "") or f"player {p}" for p in range(players)),
             open_seats=request.open_seats,

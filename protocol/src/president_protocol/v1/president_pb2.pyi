@@ -502,7 +502,7 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     `option` names the option ("preset" for an unknown preset).
     """
     ERROR_REASON_BAD_HANDS: _ErrorReason.ValueType  # 10
-    """The explicit hands cannot be dealt under the rules (INVALID_ARGUMENT)."""
+    """The explicit hands or seats cannot be dealt under the rules (INVALID_ARGUMENT)."""
     ERROR_REASON_TOO_MANY_MATCHES: _ErrorReason.ValueType  # 11
     """The server holds as many matches as it may (RESOURCE_EXHAUSTED)."""
     ERROR_REASON_TOO_MANY_STREAMS: _ErrorReason.ValueType  # 12
@@ -620,7 +620,7 @@ ERROR_REASON_BAD_OPTION: ErrorReason.ValueType  # 9
 `option` names the option ("preset" for an unknown preset).
 """
 ERROR_REASON_BAD_HANDS: ErrorReason.ValueType  # 10
-"""The explicit hands cannot be dealt under the rules (INVALID_ARGUMENT)."""
+"""The explicit hands or seats cannot be dealt under the rules (INVALID_ARGUMENT)."""
 ERROR_REASON_TOO_MANY_MATCHES: ErrorReason.ValueType  # 11
 """The server holds as many matches as it may (RESOURCE_EXHAUSTED)."""
 ERROR_REASON_TOO_MANY_STREAMS: ErrorReason.ValueType  # 12
@@ -2372,18 +2372,24 @@ class DealHands(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     HANDS_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___Hand]:
         """One hand per seat, seat 0 first; every hand non-empty."""
+
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Players by seat, seat 0 first; empty: the rules' seating."""
 
     def __init__(
         self,
         *,
         hands: _abc.Iterable[Global___Hand] | None = ...,
+        seats: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["hands", b"hands"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hands", b"hands", "seats", b"seats"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -2448,7 +2454,7 @@ class CreateMatchRequest(_message.Message):
     @_builtins.property
     def deals(self) -> _containers.RepeatedCompositeFieldContainer[Global___DealHands]:
         """Explicit hands for the first deals, one entry per deal, instead of the
-        shuffle; later deals are shuffled.
+        shuffle, each with its seats if given; later deals are shuffled.
         """
 
     @_builtins.property
