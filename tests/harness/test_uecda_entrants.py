@@ -1,5 +1,6 @@
 """A UECda contest client as an entrant (issue 25): an account whose bot is ``president-bot "uecda:COMMAND"``
-plays a Daifugō tournament against the house bots, with the real commands; the client program is bridge B."""
+plays the arena's Daifugō queue and a Daifugō tournament against the house bots, with the real commands; the
+client program is bridge B."""
 
 from __future__ import annotations
 
@@ -26,6 +27,31 @@ def _start(out: Path, *command: str) -> subprocess.Popen[str]:
     with out.open("a") as sink:
         return subprocess.Popen(list(command), stdout=sink, stderr=subprocess.STDOUT, text=True,
                                 env=dict(os.environ, PRESIDENT_ADMIN_TOKEN=ADMIN))
+
+
+def test_a_contest_client_passes_its_check_and_plays_rated_arena_matches(tmp_path: Path) -> None:
+    port = free_port()
+    server = f"localhost:{port}"
+    log = tmp_path / "serve.out"
+    processes = [_start(log, str(BIN / "president"), "serve", "--db", str(tmp_path / "a.db"), "--port", str(port),
+                        "--http-port", str(free_port()), "--arena", "--arena-queue", "daifugo:5", "--arena-deals",
+                        "2")]
+    try:
+        wait_for_text(log, processes[0], "web pages on")
+        created = president("account", "create", "contest", "--owner", "a contest team", "--admin-token", ADMIN,
+                            "--server", server)
+        token = re.search(r"^token: (\S+)$", created.stdout, re.M).group(1)  # type: ignore[union-attr]
+        processes.append(_start(tmp_path / "house.out", str(BIN / "president"), "house", LEVELS, "--arena",
+                                "--admin-token", ADMIN, "--server", server))
+        bot_log = tmp_path / "bot.out"
+        processes.append(_start(bot_log, str(BIN / "president-bot"), CLIENT, "--account-token", token, "--arena",
+                                "--server", server))
+        wait_for_text(bot_log, processes[-1], "CHECK_PASSED", timeout=120)
+        wait_for_text(bot_log, processes[-1], "arena daifugo:5: rank", timeout=120)
+        assert "Traceback" not in bot_log.read_text()
+    finally:
+        for process in reversed(processes):
+            stop_with_ctrl_c(process)
 
 
 def test_a_contest_client_plays_a_daifugo_tournament(tmp_path: Path) -> None:
