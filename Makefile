@@ -62,14 +62,16 @@ typecheck: $(STAMP)
 PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -lt 2 ] && n=2; echo $$n)
 
 pytest: $(STAMP)
-	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=25
 
-## engine-compiled: the engine's typed source compiled by mypyc into build/engine-compiled (PYTHONPATH=build/engine-compiled uses it).
+## engine-compiled: the engine's typed source and the expert's search compiled by mypyc into build/engine-compiled
+## (PYTHONPATH=build/engine-compiled uses it).
 ## pytest-compiled: the rules tests (tests/engine, tests/golden) and the search bot's (tests/sdk/test_expert.py) again,
 ## on the compiled build.
 ## Without a C compiler and the Python headers both are skipped with a message; REQUIRE_COMPILED=1 (CI) makes that an error.
 ENGINE_COMPILED := build/engine-compiled
-ENGINE_SOURCES := $(wildcard engine/src/president_engine/*.py)
+ENGINE_SOURCES := $(wildcard engine/src/president_engine/*.py sdk/src/president_sdk/*.py sdk/src/president_sdk/*/*.py \
+  sdk/src/president_sdk/*/*/*.py)
 
 $(ENGINE_COMPILED)/.built: $(STAMP) $(ENGINE_SOURCES) tools/compile_engine.py
 	$(PY) tools/compile_engine.py $(ENGINE_COMPILED) $(if $(REQUIRE_COMPILED),--require)

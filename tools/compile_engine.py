@@ -1,17 +1,20 @@
-"""Build the compiled engine: the same typed source as engine/, compiled by mypyc.
+"""Build the compiled engine: the same typed source as engine/, compiled by mypyc, and the expert's playouts.
 
     python tools/compile_engine.py OUT_DIR [--require]
     python tools/compile_engine.py --check      # exit 0 when this machine can build it
 
-Copies ``engine/src/president_engine`` into OUT_DIR and compiles its hot
-modules there with mypyc (which ships with mypy, a test tool), so
-``PYTHONPATH=OUT_DIR`` runs the compiled build and nothing else changes: the
-pure-Python source stays the reference, `make run` never builds it, and the
-package installs without a compiler.  Modules left out stay interpreted:
-`rules` (its constructor accepts the JSON forms of options, which mypyc's
-typed fields would refuse), `errors` (interpreted modules subclass its
-exceptions, which a compiled class forbids), `record`, `narrate`,
-`action_space` and the command line.
+Copies ``engine/src/president_engine`` and ``sdk/src/president_sdk`` into
+OUT_DIR and compiles their hot modules there with mypyc (which ships with
+mypy, a test tool), so ``PYTHONPATH=OUT_DIR`` runs the compiled build and
+nothing else changes: the pure-Python source stays the reference, `make run`
+never builds it, and the packages install without a compiler.  Of the SDK
+only the expert's search is compiled (its playout policy, its search and its
+world sampling: most of a searched decision's time); the rest of the copy
+is the SDK as it is, so that the compiled modules' package imports.  Engine
+modules left out stay interpreted: `rules` (its constructor accepts the JSON
+forms of options, which mypyc's typed fields would refuse), `errors`
+(interpreted modules subclass its exceptions, which a compiled class
+forbids), `record`, `narrate`, `action_space` and the command line.
 
 Without a C compiler or the Python headers it prints why and exits 0
 (skipped), or 1 with ``--require`` (CI, `.ci/run`).  The compiler's output goes
@@ -29,9 +32,11 @@ import sysconfig
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCE = ROOT / "engine" / "src" / "president_engine"
-COMPILED = ("cards", "actions", "tables", "movegen", "legality", "match", "deal_flow", "exchange", "worlds", "events",
-            "deal", "observation", "phase", "roles", "fallback")
+SOURCES = (ROOT / "engine" / "src" / "president_engine", ROOT / "sdk" / "src" / "president_sdk")
+COMPILED = [*(f"president_engine/{name}.py" for name in (
+    "cards", "actions", "tables", "movegen", "legality", "match", "deal_flow", "exchange", "worlds", "events",
+    "deal", "observation", "phase", "roles", "fallback")),
+    *(f"president_sdk/bots/expert/{name}.py" for name in ("rollout", "search", "worlds"))]
 
 
 def missing_toolchain() -> str | None:
@@ -62,15 +67,15 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if args.require else 0
     out: Path = args.out
     shutil.rmtree(out, ignore_errors=True)
-    shutil.copytree(SOURCE, out / "president_engine", ignore=shutil.ignore_patterns("__pycache__"))
-    modules = [f"president_engine/{name}.py" for name in COMPILED]
+    for source in SOURCES:
+        shutil.copytree(source, out / source.name, ignore=shutil.ignore_patterns("__pycache__"))
     with open(out / "build.log", "w") as log:
-        done = subprocess.run([sys.executable, "-m", "mypyc", *modules], cwd=out, stdout=log, stderr=subprocess.STDOUT,
+        done = subprocess.run([sys.executable, "-m", "mypyc", *COMPILED], cwd=out, stdout=log, stderr=subprocess.STDOUT,
                               env={**os.environ, "MYPY_FORCE_COLOR": "0"})
     if done.returncode:
         print(f"compiled engine: mypyc failed (exit {done.returncode}); see {out / 'build.log'}", file=sys.stderr)
         return 1
-    built = [p for p in (out / "president_engine").iterdir() if p.suffix in (".so", ".pyd")]
+    built = [p for source in SOURCES for p in (out / source.name).rglob("*") if p.suffix in (".so", ".pyd")]
     print(f"compiled engine: {len(built)} modules compiled into {out}")
     (out / ".built").touch()
     return 0

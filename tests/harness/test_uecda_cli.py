@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from president_harness.child_server import free_port
@@ -29,37 +30,48 @@ def _wait_for(path: Path, pattern: str, proc: subprocess.Popen[bytes], timeout: 
     raise AssertionError(f"{pattern!r} not in {path.read_text()!r}")
 
 
-def test_serve_five_clients_a_page_and_a_log(tmp_path: Path) -> None:
-    http_port = free_port(18480)
+def serve(tmp_path: Path, args: Sequence[str], levels: Sequence[str],
+          while_playing: Callable[[str], None] | None = None) -> tuple[str, list[str]]:
+    """``president uecda serve ARGS`` (its own free ports) with a bridge B client of each level, connected in
+    order; `while_playing` is given its output once the match is created.  Its output and the clients'."""
     out = tmp_path / "serve.out"
-    log = tmp_path / "game.log"
     with out.open("wb") as sink:
-        serve = subprocess.Popen([str(BIN / "president"), "uecda", "serve", "--games", "3", "--listen",
-                                  "127.0.0.1:0", "--http-port", str(http_port), "--db", str(tmp_path / "u.db"),
-                                  "--log", str(log), "--seed", "4"], cwd=tmp_path, stdout=sink,
-                                 stderr=subprocess.STDOUT)
+        server = subprocess.Popen([str(BIN / "president"), "uecda", "serve", *args, "--listen", "127.0.0.1:0",
+                                   "--http-port", str(free_port(18480)), "--db", str(tmp_path / "u.db")],
+                                  cwd=tmp_path, stdout=sink, stderr=subprocess.STDOUT)
+    bots: list[subprocess.Popen[bytes]] = []
     try:
-        port = _wait_for(out, r"clients on 127\.0\.0\.1:(\d+)", serve).group(1)
-        bots = []
-        for level in ("expert", "normal", "easy", "hard", "normal"):
+        port = _wait_for(out, rf"waiting for {len(levels)} contest clients? on 127\.0\.0\.1:(\d+)", server).group(1)
+        for level in levels:
             bots.append(subprocess.Popen([str(BIN / "president-bot"), f"builtin:{level}", "--uecda",
                                           f"127.0.0.1:{port}"], cwd=tmp_path, stdout=subprocess.PIPE,
                                          stderr=subprocess.STDOUT))
             time.sleep(0.2)
-        page = _wait_for(out, r"watch it: (http://localhost:\d+/matches/[0-9a-f]+)", serve).group(1)
-        with urllib.request.urlopen(page, timeout=10) as reply:
-            assert reply.status == 200
+        if while_playing is not None:
+            while_playing(_wait_for(out, r"watch it: \S+", server).string)
         outputs = [bot.communicate(timeout=240)[0].decode() for bot in bots]
-        assert serve.wait(timeout=60) == 0, out.read_text()
+        assert server.wait(timeout=60) == 0, out.read_text()
     finally:
-        for proc in [serve, *locals().get("bots", [])]:
+        for proc in [server, *bots]:
             if proc.poll() is None:
                 proc.kill()
     assert all(bot.returncode == 0 for bot in bots), outputs
+    assert not any("Traceback" in output for output in outputs), outputs
+    return out.read_text(), outputs
+
+
+def test_serve_five_clients_a_page_and_a_log(tmp_path: Path) -> None:
+    def page_answers(text: str) -> None:
+        page = re.search(r"watch it: (http://localhost:\d+/matches/[0-9a-f]+)", text)
+        assert page is not None, text
+        with urllib.request.urlopen(page.group(1), timeout=10) as reply:
+            assert reply.status == 200
+
+    log = tmp_path / "game.log"
+    text, outputs = serve(tmp_path, ["--games", "3", "--log", str(log), "--seed", "4"],
+                          ("expert", "normal", "easy", "hard", "normal"), page_answers)
     for output in outputs:
         assert re.search(r"^uecda: \w+ was player \d; 3 games; \d+ points", output, re.M), output
-        assert "Traceback" not in output
-    text = out.read_text()
     points = [int(p) for p in re.findall(r"^player \d \w+: (\d+) points$", text, re.M)]
     assert len(points) == 5 and sum(points) == 3 * 15
     assert f"game log in {log}" in text
@@ -69,57 +81,19 @@ def test_serve_five_clients_a_page_and_a_log(tmp_path: Path) -> None:
 
 def test_serve_three_clients_and_two_builtin_seats(tmp_path: Path) -> None:
     """``--seat``: three contest clients are awaited, players 0-2; the built-in levels are players 3 and 4."""
-    out = tmp_path / "serve.out"
-    with out.open("wb") as sink:
-        serve = subprocess.Popen([str(BIN / "president"), "uecda", "serve", "--games", "2", "--seat", "builtin:expert",
-                                  "--seat", "builtin:hard", "--listen", "127.0.0.1:0", "--http-port",
-                                  str(free_port(18520)), "--db", str(tmp_path / "u.db"), "--log",
-                                  str(tmp_path / "game.log")], cwd=tmp_path, stdout=sink, stderr=subprocess.STDOUT)
-    try:
-        port = _wait_for(out, r"waiting for 3 contest clients on 127\.0\.0\.1:(\d+)", serve).group(1)
-        bots = [subprocess.Popen([str(BIN / "president-bot"), "builtin:easy", "--uecda", f"127.0.0.1:{port}"],
-                                 cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT) for _ in range(3)]
-        outputs = [bot.communicate(timeout=240)[0].decode() for bot in bots]
-        assert serve.wait(timeout=60) == 0, out.read_text()
-    finally:
-        for proc in [serve, *locals().get("bots", [])]:
-            if proc.poll() is None:
-                proc.kill()
-    assert all(bot.returncode == 0 for bot in bots), outputs
-    names = re.findall(r"^player (\d) (\S+): \d+ points?$", out.read_text(), re.M)
+    text, _ = serve(tmp_path, ["--games", "2", "--seat", "builtin:expert", "--seat", "builtin:hard", "--log",
+                               "game.log"], ("easy",) * 3)
+    names = re.findall(r"^player (\d) (\S+): \d+ points?$", text, re.M)
     assert names[3:] == [("3", "expert"), ("4", "hard")] and len(names) == 5
     log = GameLog.parse((tmp_path / "game.log").read_text())
     assert log.header["PLAYER3"] == "expert" and {p for game in log.games for p, _ in game.plays} == set(range(5))
 
 
-def _serve_easy_clients(tmp_path: Path, *args: str) -> str:
-    """``president uecda serve ARGS`` with five easy clients of bridge B: its output."""
-    out = tmp_path / "serve.out"
-    with out.open("wb") as sink:
-        serve = subprocess.Popen([str(BIN / "president"), "uecda", "serve", *args, "--listen", "127.0.0.1:0",
-                                  "--http-port", str(free_port(18540)), "--db", str(tmp_path / "u.db")],
-                                 cwd=tmp_path, stdout=sink, stderr=subprocess.STDOUT)
-    try:
-        port = _wait_for(out, r"clients on 127\.0\.0\.1:(\d+)", serve).group(1)
-        bots = []
-        for _ in range(5):
-            bots.append(subprocess.Popen([str(BIN / "president-bot"), "builtin:easy", "--uecda", f"127.0.0.1:{port}"],
-                                         cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT))
-            time.sleep(0.2)
-        assert all(bot.wait(timeout=240) == 0 for bot in bots)
-        assert serve.wait(timeout=60) == 0, out.read_text()
-    finally:
-        for proc in [serve, *locals().get("bots", [])]:
-            if proc.poll() is None:
-                proc.kill()
-    return out.read_text()
-
-
 def test_a_log_as_scenario_and_two_logs_compared(tmp_path: Path) -> None:
     """The README's ``--scenario reference.log --log ours.log`` and ``compare ours.log reference.log``: the
     same deals and seats again (under another seed) give the same game lines; a changed line is named."""
-    _serve_easy_clients(tmp_path, "--games", "4", "--seed", "8", "--log", "reference.log")
-    text = _serve_easy_clients(tmp_path, "--scenario", "reference.log", "--log", "ours.log", "--seed", "9")
+    serve(tmp_path, ["--games", "4", "--seed", "8", "--log", "reference.log"], ("easy",) * 5)
+    text, _ = serve(tmp_path, ["--scenario", "reference.log", "--log", "ours.log", "--seed", "9"], ("easy",) * 5)
     assert "4 games; watch it" in text
     same = subprocess.run([str(BIN / "president"), "uecda", "compare", "ours.log", "reference.log"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=60)

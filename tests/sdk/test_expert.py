@@ -8,14 +8,19 @@ differ only in cards this player cannot see get the same decision from it.
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from president_engine import PRESETS, Action, CardSet, Match, Observation, Phase, Rules, visible_to
-from president_engine.events import CardsGiven, DealStarted
+from president_engine.events import CardsGiven, DealStarted, Passed, Played
 from president_sdk import play_local
 from president_sdk.bots import ExpertBot, HardBot, NormalBot
+from president_sdk.bots.expert import rollout as rollout_module
 from president_sdk.bots.expert.clock import WALL_SLACK, Clock
 from president_sdk.bots.expert.endgame import solve
 from president_sdk.bots.expert.knowledge import DealKnowledge
@@ -43,6 +48,51 @@ def test_a_seed_and_a_cap_make_every_decision_repeat() -> None:
     first = play_local([_expert(3), _expert(5), HardBot(), NormalBot()], rules, seed=9).match.events
     again = play_local([_expert(3), _expert(5), HardBot(), NormalBot()], rules, seed=9).match.events
     assert first == again
+
+
+def moves_of_both_builds(seeds: int = 12) -> list[str]:
+    """Every move of the playout policy from seeded deals of every preset (some random moves in), then every
+    move of a capped, seeded expert's match in each preset: what the compiled build must repeat exactly."""
+    lines = []
+    for preset in sorted(PRESETS):
+        rules = Rules.preset(preset, deals=1)
+        rollout = Rollout(rules)
+        for seed in range(seeds):
+            world, rng = Match(rules, seed=seed), random.Random(seed)
+            for _ in range(rng.randrange(12)):
+                world.apply(rng.choice(world.legal_actions()))
+            start = len(world.events)
+            places = rollout.finish(world)
+            lines.append(f"{preset} playout {seed}: {places} {_moves(world, start)}")
+        others = [HardBot(), NormalBot(), HardBot(), NormalBot(), HardBot()][:rules.players - 1]
+        match = play_local([_expert(seed=2), *others], Rules.preset(preset, deals=2), seed=5).match
+        lines.append(f"{preset} expert: {_moves(match, 0)}")
+    return lines
+
+
+def _moves(match: Match, start: int) -> str:
+    return " ".join(f"{e.player}:{e.play}" if isinstance(e, Played) else f"{e.player}:pass"
+                    for e in match.events[start:] if isinstance(e, (Played, Passed)))
+
+
+def test_the_build_under_test_compiles_the_expert_with_the_engine() -> None:
+    """PRESIDENT_ENGINE_BUILD=compiled (`make pytest-compiled`) must mean the expert's search is mypyc's too."""
+    compiled = rollout_module.__file__ is not None and rollout_module.__file__.endswith((".so", ".pyd"))
+    assert compiled == (os.environ.get("PRESIDENT_ENGINE_BUILD") == "compiled"), rollout_module.__file__
+
+
+@pytest.mark.skipif(os.environ.get("PRESIDENT_ENGINE_BUILD") != "compiled", reason="compares the compiled build")
+def test_the_compiled_playouts_and_search_move_as_the_source_does() -> None:
+    """The pure-Python source, run in a process without the compiled build, makes every playout move and every
+    expert decision the compiled build makes here."""
+    source_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PRESIDENT_ENGINE_BUILD")}
+    script = (f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import test_expert;"
+              " print('\\n'.join(test_expert.moves_of_both_builds()))")
+    source = subprocess.run([sys.executable, "-c", script], env=source_env, capture_output=True, text=True,
+                            timeout=600, check=True)
+    mine = moves_of_both_builds()
+    assert source.stdout.splitlines() == mine
+    assert len(mine) == len(PRESETS) * 13
 
 
 def _seen_by(match: Match, player: int) -> DealKnowledge:
@@ -223,6 +273,12 @@ def test_a_small_budget_searches_and_says_which_decisions_it_searched() -> None:
     assert sum(playouts > 0 for _, playouts, _, _ in bot.searched) > len(bot.searched) // 2
 
 
+fake_clock = pytest.mark.skipif(
+    rollout_module.__file__ is not None and rollout_module.__file__.endswith((".so", ".pyd")),
+    reason="a compiled Rollout takes no interpreted subclass to tick a fake clock: the clock's logic is tested on"
+           " the source, its budget on both builds by make bench-expert-clock")
+
+
 class _Ticking(Rollout):
     """The playout policy on a fake clock: every move it chooses takes MOVE seconds of `now`."""
 
@@ -254,6 +310,7 @@ def _timed_search(clock: Callable[[_Ticking], Clock]) -> tuple[SearchResult, _Ti
     return search(actions, 0, pool, rollout, 0, playouts=10_000, clock=clock(rollout)), rollout, actions
 
 
+@fake_clock
 @pytest.mark.parametrize("budget", [0.05, 0.01])
 def test_the_search_stops_within_a_few_moves_of_its_cpu_budget(budget: float) -> None:
     """Also before every candidate had its first evaluation (the small budget: 9 candidates, about 6 playouts)."""
@@ -262,18 +319,21 @@ def test_the_search_stops_within_a_few_moves_of_its_cpu_budget(budget: float) ->
     assert budget - 0.005 < rollout.now <= budget + LATE
 
 
+@fake_clock
 def test_the_wall_clock_ends_a_search_the_machine_starves() -> None:
     result, rollout, _ = _timed_search(lambda r: Clock(0.05, cpu=lambda: 0.0, wall=lambda: r.now))
     assert result.playouts > 1
     assert 0.05 * WALL_SLACK - 0.005 < rollout.now <= 0.05 * WALL_SLACK + LATE
 
 
+@fake_clock
 def test_a_playout_that_outlasts_the_budget_is_dropped_for_the_anchor() -> None:
     result, rollout, actions = _timed_search(lambda r: Clock(5 * MOVE, cpu=lambda: r.now, wall=lambda: r.now))
     assert result.playouts == 0 and result.action == actions[0]
     assert 5 * MOVE < rollout.now <= 5 * MOVE + LATE
 
 
+@fake_clock
 def test_a_spent_budget_answers_the_anchor_without_a_playout() -> None:
     result, rollout, actions = _timed_search(lambda r: Clock(0.0, cpu=lambda: r.now, wall=lambda: r.now))
     assert result.playouts == 0 and rollout.now == 0.0 and result.action == actions[0]
