@@ -30,8 +30,10 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import ModuleType
 
 import president_engine.match
+import president_sdk.bots.expert.rollout as expert_rollout
 from president_engine import PRESETS, Action, Observation, Rules
 from president_sdk.bot import Bot
 from president_sdk.bots import ExpertBot, builtin_bot
@@ -94,8 +96,10 @@ def percentile(values: list[float], q: int) -> float:
 
 
 def build_name() -> str:
-    compiled = president_engine.match.__file__.endswith((".so", ".pyd"))
-    return "compiled (mypyc)" if compiled else "source (pure Python)"
+    """The engine's build, and the expert's search's (the compiled build compiles both)."""
+    def name(module: ModuleType) -> str:
+        return "compiled (mypyc)" if (module.__file__ or "").endswith((".so", ".pyd")) else "source (pure Python)"
+    return f"{name(president_engine.match)}, the expert's search {name(expert_rollout)}"
 
 
 def main(argv: list[str] | None = None) -> int:
