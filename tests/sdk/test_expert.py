@@ -8,6 +8,7 @@ differ only in cards this player cannot see get the same decision from it.
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 import subprocess
@@ -21,7 +22,7 @@ from president_engine.events import CardsGiven, DealStarted, Passed, Played
 from president_sdk import play_local
 from president_sdk.bots import ExpertBot, HardBot, NormalBot
 from president_sdk.bots.expert import rollout as rollout_module
-from president_sdk.bots.expert.clock import WALL_SLACK, Clock
+from president_sdk.bots.expert.clock import WALL_SLACK, Clock, collector_held
 from president_sdk.bots.expert.endgame import solve
 from president_sdk.bots.expert.knowledge import DealKnowledge
 from president_sdk.bots.expert.rollout import CHECK, Rollout
@@ -337,3 +338,24 @@ def test_a_playout_that_outlasts_the_budget_is_dropped_for_the_anchor() -> None:
 def test_a_spent_budget_answers_the_anchor_without_a_playout() -> None:
     result, rollout, actions = _timed_search(lambda r: Clock(0.0, cpu=lambda: r.now, wall=lambda: r.now))
     assert result.playouts == 0 and rollout.now == 0.0 and result.action == actions[0]
+
+
+def test_the_collector_is_held_off_while_searches_run_and_as_it_was_after() -> None:
+    """Nested (two searching threads) it comes back only after the last; one that was off stays off."""
+    assert gc.isenabled()
+    with collector_held():
+        assert not gc.isenabled()
+        with collector_held():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    bot = ExpertBot(3, budget=0.01)
+    play_local([bot, HardBot(), NormalBot(), HardBot()], Rules.preset("cardverse", deals=1), seed=2)
+    assert gc.isenabled()  # after every clocked search of a match
+    gc.disable()
+    try:
+        with collector_held():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -20,6 +20,7 @@ choice, the anchor of every search.
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Sequence
 
@@ -27,7 +28,7 @@ from president_engine import Action, CardSet, Event, Match, Observation, Play, R
 from president_engine.events import DealStarted
 
 from president_sdk.bot import Bot
-from president_sdk.bots.expert.clock import Clock, TimeUpError
+from president_sdk.bots.expert.clock import Clock, TimeUpError, collector_held
 from president_sdk.bots.expert.endgame import solve
 from president_sdk.bots.expert.knowledge import DealKnowledge
 from president_sdk.bots.expert.rollout import Rollout
@@ -145,12 +146,13 @@ class ExpertBot(Bot):
         knowledge = self._knowledge if self._knowledge.agrees_with(obs) else None
         sampler = Sampler(obs, knowledge, model, self._rng)
         pool = WorldPool(sampler.sample, lambda hands: Match.from_view(obs, hands), self._rng)
-        try:
-            first = pool.world(pool.draw(0, clock))
-        except TimeUpError:  # no time even for the first worlds: the anchor, as after a search with no playout
-            return preferred
-        actions = [first.check(c) for c in candidates]
-        anchor = candidates.index(preferred)
-        result = search(actions, anchor, pool, rollout, obs.player, playouts=self.playouts, clock=clock)
+        with collector_held() if clock is not None else contextlib.nullcontext():
+            try:
+                first = pool.world(pool.draw(0, clock))
+            except TimeUpError:  # no time even for the first worlds: the anchor, as after a search with no playout
+                return preferred
+            actions = [first.check(c) for c in candidates]
+            anchor = candidates.index(preferred)
+            result = search(actions, anchor, pool, rollout, obs.player, playouts=self.playouts, clock=clock)
         self.last_playouts = result.playouts
         return candidates[actions.index(result.action)]

@@ -9,8 +9,11 @@ the budget), so that a decision stays near its budget on the table's clock.
 
 from __future__ import annotations
 
+import gc
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 WALL_SLACK = 1.1
 """A search ends after this multiple of its budget on the wall clock, whatever CPU time it had."""
@@ -38,3 +41,29 @@ class Clock:
         """Raise TimeUpError when no time is left: for steps too long to let finish."""
         if self.left() <= 0:
             raise TimeUpError
+
+
+_holding = 0
+_held_lock = threading.Lock()
+_was_enabled = False
+
+
+@contextmanager
+def collector_held() -> Iterator[None]:
+    """Python's cyclic garbage collector off while a clocked search runs, on again when the last one ends.
+
+    A search allocates fast and frees by reference count; the collector's full passes it would trigger are
+    pauses that outlast the budget (docs/expert.md).  Garbage with cycles waits for the next pass after it."""
+    global _holding, _was_enabled
+    with _held_lock:
+        if _holding == 0:
+            _was_enabled = gc.isenabled()
+            gc.disable()
+        _holding += 1
+    try:
+        yield
+    finally:
+        with _held_lock:
+            _holding -= 1
+            if _holding == 0 and _was_enabled:
+                gc.enable()
