@@ -48,8 +48,6 @@ $(RUN_STAMP): $(PYPROJECTS) pyproject.toml uv.lock | $(UV) check-lock
 	$(UV_RUN) sync --locked --quiet --inexact --package president-harness
 	touch $@
 
-venv: $(STAMP)
-
 lint: $(STAMP)
 	$(BIN)/ruff check engine/src protocol/src sdk/src service/src harness/src learn/src tests benchmarks tools examples/learning
 
@@ -61,11 +59,13 @@ typecheck: $(STAMP)
 # kit once.
 PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -lt 2 ] && n=2; echo $$n)
 
+# Every test on the pure-Python source, the reference (the compiled build would otherwise run where it is built).
 pytest: $(STAMP)
-	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=25
+	PRESIDENT_ENGINE_BUILD=source $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=25
 
-## engine-compiled: the engine's typed source and the expert's search compiled by mypyc into build/engine-compiled
-## (PYTHONPATH=build/engine-compiled uses it).
+## engine-compiled: the engine's typed source and the expert's search compiled by mypyc into build/engine-compiled,
+## which every command then runs while it matches the source (president_engine.build; PRESIDENT_ENGINE_BUILD=source
+## runs the source).
 ## pytest-compiled: the rules tests (tests/engine, tests/golden) and the search bot's (tests/sdk/test_expert.py) again,
 ## on the compiled build.
 ## Without a C compiler and the Python headers both are skipped with a message; REQUIRE_COMPILED=1 (CI) makes that an error.
@@ -78,10 +78,13 @@ $(ENGINE_COMPILED)/.built: $(STAMP) $(ENGINE_SOURCES) tools/compile_engine.py
 
 engine-compiled: $(ENGINE_COMPILED)/.built
 
+## venv: everything installed, and the compiled engine built (the pure-Python source runs where it cannot be).
+venv: $(STAMP) $(ENGINE_COMPILED)/.built
+
 pytest-compiled: $(ENGINE_COMPILED)/.built
 	@if [ -f $(ENGINE_COMPILED)/.built ]; then \
-	  echo "PYTHONPATH=$(ENGINE_COMPILED) $(BIN)/pytest -q -n $(PYTEST_WORKERS) tests/engine tests/golden tests/sdk/test_expert.py"; \
-	  PYTHONPATH=$(ENGINE_COMPILED) PRESIDENT_ENGINE_BUILD=compiled $(BIN)/pytest -q -n $(PYTEST_WORKERS) tests/engine \
+	  echo "PRESIDENT_ENGINE_BUILD=compiled $(BIN)/pytest -q -n $(PYTEST_WORKERS) tests/engine tests/golden tests/sdk/test_expert.py"; \
+	  PRESIDENT_ENGINE_BUILD=compiled $(BIN)/pytest -q -n $(PYTEST_WORKERS) tests/engine \
 	    tests/golden tests/sdk/test_expert.py; \
 	else echo "pytest-compiled: skipped (no compiled engine)"; fi
 
@@ -185,8 +188,8 @@ bench: bench-engine bench-bots bench-service bench-arena bench-ladder bench-ladd
   bench-uecda
 
 bench-engine: $(STAMP) $(ENGINE_COMPILED)/.built
-	$(PY) benchmarks/engine_bench.py
-	@if [ -f $(ENGINE_COMPILED)/.built ]; then PYTHONPATH=$(ENGINE_COMPILED) $(PY) benchmarks/engine_bench.py; fi
+	PRESIDENT_ENGINE_BUILD=source $(PY) benchmarks/engine_bench.py
+	@if [ -f $(ENGINE_COMPILED)/.built ]; then PRESIDENT_ENGINE_BUILD=compiled $(PY) benchmarks/engine_bench.py; fi
 
 bench-bots: $(STAMP)
 	$(PY) benchmarks/bots_bench.py --jobs 2

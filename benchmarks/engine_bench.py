@@ -10,11 +10,12 @@ legal play to the end of its deal).  A measurement, never a test.
 
 It measures whichever build of the engine it imports, and says which:
 `make bench-engine` runs it on the source and on the compiled build
-(``PYTHONPATH=build/engine-compiled``).
+(``PRESIDENT_ENGINE_BUILD=source`` and ``=compiled``; unset, the compiled build
+runs when it is built from this source).
 
     .venv/bin/python benchmarks/engine_bench.py [--seconds 2] [--runs 5]
     .venv/bin/python benchmarks/engine_bench.py --instructions   # CPU instructions per game (callgrind)
-    .venv/bin/python benchmarks/engine_bench.py --profile        # where the time goes (cProfile, source build)
+    .venv/bin/python benchmarks/engine_bench.py --profile        # where the time goes (cProfile)
 
 Wall-clock rates move with whatever else the machine runs; ``--instructions``
 counts the instructions of 100 more games under valgrind's callgrind (the

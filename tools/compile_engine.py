@@ -4,26 +4,28 @@
     python tools/compile_engine.py --check      # exit 0 when this machine can build it
 
 Copies ``engine/src/president_engine`` and ``sdk/src/president_sdk`` into
-OUT_DIR and compiles their hot modules there with mypyc (which ships with
-mypy, a test tool), so ``PYTHONPATH=OUT_DIR`` runs the compiled build and
-nothing else changes: the pure-Python source stays the reference, `make run`
-never builds it, and the packages install without a compiler.  Of the SDK
-only the expert's search is compiled (its playout policy, its search and its
-world sampling: most of a searched decision's time); the rest of the copy
-is the SDK as it is, so that the compiled modules' package imports.  Engine
-modules left out stay interpreted: `rules` (its constructor accepts the JSON
-forms of options, which mypyc's typed fields would refuse), `errors`
-(interpreted modules subclass its exceptions, which a compiled class
-forbids), `record`, `narrate`, `action_space` and the command line.
+OUT_DIR, compiles their hot modules there with mypyc (which ships with mypy,
+a test tool), keeps only the compiled modules and writes OUT_DIR/.built last:
+the hash of every source file mypyc read.  `president_engine.build` runs this
+build by default when OUT_DIR is build/engine-compiled and every hash still
+matches (`make venv` builds it; the pure-Python source stays the reference and
+the fallback, and the packages install without a compiler).  Of the SDK only
+the expert's search is compiled (its playout policy, its search and its world
+sampling: most of a searched decision's time).  Engine modules left out stay
+interpreted: `rules` (its constructor accepts the JSON forms of options, which
+mypyc's typed fields would refuse), `errors` (interpreted modules subclass its
+exceptions, which a compiled class forbids), `build`, `record`, `narrate`,
+`action_space` and the command line.
 
 Without a C compiler or the Python headers it prints why and exits 0
-(skipped), or 1 with ``--require`` (CI, `.ci/run`).  The compiler's output goes
-to OUT_DIR/build.log; OUT_DIR/.built marks a finished build (for make).
-"""
+(skipped: the source runs), or 1 with ``--require`` (CI, `.ci/run`).  The
+compiler's output goes to OUT_DIR/build.log."""
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -75,9 +77,18 @@ def main(argv: list[str] | None = None) -> int:
     if done.returncode:
         print(f"compiled engine: mypyc failed (exit {done.returncode}); see {out / 'build.log'}", file=sys.stderr)
         return 1
+    sources = {str(source.relative_to(ROOT) / path.relative_to(out / source.name)):
+               hashlib.sha256(path.read_bytes()).hexdigest()
+               for source in SOURCES for path in sorted((out / source.name).rglob("*.py"))}  # as mypyc read them
+    for copied in sorted((p for source in SOURCES for p in (out / source.name).rglob("*")), reverse=True):
+        if copied.suffix == ".py" or copied.name == "py.typed" or copied.name == "__pycache__":
+            shutil.rmtree(copied) if copied.is_dir() else copied.unlink()
+        elif copied.is_dir() and not any(copied.iterdir()):
+            copied.rmdir()
     built = [p for source in SOURCES for p in (out / source.name).rglob("*") if p.suffix in (".so", ".pyd")]
+    manifest = {"ext_suffix": sysconfig.get_config_var("EXT_SUFFIX"), "sources": sources}
+    (out / ".built").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     print(f"compiled engine: {len(built)} modules compiled into {out}")
-    (out / ".built").touch()
     return 0
 
 

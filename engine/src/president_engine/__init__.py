@@ -6,7 +6,14 @@ Pure Python, no dependencies.  Start with `Rules.preset` and `Match`::
     match = Match(Rules.preset("cardverse"), seed=7)
     while not match.is_over:
         match.apply(fallback_action(match.legal_actions()))
+
+The compiled build is used when it is built from this source (see `build`).
 """
+
+from president_engine import build
+
+build.redirect(__name__, __path__)
+
 
 from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request, parse_action
 from president_engine.cards import JOKER, Card, CardSet, Rank, Suit

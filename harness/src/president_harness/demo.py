@@ -28,7 +28,7 @@ import time
 from typing import cast
 
 import grpc
-from president_engine import Action, Observation
+from president_engine import Action, Observation, build
 from president_engine.narrate import counted
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
@@ -87,6 +87,7 @@ async def _demo(args: argparse.Namespace) -> None:
     web = f"http://localhost:{server.http_port}"
     print(f"president: serving on {address} (database {args.db})", flush=True)
     print(f"president: web pages on {web}/ (live matches, replays)", flush=True)
+    print(f"president: {build.describe()}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from importlib.metadata import version
 from pathlib import Path
 
-from president_engine import PRESETS
+from president_engine import PRESETS, build
 
 from president_service.arena import ArenaSettings
 from president_service.clock import ClockError, ClockSettings
@@ -124,6 +124,7 @@ async def _serve(args: argparse.Namespace, admin_token: str) -> None:
           flush=True)
     if running.http_port is not None:
         print(f"president: web pages on http://{args.host}:{running.http_port}/", flush=True)
+    print(f"president: {build.describe()}", flush=True)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
