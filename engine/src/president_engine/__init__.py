@@ -1,3 +1,4 @@
+# ruff: noqa: E402 (the package chooses its build, president_engine.build, before importing its modules)
 """President (Asshole, Scum, Daifugō, Presidente, Elnök): the rules engine.
 
 Pure Python, no dependencies.  Start with `Rules.preset` and `Match`::
