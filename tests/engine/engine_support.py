@@ -126,6 +126,9 @@ def option_sets(draw: st.DrawFn) -> dict[str, Any]:
     out["first_lead"] = draw(st.sampled_from(["seat0", "three_of_clubs"]))
     out["next_lead"] = draw(st.sampled_from(["president", "scum"]))
     out["seating"] = draw(st.sampled_from(["fixed", "by_rank"]))
+    for effect in ("eight_stop", "jack_back", "six_reverse"):  # the Daifugō options that any deck can have
+        if draw(st.booleans()):
+            out[effect] = draw(st.booleans())
     if draw(st.booleans()):
         out["rank_order"] = draw(st.permutations([str(r) for r in NATURAL_RANKS]))
     if draw(st.booleans()):

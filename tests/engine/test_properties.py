@@ -148,10 +148,12 @@ def check_actions(m: Match, rng: random.Random) -> None:
 
 
 def strength(m: Match, rank: Rank) -> int:
-    """A rank's place in the current order, from RULES 1.1-1.3 (jokers alone keep their place)."""
+    """A rank's place in the order in force, from RULES 1.1-1.3 (jokers alone keep their place; 11-back reverses
+    the order a revolution left, UECDA 5)."""
     if rank is Rank.JOKER:
         return -1 if m.rules.joker_alone.value == "low" else 13
-    return m.rank_order.index(rank)
+    order = m.rank_order[::-1] if m.jack_back else m.rank_order
+    return order.index(rank)
 
 
 def check_listed_plays_follow_the_rules(m: Match) -> None:
@@ -192,11 +194,12 @@ def check_listed_plays_follow_the_rules(m: Match) -> None:
 
 
 def check_fast_path(m: Match) -> None:
-    """Simple rules use a tuned path for plays; it must list what the general enumeration lists."""
+    """Simple rules use a tuned path for plays; it must list what the general enumeration lists (in the order
+    in force: a revolution and 11-back)."""
     if m.phase is Phase.PLAY and m._t.simple:
-        t, s = m._t, m._turn
-        assert (simple_plays(t, m._bp[s], m._table, m._table_strength, m._rev)
-                == general_plays(t, m._hands[s], m._table, m._table_strength, m._rev))
+        t, s, rev = m._t, m._turn, m._rev ^ m._back
+        assert (simple_plays(t, m._bp[s], m._table, m._table_strength, rev)
+                == general_plays(t, m._hands[s], m._table, m._table_strength, rev))
 
 
 def check_observations(m: Match) -> None:

@@ -216,6 +216,15 @@ def test_a_jack_reverses_the_order_until_the_trick_ends() -> None:
     assert world.jack_back and world.legal_actions() == world_m.legal_actions()
 
 
+def test_a_jack_reverses_the_order_on_a_table_without_jokers_too() -> None:
+    m = match(None, deal("JC 3C 4C", "10C QC 5C", "9C KC 6C"), **{**BASE, "jokers": 0}, jack_back=True)
+    assert m._t.simple  # the fast path for plain decks lists the follows in the order in force too
+    run(m, "JC")
+    assert texts(m.legal_actions()) == ["10C", "5C", "pass"]
+    run(m, "10C")
+    assert texts(m.legal_actions()) == ["9C", "6C", "pass"]
+
+
 def test_11_back_and_a_revolution_undo_each_other() -> None:
     m = match(None, deal("JC JD JH JS 3C", "QC QD QH QS 5C", "9C 9D 9H 9S KC"), **BASE, jack_back=True, **REV)
     run(m, "JC JD JH JS")
