@@ -66,12 +66,12 @@ pytest: $(STAMP)
 ## engine-compiled: the engine's typed source and the expert's search compiled by mypyc into build/engine-compiled,
 ## which every command then runs while it matches the source (president_engine.build; PRESIDENT_ENGINE_BUILD=source
 ## runs the source).
-## pytest-compiled: the rules tests (tests/engine, tests/golden) and the search bot's (tests/sdk/test_expert.py) again,
-## on the compiled build.
+## pytest-compiled: the rules tests (tests/engine, tests/golden) and the search bot's (tests/sdk/test_expert.py,
+## tests/sdk/test_playout.py: its C playout against the engine) again, on the compiled build.
 ## Without a C compiler and the Python headers both are skipped with a message; REQUIRE_COMPILED=1 (CI) makes that an error.
 ENGINE_COMPILED := build/engine-compiled
 ENGINE_SOURCES := $(wildcard engine/src/president_engine/*.py sdk/src/president_sdk/*.py sdk/src/president_sdk/*/*.py \
-  sdk/src/president_sdk/*/*/*.py)
+  sdk/src/president_sdk/*/*/*.py sdk/src/president_sdk/*/*/*.c)
 
 $(ENGINE_COMPILED)/.built: $(STAMP) $(ENGINE_SOURCES) tools/compile_engine.py
 	$(PY) tools/compile_engine.py $(ENGINE_COMPILED) $(if $(REQUIRE_COMPILED),--require)
@@ -83,9 +83,9 @@ venv: $(STAMP) $(ENGINE_COMPILED)/.built
 
 pytest-compiled: $(ENGINE_COMPILED)/.built
 	@if [ -f $(ENGINE_COMPILED)/.built ]; then \
-	  echo "PRESIDENT_ENGINE_BUILD=compiled $(BIN)/pytest -q -n $(PYTEST_WORKERS) tests/engine tests/golden tests/sdk/test_expert.py"; \
+	  echo "PRESIDENT_ENGINE_BUILD=compiled $(BIN)/pytest -q -n $(PYTEST_WORKERS) tests/engine tests/golden tests/sdk/test_expert.py tests/sdk/test_playout.py"; \
 	  PRESIDENT_ENGINE_BUILD=compiled $(BIN)/pytest -q -n $(PYTEST_WORKERS) tests/engine \
-	    tests/golden tests/sdk/test_expert.py; \
+	    tests/golden tests/sdk/test_expert.py tests/sdk/test_playout.py; \
 	else echo "pytest-compiled: skipped (no compiled engine)"; fi
 
 ## test: everything CI checks: lint, types, and every test (the rules tests on both builds of the engine).

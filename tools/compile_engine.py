@@ -11,7 +11,9 @@ build by default when OUT_DIR is build/engine-compiled and every hash still
 matches (`make venv` builds it; the pure-Python source stays the reference and
 the fallback, and the packages install without a compiler).  Of the SDK only
 the expert's search is compiled (its playout policy, its search and its world
-sampling: most of a searched decision's time).  Engine modules left out stay
+sampling: most of a searched decision's time), and `_playout.c`, the C playout
+on rank counts that rollout.py falls back from (built with setuptools, as
+mypyc's own modules are).  Engine modules left out stay
 interpreted: `rules` (its constructor accepts the JSON forms of options, which
 mypyc's typed fields would refuse), `errors` (interpreted modules subclass its
 exceptions, which a compiled class forbids), `build`, `record`, `narrate`,
@@ -39,6 +41,11 @@ COMPILED = [*(f"president_engine/{name}.py" for name in (
     "cards", "actions", "tables", "movegen", "legality", "match", "deal_flow", "exchange", "worlds", "events",
     "deal", "observation", "phase", "roles", "fallback")),
     *(f"president_sdk/bots/expert/{name}.py" for name in ("rollout", "search", "worlds"))]
+EXTENSIONS = {"president_sdk.bots.expert._playout": "president_sdk/bots/expert/_playout.c"}
+"""C extensions of the build: the expert's playout on rank counts (rollout.py is its reference)."""
+BUILD_EXTENSIONS = ("from setuptools import Extension, setup; import json, sys; "
+                    "setup(ext_modules=[Extension(name, [path], extra_compile_args=['-O2']) "
+                    "for name, path in json.loads(sys.argv[1]).items()], script_args=['build_ext', '--inplace'])")
 
 
 def missing_toolchain() -> str | None:
@@ -74,14 +81,19 @@ def main(argv: list[str] | None = None) -> int:
     with open(out / "build.log", "w") as log:
         done = subprocess.run([sys.executable, "-m", "mypyc", *COMPILED], cwd=out, stdout=log, stderr=subprocess.STDOUT,
                               env={**os.environ, "MYPY_FORCE_COLOR": "0"})
+        if not done.returncode:
+            done = subprocess.run([sys.executable, "-c", BUILD_EXTENSIONS, json.dumps(EXTENSIONS)], cwd=out,
+                                  stdout=log, stderr=subprocess.STDOUT)
     if done.returncode:
-        print(f"compiled engine: mypyc failed (exit {done.returncode}); see {out / 'build.log'}", file=sys.stderr)
+        print(f"compiled engine: the build failed (exit {done.returncode}); see {out / 'build.log'}", file=sys.stderr)
         return 1
+    shutil.rmtree(out / "build", ignore_errors=True)
     sources = {str(source.relative_to(ROOT) / path.relative_to(out / source.name)):
                hashlib.sha256(path.read_bytes()).hexdigest()
-               for source in SOURCES for path in sorted((out / source.name).rglob("*.py"))}  # as mypyc read them
+               for source in SOURCES for pattern in ("*.py", "*.c")
+               for path in sorted((out / source.name).rglob(pattern))}  # as the build read them
     for copied in sorted((p for source in SOURCES for p in (out / source.name).rglob("*")), reverse=True):
-        if copied.suffix == ".py" or copied.name == "py.typed" or copied.name == "__pycache__":
+        if copied.suffix in (".py", ".pyi", ".c") or copied.name == "py.typed" or copied.name == "__pycache__":
             shutil.rmtree(copied) if copied.is_dir() else copied.unlink()
         elif copied.is_dir() and not any(copied.iterdir()):
             copied.rmdir()

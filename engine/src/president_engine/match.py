@@ -280,7 +280,8 @@ class Match:
             t = self._t
             if self._playing:
                 if t.simple:
-                    legal = simple_plays(t, self._bp[self._turn], self._table, self._table_strength, self._rev ^ self._back)
+                    legal = simple_plays(t, self._bp[self._turn], self._table, self._table_strength,
+                                         self._rev ^ self._back)
                 elif t.shaped:
                     legal = shaped_plays(t, self._hands[self._turn], self._table, self._table_strength,
                                          self._rev ^ self._back, self._lock)

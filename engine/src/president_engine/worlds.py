@@ -117,3 +117,30 @@ def _resume_exchange(m: Match, view: PublicObservation, requests: Mapping[int, C
         m._exchange_steps = [(Phase.GIVE_BACK, r, g, o) for r, g, o in pairs[done:]]
     m.phase = m._exchange_steps[0][0]
     m._playing = False
+
+
+PlayoutState = tuple[int, int, int, int, int, int, int, int, int, int, int, int, int, int, tuple[int, ...],
+                     tuple[int, ...], bytes]
+"""`playout_state`'s numbers: (turn, table position or -1, table size, table strength, revolution, 11-back,
+direction, passed mask, last player, last play, leader, holders, four-singles run position or -1, run length,
+seats out in order, player by seat, each seat's count of every rank by position in the normal order)."""
+
+
+def playout_state(m: Match) -> PlayoutState | None:
+    """The play loop of `m` as plain numbers (seats by index, ranks by position in `rules.rank_order`), for a
+    playout written in compiled code on rank counts (the expert's, bots/expert/_playout.c).
+
+    None unless that loop is all that is left: the play phase of the match's last deal (a world from a view), on a
+    table whose plays are rank counts (`Tables.simple`: no wild cards, jokers or suits) with no pass limit (its
+    random places are the engine's to draw)."""
+    t = m._t
+    if not (m._playing and t.simple and not t.pass_limit and m._horizon == m.deal):
+        return None
+    normal = t.strength[0]
+    table = m._table
+    run = m._run_rank
+    counts = bytes(len(plays) for row in m._bp for plays in row)
+    return (m._turn, -1 if table is None or table.rank is None else normal[table.rank],
+            0 if table is None else table.size, m._table_strength, m._rev, m._back, m._direction, m._mask, m._last,
+            m._last_play, m._leader, m._holders, -1 if run is None else normal[run], m._run_len, tuple(m._out),
+            tuple(m._seat_player), counts)

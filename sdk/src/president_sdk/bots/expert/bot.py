@@ -142,17 +142,23 @@ class ExpertBot(Bot):
         if len(candidates) == 1:
             return candidates[0]
         self.last_searched = True
+        with collector_held() if clock is not None else contextlib.nullcontext():
+            return self._search_worlds(obs, candidates, preferred, clock)
+
+    def _search_worlds(self, obs: Observation, candidates: Sequence[Action], preferred: Action,
+                       clock: Clock | None) -> Action:
+        """The search itself, apart so that its worlds are freed (by reference count) before the collector is back
+        on: a collection that found them all still held would be a pause of its own."""
         model, rollout = self._tools(obs)
         knowledge = self._knowledge if self._knowledge.agrees_with(obs) else None
         sampler = Sampler(obs, knowledge, model, self._rng)
         pool = WorldPool(sampler.sample, lambda hands: Match.from_view(obs, hands), self._rng)
-        with collector_held() if clock is not None else contextlib.nullcontext():
-            try:
-                first = pool.world(pool.draw(0, clock))
-            except TimeUpError:  # no time even for the first worlds: the anchor, as after a search with no playout
-                return preferred
-            actions = [first.check(c) for c in candidates]
-            anchor = candidates.index(preferred)
-            result = search(actions, anchor, pool, rollout, obs.player, playouts=self.playouts, clock=clock)
+        try:
+            first = pool.world(pool.draw(0, clock))
+        except TimeUpError:  # no time even for the first worlds: the anchor, as after a search with no playout
+            return preferred
+        actions = [first.check(c) for c in candidates]
+        anchor = candidates.index(preferred)
+        result = search(actions, anchor, pool, rollout, obs.player, playouts=self.playouts, clock=clock)
         self.last_playouts = result.playouts
         return candidates[actions.index(result.action)]

@@ -19,10 +19,16 @@ others, as one pool, like `hard`'s counting):
   or an opponent to two cards.
 
 It works on the engine's `Match` through the public API; what it needs to
-know of each play is computed once per interned play.
+know of each play is computed once per interned play.  On a table whose
+plays are rank counts (no wild cards, jokers or suits: cardverse, italian)
+the compiled build plays the same policy in C on rank counts from the engine's
+`playout_state` (_playout.c, built by tools/compile_engine.py); this module
+is its reference, and the fallback wherever it is not built.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from president_engine import (
     PASS,
@@ -40,6 +46,8 @@ from president_engine import (
     fallback_action,
 )
 from president_engine.cards import SLOT_MAX, bits_size
+from president_engine.tables import tables_for
+from president_engine.worlds import PlayoutState, playout_state
 
 from president_sdk.bots.expert.clock import Clock
 
@@ -50,9 +58,10 @@ CHECK = 16
 
 
 class Rollout:
-    """The playout policy of one rule set (see the module docstring)."""
+    """The playout policy of one rule set (see the module docstring); `compiled=False` plays every playout on the
+    engine, as the source build does."""
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: Rules, *, compiled: bool = True) -> None:
         self.rules = rules
         kinds = rules.deck.distinct()
         self.wild_mask = _mask([card for card in kinds if rules.is_wild(card)])
@@ -69,6 +78,32 @@ class Rollout:
         self.declared = rules.joker_alone is JokerAlone.DECLARED
         self.fours = rules.revolution and RevolutionTrigger.FOUR_OF_A_KIND in rules.revolution_triggers
         self._wilds: dict[int, tuple[Play, int]] = {}
+        self._native = _compiled_finish() if compiled else None
+        t = tables_for(rules)
+        order = rules.rank_order
+        self._native_rules = (
+            rules.players, int(t.strict), t.trick_mode, int(t.revolution), int(t.revolution_four),
+            int(t.revolution_singles), int(t.revolution_turns), int(t.equal_skip), int(t.leader_may_pass),
+            int(t.jack_back), int(t.six_reverse), int(t.eight_stop), order.index(Rank.SIX), order.index(Rank.EIGHT),
+            order.index(Rank.JACK), int(self.fours))
+        """The rule facts _playout.c reads, in its order."""
+
+    def prepare(self, world: Match) -> PlayoutState | None:
+        """What the compiled playout needs of `world` (made once per world), or None when `play_out` plays on the
+        engine."""
+        return playout_state(world) if self._native is not None else None
+
+    def play_out(self, world: Match, state: PlayoutState | None, action: Action,
+                 clock: Clock | None = None) -> tuple[int, ...]:
+        """The places of `world` played on from `action` to its end, `world` unchanged (`state`: `prepare(world)`)."""
+        if state is not None and self._native is not None:
+            if isinstance(action, Play):
+                assert action.rank is not None
+                return self._native(self._native_rules, state, self.position[action.rank], action.size, None)
+            return self._native(self._native_rules, state, -1, 0, None)
+        copy = world.copy()
+        copy.apply(action)
+        return self.finish(copy, clock)
 
     def finish(self, world: Match, clock: Clock | None = None) -> tuple[int, ...]:
         """Play `world` to its end (a state from `Match.from_view` ends with its deal); the places.
@@ -77,7 +112,13 @@ class Rollout:
         """
         held = sum(world.hand(p).bits for p in range(self.rules.players))
         moves = 0
+        native = self._native is not None
         while not world.is_over:
+            if native and world.phase is Phase.PLAY:  # the exchange is over: the rest may run compiled
+                state = playout_state(world)
+                if state is not None and self._native is not None:
+                    return self._native(self._native_rules, state, -1, -1, None)
+                native = False
             moves += 1
             if moves % CHECK == 0 and clock is not None:
                 clock.check()
@@ -180,6 +221,16 @@ class _Bosses:
         """False when `play` is a boss, True when it is not, None for a play of another kind (jokers)."""
         at = self.rollout.position.get(play.rank) if play.rank is not None else None
         return None if at is None else not self.is_boss(at, play.size)
+
+
+def _compiled_finish() -> Callable[[tuple[int, ...], PlayoutState, int, int, list[tuple[int, int, int]] | None],
+                                   tuple[int, ...]] | None:
+    """_playout.finish where the compiled build runs (it sits beside the compiled modules), else None."""
+    try:
+        from president_sdk.bots.expert._playout import finish
+    except ImportError:
+        return None
+    return finish
 
 
 def _mask(cards: list[Card]) -> int:

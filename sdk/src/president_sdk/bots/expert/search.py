@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from president_engine import Action, CardSet, Match
+from president_engine.worlds import PlayoutState
 
 from president_sdk.bots.expert.clock import Clock, TimeUpError
 from president_sdk.bots.expert.rollout import Rollout
@@ -102,6 +103,7 @@ def search(candidates: Sequence[Action], anchor: int, pool: WorldPool, rollout: 
     k = len(candidates)
     scale = len(rollout.rules.points) - 1
     known: dict[tuple[int, int], float] = {}
+    ready: dict[int, PlayoutState | None] = {}
     played = 0
 
     def reward(arm: int, i: int) -> float:
@@ -109,9 +111,11 @@ def search(candidates: Sequence[Action], anchor: int, pool: WorldPool, rollout: 
         index = pool.draw(i, clock)
         found = known.get((arm, index))
         if found is None:
-            world = pool.world(index).copy()
-            world.apply(candidates[arm])
-            found = known[arm, index] = 1.0 - rollout.finish(world, clock).index(player) / scale
+            world = pool.world(index)
+            if index not in ready:
+                ready[index] = rollout.prepare(world)
+            places = rollout.play_out(world, ready[index], candidates[arm], clock)
+            found = known[arm, index] = 1.0 - places.index(player) / scale
             played += 1
         return found
 

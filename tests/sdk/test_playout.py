@@ -1,0 +1,139 @@
+"""The expert's compiled playout on rank counts (_playout.c) against its reference, `Rollout` on the engine.
+
+On the compiled build both play seeded worlds of cardverse, italian and random plain-deck rule sets (no wild
+cards, jokers or suits: revolutions of both triggers and effects, equal-skip, 8-stop, 11-back, 6-reverse,
+pass counts, a passing leader, two decks, three to seven players, shuffled rank orders) from a world's first
+move to its end; every move and the places must be the same.  On the source build there is no C playout and
+every playout runs on the engine.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from president_engine import PRESETS, Action, Match, Phase, Play, Rules, build
+from president_engine.cards import NATURAL_RANKS
+from president_engine.errors import RulesError
+from president_engine.events import Passed, Played
+from president_engine.worlds import playout_state
+from president_sdk.bots.expert.rollout import Rollout
+
+WORLDS = 1500
+"""Random rule sets tried (each with one world, or none where Rules refuses the combination)."""
+
+
+def _plain_rules(rng: random.Random) -> Rules | None:
+    """A random rule set whose plays are rank counts, or None where Rules refuses what was drawn."""
+    options: dict[str, Any] = {"players": rng.randint(3, 7), "decks": rng.choice([1, 1, 2]),
+                               "deals": rng.choice([1, 2])}
+    for name, values in (("beat", ["equal_or_higher", "strictly_higher"]), ("trick_end", ["all_pass", "one_orbit"]),
+                         ("pass_is_final", [False, True]), ("revolution", [False, True]),
+                         ("revolution_triggers", [["four_of_a_kind"], ["four_singles"],
+                                                  ["four_of_a_kind", "four_singles"]]),
+                         ("revolution_effect", ["ranks", "ranks_and_direction"]), ("equal_skip", [False, True]),
+                         ("eight_stop", [False, True]), ("jack_back", [False, True]), ("six_reverse", [False, True]),
+                         ("pass_count", [False, True]), ("leader_may_pass", [False, True]),
+                         ("first_lead", ["seat0", "three_of_clubs"])):
+        if rng.random() < 0.5:
+            options[name] = rng.choice(values)
+    if rng.random() < 0.3:
+        options["rank_order"] = rng.sample([str(r) for r in NATURAL_RANKS], len(NATURAL_RANKS))
+    try:
+        return Rules.preset(rng.choice(["cardverse", "italian"]), **options)
+    except RulesError:
+        return None
+
+
+def _world(rules: Rules, rng: random.Random) -> Match | None:
+    """A world from the view of the player to act, some random moves into a deal's play, or None if the match
+    ended first."""
+    match = Match(rules, seed=rng.randrange(1 << 30))
+    wanted_deal = rng.randint(1, rules.deals or 1)
+    stop = rng.randrange(30)
+    while match.deal < wanted_deal or match.phase is not Phase.PLAY or stop:
+        if match.is_over:
+            return None
+        if match.deal == wanted_deal and match.phase is Phase.PLAY:
+            stop -= 1
+        match.apply(rng.choice(match.legal_actions()))
+    if match.is_over:
+        return None
+    player = match.to_act
+    assert player is not None
+    return Match.from_view(match.observation(player), [match.hand(p) for p in range(rules.players)])
+
+
+def _reference(rollout: Rollout, world: Match, first: Action | None) -> tuple[list[tuple[int, int, int]],
+                                                                            tuple[int, ...]]:
+    """Rollout's moves on the engine (player, rank position or -1, size; an equal-skip is no move) and places;
+    `first` the first move (None: the policy's)."""
+    copy = world.copy()
+    start = len(copy.events)
+    if first is not None:
+        copy.apply(first)
+    places = rollout.finish(copy)
+    moves = [(e.player, rollout.position[e.play.rank], e.play.size) if isinstance(e, Played) else (e.player, -1, 0)
+             for e in copy.events[start:] if isinstance(e, Played) or (isinstance(e, Passed) and not e.skipped)]
+    return moves, places
+
+
+needs_c = pytest.mark.skipif(not build.current().compiled, reason="the C playout is part of the compiled build")
+
+
+@needs_c
+def test_the_c_playout_moves_as_the_rollout_does_on_the_engine() -> None:
+    rng = random.Random(28)
+    compared = 0
+    for _ in range(WORLDS):
+        rules = _plain_rules(rng)
+        world = None if rules is None else _world(rules, rng)
+        if world is None or rules is None:
+            continue
+        native = Rollout(rules)
+        reference = Rollout(rules, compiled=False)
+        state = native.prepare(world)
+        assert state is not None and native._native is not None
+        for first in (None, rng.choice(world.legal_actions())):
+            moves, places = _reference(reference, world, first)
+            trace: list[tuple[int, int, int]] = []
+            if first is None:
+                found = native._native(native._native_rules, state, -1, -1, trace)
+            elif isinstance(first, Play):
+                assert first.rank is not None
+                found = native._native(native._native_rules, state, native.position[first.rank], first.size, trace)
+                assert native.play_out(world, state, first) == places
+            else:
+                found = native._native(native._native_rules, state, -1, 0, trace)
+                assert native.play_out(world, state, first) == places
+            assert (trace, found) == (moves, places), (rules, first)
+            compared += 1
+    assert compared >= WORLDS  # two playouts from at least half the draws
+
+
+@needs_c
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_the_presets_play_out_compiled_only_on_rank_counts(preset: str) -> None:
+    """cardverse and italian play out in C; a table of wild cards, jokers or suits on the engine."""
+    rules = Rules.preset(preset, deals=1)
+    world = _world(rules, random.Random(3))
+    assert world is not None
+    state = Rollout(rules).prepare(world)
+    assert (state is not None) == (preset in ("cardverse", "italian"))
+    if state is not None:
+        action = world.legal_actions()[0]
+        assert Rollout(rules).play_out(world, state, action) == Rollout(rules, compiled=False).play_out(
+            world, None, action)
+
+
+def test_a_match_of_more_deals_or_the_source_build_plays_out_on_the_engine() -> None:
+    """The C playout ends a deal; a match with deals still to come (not a world from a view) stays on the engine,
+    and so does every playout where the C playout is not built."""
+    rules = Rules.preset("cardverse", deals=3)
+    match = Match(rules, seed=1)
+    while match.phase is not Phase.PLAY:
+        match.apply(match.legal_actions()[0])
+    assert playout_state(match) is None
+    if not build.current().compiled:
+        assert Rollout(rules)._native is None
