@@ -1,10 +1,10 @@
 """The expert's compiled playout on rank counts (_playout.c) against its reference, `Rollout` on the engine.
 
-On the compiled build both play seeded worlds of cardverse, italian and random plain-deck rule sets (no wild
-cards, jokers or suits: revolutions of both triggers and effects, equal-skip, 8-stop, 11-back, 6-reverse,
-pass counts, a passing leader, two decks, three to seven players, shuffled rank orders) from a world's first
-move to its end; every move and the places must be the same.  On the source build there is no C playout and
-every playout runs on the engine.
+On the compiled build both play seeded worlds of random rule sets without suits or jokers (revolutions of
+both triggers and effects, equal-skip, 8-stop, 11-back, 6-reverse, pass counts, a passing leader, one wild
+rank (its cards alone declared), two decks, three to seven players, shuffled rank orders) from a world's
+first move to its end; every move and the places must be the same.  On the source build there is no C
+playout and every playout runs on the engine.
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ import random
 from typing import Any
 
 import pytest
-from president_engine import PRESETS, Action, Match, Phase, Play, Rules, build
+from president_engine import PASS, PRESETS, Action, Match, Phase, Rules, build
 from president_engine.cards import NATURAL_RANKS
 from president_engine.errors import RulesError
 from president_engine.events import Passed, Played
 from president_engine.worlds import playout_state
-from president_sdk.bots.expert.rollout import Rollout
+from president_sdk.bots.expert.rollout import NO_MOVE, Rollout
 
-WORLDS = 1500
-"""Random rule sets tried (each with one world, or none where Rules refuses the combination)."""
+WORLDS = 1000
+"""Worlds compared, each of a random rule set (two playouts each)."""
 
 
 def _plain_rules(rng: random.Random) -> Rules | None:
@@ -40,8 +40,13 @@ def _plain_rules(rng: random.Random) -> Rules | None:
             options[name] = rng.choice(values)
     if rng.random() < 0.3:
         options["rank_order"] = rng.sample([str(r) for r in NATURAL_RANKS], len(NATURAL_RANKS))
+    preset = rng.choice(["cardverse", "italian", "norwegian"])
+    if rng.random() < 0.5:  # a wild rank (norwegian has the 6s already)
+        options["wild_ranks"] = [rng.choice(["6", "2", "3", "9"])]
+        options["joker_alone"] = "declared"
+        options["wild_lead_rank"] = rng.choice(["6", "3", "K"])
     try:
-        return Rules.preset(rng.choice(["cardverse", "italian"]), **options)
+        return Rules.preset(preset, **options)
     except RulesError:
         return None
 
@@ -65,16 +70,16 @@ def _world(rules: Rules, rng: random.Random) -> Match | None:
     return Match.from_view(match.observation(player), [match.hand(p) for p in range(rules.players)])
 
 
-def _reference(rollout: Rollout, world: Match, first: Action | None) -> tuple[list[tuple[int, int, int]],
+def _reference(rollout: Rollout, world: Match, first: Action | None) -> tuple[list[tuple[int, int, int, int]],
                                                                             tuple[int, ...]]:
-    """Rollout's moves on the engine (player, rank position or -1, size; an equal-skip is no move) and places;
-    `first` the first move (None: the policy's)."""
+    """Rollout's moves on the engine as _playout.c traces them (player, then `Rollout.native_move`; an
+    equal-skip is no move) and places; `first` the first move (None: the policy's)."""
     copy = world.copy()
     start = len(copy.events)
     if first is not None:
         copy.apply(first)
     places = rollout.finish(copy)
-    moves = [(e.player, rollout.position[e.play.rank], e.play.size) if isinstance(e, Played) else (e.player, -1, 0)
+    moves = [(e.player, *rollout.native_move(e.play if isinstance(e, Played) else PASS))
              for e in copy.events[start:] if isinstance(e, Played) or (isinstance(e, Passed) and not e.skipped)]
     return moves, places
 
@@ -85,42 +90,39 @@ needs_c = pytest.mark.skipif(not build.current().compiled, reason="the C playout
 @needs_c
 def test_the_c_playout_moves_as_the_rollout_does_on_the_engine() -> None:
     rng = random.Random(28)
-    compared = 0
-    for _ in range(WORLDS):
+    worlds = compared = wild = 0
+    while worlds < WORLDS:
         rules = _plain_rules(rng)
         world = None if rules is None else _world(rules, rng)
         if world is None or rules is None:
             continue
+        worlds += 1
         native = Rollout(rules)
         reference = Rollout(rules, compiled=False)
         state = native.prepare(world)
         assert state is not None and native._native is not None
         for first in (None, rng.choice(world.legal_actions())):
             moves, places = _reference(reference, world, first)
-            trace: list[tuple[int, int, int]] = []
-            if first is None:
-                found = native._native(native._native_rules, state, -1, -1, trace)
-            elif isinstance(first, Play):
-                assert first.rank is not None
-                found = native._native(native._native_rules, state, native.position[first.rank], first.size, trace)
-                assert native.play_out(world, state, first) == places
-            else:
-                found = native._native(native._native_rules, state, -1, 0, trace)
-                assert native.play_out(world, state, first) == places
+            trace: list[tuple[int, int, int, int]] = []
+            found = native._native(native._native_rules, state, NO_MOVE if first is None else native.native_move(first),
+                                   trace)
             assert (trace, found) == (moves, places), (rules, first)
+            if first is not None:
+                assert native.play_out(world, state, first) == places
             compared += 1
-    assert compared >= WORLDS  # two playouts from at least half the draws
+            wild += any(m[3] for m in moves)
+    assert wild >= compared // 5, wild  # wild cards played in many
 
 
 @needs_c
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_the_presets_play_out_compiled_only_on_rank_counts(preset: str) -> None:
-    """cardverse and italian play out in C; a table of wild cards, jokers or suits on the engine."""
+    """cardverse, italian and norwegian play out in C; daifugo (jokers, suits) on the engine."""
     rules = Rules.preset(preset, deals=1)
     world = _world(rules, random.Random(3))
     assert world is not None
     state = Rollout(rules).prepare(world)
-    assert (state is not None) == (preset in ("cardverse", "italian"))
+    assert (state is not None) == (preset != "daifugo")
     if state is not None:
         action = world.legal_actions()[0]
         assert Rollout(rules).play_out(world, state, action) == Rollout(rules, compiled=False).play_out(

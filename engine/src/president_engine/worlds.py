@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from president_engine.cards import CardSet, Rank
+from president_engine.cards import CardSet, Rank, bits_size
 from president_engine.errors import DealError
 from president_engine.events import Passed, Played
 from president_engine.exchange import exchange_pairs
@@ -120,10 +120,11 @@ def _resume_exchange(m: Match, view: PublicObservation, requests: Mapping[int, C
 
 
 PlayoutState = tuple[int, int, int, int, int, int, int, int, int, int, int, int, int, int, tuple[int, ...],
-                     tuple[int, ...], bytes]
+                     tuple[int, ...], bytes, bytes]
 """`playout_state`'s numbers: (turn, table position or -1, table size, table strength, revolution, 11-back,
 direction, passed mask, last player, last play, leader, holders, four-singles run position or -1, run length,
-seats out in order, player by seat, each seat's count of every rank by position in the normal order)."""
+seats out in order, player by seat, each seat's count of every natural rank by position in the normal order
+(0 for a wild rank), each seat's count of wild cards)."""
 
 
 def playout_state(m: Match) -> PlayoutState | None:
@@ -131,16 +132,24 @@ def playout_state(m: Match) -> PlayoutState | None:
     playout written in compiled code on rank counts (the expert's, bots/expert/_playout.c).
 
     None unless that loop is all that is left: the play phase of the match's last deal (a world from a view), on a
-    table whose plays are rank counts (`Tables.simple`: no wild cards, jokers or suits) with no pass limit (its
-    random places are the engine's to draw)."""
+    table whose plays are a rank, a size and a number of wild cards (no suits or jokers, at most one wild rank,
+    whose cards alone are declared as Rules requires) with no pass limit (its random places are the engine's to
+    draw)."""
     t = m._t
-    if not (m._playing and t.simple and not t.pass_limit and m._horizon == m.deal):
+    rules = m.rules
+    if not (m._playing and not rules.suits_matter and not t.has_jokers and len(rules.wild_ranks) <= 1
+            and not t.pass_limit and m._horizon == m.deal):
         return None
     normal = t.strength[0]
     table = m._table
     run = m._run_rank
-    counts = bytes(len(plays) for row in m._bp for plays in row)
+    if t.simple:
+        counts = bytes(len(plays) for row in m._bp for plays in row)
+    else:
+        naturals = [0 if rank in rules.wild_ranks else t.bucket_mask[rank] for rank in rules.rank_order]
+        counts = bytes(bits_size(hand & mask) for hand in m._hands for mask in naturals)
+    wilds = bytes(bits_size(hand & t.wild_mask) for hand in m._hands)
     return (m._turn, -1 if table is None or table.rank is None else normal[table.rank],
             0 if table is None else table.size, m._table_strength, m._rev, m._back, m._direction, m._mask, m._last,
             m._last_play, m._leader, m._holders, -1 if run is None else normal[run], m._run_len, tuple(m._out),
-            tuple(m._seat_player), counts)
+            tuple(m._seat_player), counts, wilds)

@@ -1,11 +1,14 @@
-/* The expert's playout on rank counts: rollout.py's policy and the engine's play loop for plain decks, in C.
+/* The expert's playout on rank counts: rollout.py's policy and the engine's play loop for tables without suits
+   or jokers, in C.
 
-   A table whose plays are rank counts (the engine's `Tables.simple`: no wild cards, jokers or suits) plays
-   the same deal out here as `Rollout` does on the engine's `Match` (rollout.py is the reference: the
-   differential tests compare the two move for move).  The state comes from
-   `president_engine.worlds.playout_state`; the loop below follows `Match._play`, `_pass`, `_next_seat`,
-   `_end_trick` and `movegen.simple_plays`, the policy `Rollout.choose` with `_Bosses`.
-   Ranks are positions 0..12 in the normal order, seats indices. */
+   On such a table (no suit order, sequences or suit lock, no jokers, at most one wild rank) a play is a rank,
+   a size and a number of wild cards, and a hand is its count of every rank and of wild cards.  This plays the
+   same deal out as `Rollout` does on the engine's `Match` (rollout.py is the reference: tests/sdk/
+   test_playout.py compares the two move for move).  The state comes from
+   `president_engine.worlds.playout_state`; the loop follows `Match._play`, `_pass`, `_next_seat`, `_end_trick`
+   and `movegen.simple_plays` / `general_plays`, the policy `Rollout.choose` with `_Bosses`.
+   Ranks are positions 0..12 in the normal order, seats indices.  Wild cards alone are declared (Rules allows wild
+   ranks only so): as a lead they stand for the wild lead rank, as a follow for any natural rank that beats. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -15,15 +18,17 @@
 #define RANKS 13
 #define MAX_SEATS 64
 #define MAX_MOVES 100000
-#define MAX_COPIES 28 /* of a rank: 7 decks */
-#define MAX_LEGAL (RANKS * MAX_COPIES + 1)
+#define MAX_COPIES 28 /* of a rank, or wild cards in a hand: 7 decks */
+#define MAX_LEGAL (RANKS * (MAX_COPIES + 1) * (MAX_COPIES + 1) + 2)
 #define FIGHT 2
+#define RULE_COUNT 21
 
 enum { ALL_PASS = 0, ALL_PASS_FINAL = 1, ONE_ORBIT = 2, PASS_COUNT = 3 };
 
 typedef struct {
     int n, strict, mode, revolution, rev_four, rev_singles, rev_turns, equal_skip, leader_may_pass;
     int jack_back, six_reverse, eight_stop, six, eight, jack, fours;
+    int declared, wild_lead, naturals, top, bottom;
 } Rules;
 
 typedef struct {
@@ -33,11 +38,21 @@ typedef struct {
     int size[MAX_SEATS];
     int out[MAX_SEATS];
     uint8_t count[MAX_SEATS][RANKS];
+    int wild[MAX_SEATS];
     int held[RANKS];
+    int held_wild;
 } Deal;
 
-typedef struct { int pos, size; } Move; /* pos -1: a pass */
+typedef struct { int pos, size, wilds; } Move; /* pos -1: a pass */
 
+typedef struct {
+    Move legal[MAX_LEGAL], groups[MAX_LEGAL], spare[MAX_LEGAL];
+    int boss[MAX_LEGAL];
+} Scratch;
+
+static int natural(const Rules *r, int pos) { return pos >= 0 && pos < RANKS && (r->naturals >> pos & 1); }
+
+/* Tables.strength: a rank's position in the order in force. */
 static int strength(int pos, int reversed) { return reversed ? 12 - pos : pos; }
 
 static int next_seat(const Rules *r, const Deal *d, int s) {
@@ -101,12 +116,14 @@ static int count_single(Deal *d, int size, int pos) {
     return 0;
 }
 
-/* Seat s plays `size` cards of position `pos`; 1 when the deal is over. */
-static int play(const Rules *r, Deal *d, int s, int pos, int size) {
-    int beaten = d->table_pos;
-    d->count[s][pos] -= size;
+/* Seat s plays m (its natural cards of m->pos and m->wilds wild cards); 1 when the deal is over. */
+static int play(const Rules *r, Deal *d, int s, const Move *m) {
+    int beaten = d->table_pos, pos = m->pos, size = m->size, naturals = m->size - m->wilds;
+    d->count[s][pos] -= naturals;
+    d->held[pos] -= naturals;
+    d->wild[s] -= m->wilds;
+    d->held_wild -= m->wilds;
     d->size[s] -= size;
-    d->held[pos] -= size;
     d->table_pos = pos;
     d->table_size = size;
     d->last = d->last_play = s;
@@ -163,48 +180,55 @@ static void pass(const Rules *r, Deal *d, int s) {
     else d->turn = following;
 }
 
-/* movegen.simple_plays: a lead lists every size of every rank, weakest rank first; a follow one play per rank
-   that beats, then the pass. */
+static int beats(const Rules *r, const Deal *d, int mine) {
+    return mine > d->table_strength || (mine == d->table_strength && !r->strict);
+}
+
+/* movegen.simple_plays and general_plays without suits or jokers, in their order: by strength in the order in
+   force, then size, then wild cards (the natural plays of a rank, then wild cards alone standing for it); a lead
+   lists every size, a follow the table's size and then the pass. */
 static int legal_moves(const Rules *r, const Deal *d, Move *out) {
     const uint8_t *c = d->count[d->turn];
-    int rv = d->rev ^ d->back, k = 0;
-    if (d->table_pos < 0) {
-        for (int s = 0; s < RANKS; s++) {
-            int pos = rv ? 12 - s : s;
-            for (int size = 1; size <= c[pos]; size++) out[k++] = (Move){pos, size};
+    int w = d->wild[d->turn], rv = d->rev ^ d->back, k = 0, lead = d->table_pos < 0;
+    for (int st = 0; st < RANKS; st++) {
+        int pos = rv ? 12 - st : st;
+        if (!lead && !beats(r, d, st)) continue;
+        int alone_here = lead ? pos == r->wild_lead : natural(r, pos);
+        int low = lead ? 1 : d->table_size, high = lead ? c[pos] + w : d->table_size;
+        for (int size = low; size <= high; size++) {
+            if (natural(r, pos))
+                for (int wc = size > c[pos] ? size - c[pos] : 0; wc < size && wc <= w; wc++)
+                    out[k++] = (Move){pos, size, wc};
+            if (alone_here && size <= w) out[k++] = (Move){pos, size, size};
         }
-        if (r->leader_may_pass) out[k++] = (Move){-1, 0};
-        return k;
     }
-    int need = d->table_size;
-    for (int s = r->strict ? d->table_strength + 1 : d->table_strength; s < RANKS; s++) {
-        int pos = rv ? 12 - s : s;
-        if (c[pos] >= need) out[k++] = (Move){pos, need};
-    }
-    out[k++] = (Move){-1, 0};
+    if (!lead || r->leader_may_pass) out[k++] = (Move){-1, 0, 0};
     return k;
 }
 
-/* _Bosses.is_boss: no `size` cards still out (`out`) beat `size` cards at `at`, in the revolution's order. */
-static int is_boss(const Rules *r, const int *out, int reversed, int at, int size) {
+/* _Bosses.is_boss: no `size` cards still out (`out` naturals, `wilds`) beat `size` cards at `at`. */
+static int is_boss(const Rules *r, const int *out, int wilds, int reversed, int at, int size) {
+    if (wilds >= size) return 0;
     int equal = r->strict ? 0 : 1;
     int from = reversed ? 0 : at + 1 - equal, to = reversed ? at + equal : RANKS;
     for (int i = from; i < to; i++)
-        if ((i != at || equal) && out[i] && out[i] >= size) return 0;
+        if ((i != at || equal) && out[i] && out[i] + wilds >= size) return 0;
     return 1;
 }
 
-static int runs_out(const Rules *r, const uint8_t *hand, const Move *m, const int *out, int reversed) {
+static int runs_out(const Rules *r, const Deal *d, int me, const Move *m, const int *out, int wilds,
+                    int reversed) {
     int losers = 0;
     for (int at = 0; at < RANKS; at++) {
-        int count = hand[at] - (at == m->pos ? m->size : 0);
-        if (count && !is_boss(r, out, reversed, at, count) && ++losers > 1) return 0;
+        int count = d->count[me][at] - (at == m->pos ? m->size - m->wilds : 0);
+        if (count && !is_boss(r, out, wilds, reversed, at, count) && ++losers > 1) return 0;
     }
-    return 1;
+    if (d->wild[me] - m->wilds > 0 && r->declared) losers++;
+    return losers <= 1;
 }
 
 static int fight(const Rules *r, const Deal *d, int me) {
-    int groups = 0;
+    int groups = d->wild[me] > 0;
     for (int at = 0; at < RANKS; at++) groups += d->count[me][at] > 0;
     if (groups <= FIGHT) return 1;
     for (int p = 0; p < r->n; p++)
@@ -212,37 +236,41 @@ static int fight(const Rules *r, const Deal *d, int me) {
     return 0;
 }
 
-static Move choose(const Rules *r, const Deal *d, const Move *legal, int nlegal) {
-    static const Move PASS = {-1, 0};
+static int kept(const Rules *r, const Move *m, int top) {
+    return (r->fours && m->size >= 4) || m->pos == top || m->wilds > 0;
+}
+
+/* Rollout.choose. */
+static Move choose(const Rules *r, const Deal *d, Scratch *w, int nlegal) {
+    static const Move PASS = {-1, 0, 0};
+    const Move *legal = w->legal;
     if (nlegal == 1) return legal[0];
     int me = d->turn;
     const uint8_t *hand = d->count[me];
-    Move groups[RANKS];
+    Move *groups = w->groups, *spare = w->spare;
     int ng = 0;
     for (int i = 0; i < nlegal && legal[i].pos >= 0; i++) {
         if (legal[i].size == d->size[me]) return legal[i];
-        if (hand[legal[i].pos] == legal[i].size) groups[ng++] = legal[i];
+        int naturals = legal[i].size - legal[i].wilds;
+        if (!naturals || hand[legal[i].pos] == naturals) groups[ng++] = legal[i];
     }
     int lead = d->table_pos < 0;
     if (!ng) return lead || fight(r, d, me) ? legal[0] : PASS;
     int out[RANKS];
     for (int at = 0; at < RANKS; at++) out[at] = d->held[at] - hand[at];
+    int wilds = d->held_wild - d->wild[me];
     int reversed = d->rev;
-    int boss[RANKS];
-    for (int i = 0; i < ng; i++) {
-        boss[i] = is_boss(r, out, reversed, groups[i].pos, groups[i].size);
-        if (boss[i] && runs_out(r, hand, &groups[i], out, reversed)) return groups[i];
+    for (int i = 0; i < ng; i++) { /* beaten() is False: a natural rank's play that is a boss */
+        w->boss[i] = natural(r, groups[i].pos) && is_boss(r, out, wilds, reversed, groups[i].pos, groups[i].size);
+        if (w->boss[i] && runs_out(r, d, me, &groups[i], out, wilds, reversed)) return groups[i];
     }
-    int top = reversed ? 0 : 12;
-    Move spare[RANKS];
+    int top = reversed ? r->bottom : r->top;
     int ns = 0;
-    for (int i = 0; i < ng; i++) {
-        int kept = (r->fours && groups[i].size >= 4) || groups[i].pos == top;
-        if (!kept && !(groups[i].size > 1 && boss[i])) spare[ns++] = groups[i];
-    }
+    for (int i = 0; i < ng; i++)
+        if (!kept(r, &groups[i], top) && !(groups[i].size > 1 && w->boss[i])) spare[ns++] = groups[i];
     if (!ns)
         for (int i = 0; i < ng; i++)
-            if (!((r->fours && groups[i].size >= 4) || groups[i].pos == top)) spare[ns++] = groups[i];
+            if (!kept(r, &groups[i], top)) spare[ns++] = groups[i];
     if (lead) {
         if (!ns) return groups[0];
         for (int i = 0; i < ns && i < 3; i++) {
@@ -278,82 +306,95 @@ static int read_ints(PyObject *seq, int *out, Py_ssize_t want, const char *what)
     return (int)n;
 }
 
-static PyObject *finish(PyObject *self, PyObject *args) {
-    PyObject *rules_seq, *out_seq, *players_seq, *trace;
-    Py_buffer counts;
-    int first_pos, first_size;
-    unsigned long long mask;
-    Rules r;
-    Deal d;
-    int rule_values[16];
-    memset(&d, 0, sizeof d);
-    if (!PyArg_ParseTuple(args, "O(iiiiiiiKiiiiiiOOy*)iiO", &rules_seq, &d.turn, &d.table_pos, &d.table_size,
-                          &d.table_strength, &d.rev, &d.back, &d.dir, &mask, &d.last, &d.last_play, &d.leader,
-                          &d.holders, &d.run_pos, &d.run_len, &out_seq, &players_seq, &counts, &first_pos,
-                          &first_size, &trace))
-        return NULL;
-    d.mask = mask;
-    int players[MAX_SEATS];
-    if (read_ints(rules_seq, rule_values, 16, "rules") < 0) goto fail;
-    r = (Rules){rule_values[0], rule_values[1], rule_values[2], rule_values[3], rule_values[4], rule_values[5],
-                rule_values[6], rule_values[7], rule_values[8], rule_values[9], rule_values[10], rule_values[11],
-                rule_values[12], rule_values[13], rule_values[14], rule_values[15]};
-    if (r.n < 2 || r.n > MAX_SEATS || counts.len != (Py_ssize_t)r.n * RANKS) {
-        PyErr_SetString(PyExc_ValueError, "the compiled playout takes 2..64 seats and 13 counts for each");
-        goto fail;
-    }
-    if (read_ints(players_seq, players, r.n, "players by seat") < 0) goto fail;
-    d.nout = read_ints(out_seq, d.out, -1, "seats out");
-    if (d.nout < 0) goto fail;
-    const uint8_t *bytes = counts.buf;
-    for (int s = 0; s < r.n; s++)
-        for (int at = 0; at < RANKS; at++) {
-            if (bytes[s * RANKS + at] > MAX_COPIES) {
-                PyErr_SetString(PyExc_ValueError, "the compiled playout takes at most 28 cards of a rank");
-                goto fail;
-            }
-            d.count[s][at] = bytes[s * RANKS + at];
-            d.size[s] += d.count[s][at];
-            d.held[at] += d.count[s][at];
-        }
-    PyBuffer_Release(&counts);
-    PyObject *moves = trace == Py_None ? NULL : trace;
-    Move legal[MAX_LEGAL];
+static PyObject *run(const Rules *r, Deal *d, const int *players, Move first, PyObject *moves, Scratch *w) {
     int over = 0;
     for (int step = 0; !over; step++) {
         if (step >= MAX_MOVES) {
             PyErr_SetString(PyExc_RuntimeError, "the compiled playout did not end");
             return NULL;
         }
-        Move m;
-        if (step == 0 && first_size >= 0) {
-            m = (Move){first_size ? first_pos : -1, first_size};
-        } else {
-            m = choose(&r, &d, legal, legal_moves(&r, &d, legal));
-        }
+        Move m = step == 0 && first.size >= 0 ? first : choose(r, d, w, legal_moves(r, d, w->legal));
         if (moves != NULL) {
-            PyObject *entry = Py_BuildValue("(iii)", players[d.turn], m.pos, m.size);
+            PyObject *entry = Py_BuildValue("(iiii)", players[d->turn], m.pos, m.size, m.wilds);
             if (entry == NULL || PyList_Append(moves, entry) < 0) {
                 Py_XDECREF(entry);
                 return NULL;
             }
             Py_DECREF(entry);
         }
-        if (m.pos < 0) pass(&r, &d, d.turn);
-        else over = play(&r, &d, d.turn, m.pos, m.size);
+        if (m.pos < 0) pass(r, d, d->turn);
+        else over = play(r, d, d->turn, &m);
     }
-    PyObject *places = PyTuple_New(d.nout);
+    PyObject *places = PyTuple_New(d->nout);
     if (places == NULL) return NULL;
-    for (int i = 0; i < d.nout; i++) PyTuple_SET_ITEM(places, i, PyLong_FromLong(players[d.out[i]]));
+    for (int i = 0; i < d->nout; i++) {
+        PyObject *player = PyLong_FromLong(players[d->out[i]]);
+        if (player == NULL) {
+            Py_DECREF(places);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(places, i, player);
+    }
     return places;
-fail:
+}
+
+static PyObject *finish(PyObject *self, PyObject *args) {
+    PyObject *rules_seq, *out_seq, *players_seq, *trace, *result = NULL;
+    Py_buffer counts, wilds;
+    Move first;
+    unsigned long long mask;
+    Rules r;
+    Deal d;
+    int v[RULE_COUNT], players[MAX_SEATS];
+    memset(&d, 0, sizeof d);
+    if (!PyArg_ParseTuple(args, "O(iiiiiiiKiiiiiiOOy*y*)(iii)O", &rules_seq, &d.turn, &d.table_pos, &d.table_size,
+                          &d.table_strength, &d.rev, &d.back, &d.dir, &mask, &d.last, &d.last_play, &d.leader,
+                          &d.holders, &d.run_pos, &d.run_len, &out_seq, &players_seq, &counts, &wilds, &first.pos,
+                          &first.size, &first.wilds, &trace))
+        return NULL;
+    d.mask = mask;
+    if (read_ints(rules_seq, v, RULE_COUNT, "rules") < 0) goto done;
+    r = (Rules){v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15],
+                v[16], v[17], v[18], v[19], v[20]};
+    if (r.n < 2 || r.n > MAX_SEATS || counts.len != (Py_ssize_t)r.n * RANKS || wilds.len != r.n) {
+        PyErr_SetString(PyExc_ValueError, "the compiled playout takes 2..64 seats, 13 counts and a wild count each");
+        goto done;
+    }
+    if (read_ints(players_seq, players, r.n, "players by seat") < 0) goto done;
+    d.nout = read_ints(out_seq, d.out, -1, "seats out");
+    if (d.nout < 0) goto done;
+    const uint8_t *bytes = counts.buf, *wild = wilds.buf;
+    for (int s = 0; s < r.n; s++) {
+        for (int at = 0; at < RANKS; at++) {
+            d.count[s][at] = bytes[s * RANKS + at];
+            d.size[s] += d.count[s][at];
+            d.held[at] += d.count[s][at];
+            if (d.count[s][at] > MAX_COPIES) goto too_many;
+        }
+        d.wild[s] = wild[s];
+        d.size[s] += wild[s];
+        d.held_wild += wild[s];
+        if (wild[s] > MAX_COPIES) goto too_many;
+    }
+    Scratch *w = PyMem_Malloc(sizeof(Scratch));
+    if (w == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    result = run(&r, &d, players, first, trace == Py_None ? NULL : trace, w);
+    PyMem_Free(w);
+    goto done;
+too_many:
+    PyErr_SetString(PyExc_ValueError, "the compiled playout takes at most 28 cards of a rank and 28 wild cards");
+done:
     PyBuffer_Release(&counts);
-    return NULL;
+    PyBuffer_Release(&wilds);
+    return result;
 }
 
 static PyMethodDef methods[] = {
     {"finish", finish, METH_VARARGS,
-     "finish(rules, state, first_position, first_size, trace) -> the players in finishing order"},
+     "finish(rules, state, first, trace) -> the players in finishing order"},
     {NULL, NULL, 0, NULL},
 };
 

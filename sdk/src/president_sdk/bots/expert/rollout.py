@@ -20,10 +20,11 @@ others, as one pool, like `hard`'s counting):
 
 It works on the engine's `Match` through the public API; what it needs to
 know of each play is computed once per interned play.  On a table whose
-plays are rank counts (no wild cards, jokers or suits: cardverse, italian)
-the compiled build plays the same policy in C on rank counts from the engine's
-`playout_state` (_playout.c, built by tools/compile_engine.py); this module
-is its reference, and the fallback wherever it is not built.
+plays are rank counts (no suits or jokers, at most one wild rank:
+cardverse, italian, norwegian) the compiled build plays the same policy in C
+on the counts from the engine's `playout_state` (_playout.c, built by
+tools/compile_engine.py); this module is its reference, and the fallback
+wherever it is not built.
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ FIGHT = 2
 """Spend kept cards once the hand is down to this many groups, or an opponent to this many cards."""
 CHECK = 16
 """Moves of a playout between two looks at the clock (a few playouts are long enough to overrun a budget)."""
+NO_MOVE = (-1, -1, 0)
+"""_playout.c's first move when the policy makes it too."""
 
 
 class Rollout:
@@ -81,11 +84,14 @@ class Rollout:
         self._native = _compiled_finish() if compiled else None
         t = tables_for(rules)
         order = rules.rank_order
+        natural_positions = [order.index(rank) for rank in naturals]
+        self._native_position = {rank: at for at, rank in enumerate(order)}
         self._native_rules = (
             rules.players, int(t.strict), t.trick_mode, int(t.revolution), int(t.revolution_four),
             int(t.revolution_singles), int(t.revolution_turns), int(t.equal_skip), int(t.leader_may_pass),
             int(t.jack_back), int(t.six_reverse), int(t.eight_stop), order.index(Rank.SIX), order.index(Rank.EIGHT),
-            order.index(Rank.JACK), int(self.fours))
+            order.index(Rank.JACK), int(self.fours), int(self.declared), order.index(rules.wild_lead_rank),
+            sum(1 << at for at in natural_positions), natural_positions[-1], natural_positions[0])
         """The rule facts _playout.c reads, in its order."""
 
     def prepare(self, world: Match) -> PlayoutState | None:
@@ -97,13 +103,17 @@ class Rollout:
                  clock: Clock | None = None) -> tuple[int, ...]:
         """The places of `world` played on from `action` to its end, `world` unchanged (`state`: `prepare(world)`)."""
         if state is not None and self._native is not None:
-            if isinstance(action, Play):
-                assert action.rank is not None
-                return self._native(self._native_rules, state, self.position[action.rank], action.size, None)
-            return self._native(self._native_rules, state, -1, 0, None)
+            return self._native(self._native_rules, state, self.native_move(action), None)
         copy = world.copy()
         copy.apply(action)
         return self.finish(copy, clock)
+
+    def native_move(self, action: Action) -> tuple[int, int, int]:
+        """`action` as _playout.c takes a move: (rank position, size, wild cards), a pass (-1, 0, 0)."""
+        if isinstance(action, Play):
+            assert action.rank is not None
+            return self._native_position[action.rank], action.size, self._wild_count(action)
+        return -1, 0, 0
 
     def finish(self, world: Match, clock: Clock | None = None) -> tuple[int, ...]:
         """Play `world` to its end (a state from `Match.from_view` ends with its deal); the places.
@@ -117,7 +127,7 @@ class Rollout:
             if native and world.phase is Phase.PLAY:  # the exchange is over: the rest may run compiled
                 state = playout_state(world)
                 if state is not None and self._native is not None:
-                    return self._native(self._native_rules, state, -1, -1, None)
+                    return self._native(self._native_rules, state, NO_MOVE, None)
                 native = False
             moves += 1
             if moves % CHECK == 0 and clock is not None:
@@ -223,8 +233,8 @@ class _Bosses:
         return None if at is None else not self.is_boss(at, play.size)
 
 
-def _compiled_finish() -> Callable[[tuple[int, ...], PlayoutState, int, int, list[tuple[int, int, int]] | None],
-                                   tuple[int, ...]] | None:
+def _compiled_finish() -> Callable[[tuple[int, ...], PlayoutState, tuple[int, int, int],
+                                    list[tuple[int, int, int, int]] | None], tuple[int, ...]] | None:
     """_playout.finish where the compiled build runs (it sits beside the compiled modules), else None."""
     try:
         from president_sdk.bots.expert._playout import finish
