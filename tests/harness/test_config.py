@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 from president_harness.ladder.config import ConfigError, Format, Seatings, load, parse
+from president_sdk.bot_cli import load_bot
+from president_sdk.bots import ExpertBot
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "ladder.toml"
 
@@ -21,6 +23,29 @@ def test_example_parses() -> None:
     assert config.seatings is Seatings.ALL
     config.check_commands()  # its program is found beside this Python, its bot file exists
     assert config.bots[0].files(config.base) == [EXAMPLE.parent / "python/first_bot.py"]
+
+
+@pytest.mark.parametrize("preset", ["cardverse", "daifugo", "italian", "norwegian"])
+def test_the_expert_ladders_are_issue_28s_bar_in_every_preset(preset: str) -> None:
+    """240 duplicate matches of one deal, the built-in levels as shipped, the expert and hard among them."""
+    path = EXAMPLE.parent / "expert-ladders" / f"{preset}.toml"
+    config = load(path)
+    assert (config.preset, config.matches, config.format, config.rules.deals) == (preset, 240, Format.DUPLICATE, 1)
+    names = [b.name for b in config.bots]
+    assert {"hard", "expert"} <= set(names) and len(names) == config.players == config.rules.players
+    assert all(b.builtin for b in config.bots)
+    assert f'examples/expert-ladders/{preset}.toml --expect "expert > hard"' in path.read_text()
+
+
+def test_the_deeper_ladder_plays_the_expert_against_its_search_of_before() -> None:
+    path = EXAMPLE.parent / "expert-ladders" / "deeper.toml"
+    config = load(path)
+    assert [b.name for b in config.bots] == ["normal", "hard", "expert", "before"] and config.matches == 240
+    config.check_commands()
+    assert config.bots[3].files(config.base) == [path.parent / "expert_of_before.py"]
+    before = load_bot(f"{path.parent / 'expert_of_before.py'}:ExpertOfBefore")
+    assert isinstance(before, ExpertBot) and (before.budget, before.playouts) == (None, 150)
+    assert 'examples/expert-ladders/deeper.toml --expect "expert > before"' in path.read_text()
 
 
 def test_seed_placeholder_and_seatings_default() -> None:
