@@ -198,13 +198,17 @@ bench-bots: $(STAMP)
 bench-expert: $(STAMP)
 	$(PY) benchmarks/bots_bench.py --deals 0 --expert-boards 8 --jobs 2
 
-## bench-expert-ladders: issue 28's ladder bar as `president ladder` plays it: 240 duplicate matches of the built-in
-## levels as shipped in each preset (examples/expert-ladders/), gated on expert > hard (~25 min on 2 cores).
+## bench-expert-ladders: issue 28's ladder bars as `president ladder` plays them: 240 duplicate matches of the built-in
+## levels as shipped in each preset (examples/expert-ladders/), gated on expert > hard, then the expert against its
+## search of before (deeper.toml; ~30 min on 2 cores).
 bench-expert-ladders: $(STAMP) $(ENGINE_COMPILED)/.built
 	@status=0; for preset in cardverse italian norwegian daifugo; do \
 	  echo "$(BIN)/president ladder examples/expert-ladders/$$preset.toml --expect \"expert > hard\""; \
 	  $(BIN)/president ladder examples/expert-ladders/$$preset.toml --expect "expert > hard" || status=1; \
-	done; exit $$status
+	done; \
+	echo "$(BIN)/president ladder examples/expert-ladders/deeper.toml --expect \"expert > before\""; \
+	$(BIN)/president ladder examples/expert-ladders/deeper.toml --expect "expert > before" || status=1; \
+	exit $$status
 
 ## bench-expert-clock: the expert's time per searched decision at the shipped budget, every preset, unloaded and with the
 ## other core busy (medians of 3 runs, ~15 min); fails when a 99th percentile is above 1.2x the budget.

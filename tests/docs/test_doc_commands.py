@@ -54,7 +54,9 @@ COVERED = {
     '.venv/bin/president ladder examples/expert-ladders/cardverse.toml --expect "expert > hard"':
         "minutes of 100 ms decisions; tests/harness/test_config.py loads every expert ladder file, and this"
         " scenario runs `president ladder` with a gate on examples/ladder.toml",
-    "make bench-expert-ladders": "about 25 minutes on 2 cores: the command above for each preset",
+    "make bench-expert-ladders": "about 30 minutes on 2 cores: the commands above for each preset and deeper.toml",
+    '.venv/bin/president ladder examples/expert-ladders/deeper.toml --expect "expert > before"':
+        "minutes of 100 ms decisions; tests/harness/test_config.py loads the file and its bot",
     "make bench-engine": "compiles the engine, then minutes of timing; tests/tools/test_bench_scripts.py runs the"
                          " script, tests/engine/test_build.py the compiled build",
     ".venv/bin/python benchmarks/engine_bench.py --profile": "tests/tools/test_bench_scripts.py",
