@@ -129,6 +129,28 @@ def test_the_presets_play_out_compiled_only_on_rank_counts(preset: str) -> None:
             world, None, action)
 
 
+@needs_c
+def test_the_c_playout_refuses_numbers_out_of_range() -> None:
+    """A move the hand to act cannot make, or a state no world holds, is a ValueError, not a wrong answer."""
+    rules = Rules.preset("cardverse", deals=1)
+    world = _world(rules, random.Random(5))
+    assert world is not None
+    rollout = Rollout(rules)
+    state = rollout.prepare(world)
+    assert state is not None and rollout._native is not None
+    finish, facts = rollout._native, rollout._native_rules
+    counts = state[16]
+    missing = next(at for at in range(13) if counts[state[0] * 13 + at] == 0)
+    for first in ((missing, 1, 0), (0, 1, 1), (-1, 1, 0), (13, 1, 0)):
+        with pytest.raises(ValueError, match="out of range"):
+            finish(facts, state, first, None)
+    with pytest.raises(ValueError, match="out of range"):
+        finish(facts, (len(world.rules.points), *state[1:]), NO_MOVE, None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="trace"):
+        finish(facts, state, NO_MOVE, ())  # type: ignore[arg-type]
+    assert sorted(finish(facts, state, NO_MOVE, None)) == list(range(rules.players))  # the state is untouched
+
+
 def test_a_match_of_more_deals_or_the_source_build_plays_out_on_the_engine() -> None:
     """The C playout ends a deal; a match with deals still to come (not a world from a view) stays on the engine,
     and so does every playout where the C playout is not built."""

@@ -338,6 +338,23 @@ static PyObject *run(const Rules *r, Deal *d, const int *players, Move first, Py
     return places;
 }
 
+static int seat_or_none(const Rules *r, int s) { return s >= -1 && s < r->n; }
+
+/* The numbers a state of `playout_state` can hold, and a first move of the hand to act (its legality against the
+   table is the caller's: an action the engine listed). */
+static int valid(const Rules *r, const Deal *d, const Move *first) {
+    if (d->turn < 0 || d->turn >= r->n || !d->size[d->turn] || d->nout > r->n || d->holders < 2 ||
+        d->holders > r->n || (d->dir != 1 && d->dir != -1) || !seat_or_none(r, d->last) ||
+        !seat_or_none(r, d->last_play) || !seat_or_none(r, d->leader) || d->table_pos < -1 ||
+        d->table_pos >= RANKS || d->run_pos < -1 || d->run_pos >= RANKS || d->table_size < 0)
+        return 0;
+    if (first->size < 0) return first->size == -1;
+    if (first->pos == -1) return first->size == 0 && first->wilds == 0;
+    return first->pos >= 0 && first->pos < RANKS && first->size > 0 && first->wilds >= 0 &&
+           first->wilds <= first->size && first->wilds <= d->wild[d->turn] &&
+           first->size - first->wilds <= d->count[d->turn][first->pos];
+}
+
 static PyObject *finish(PyObject *self, PyObject *args) {
     PyObject *rules_seq, *out_seq, *players_seq, *trace, *result = NULL;
     Py_buffer counts, wilds;
@@ -375,6 +392,14 @@ static PyObject *finish(PyObject *self, PyObject *args) {
         d.size[s] += wild[s];
         d.held_wild += wild[s];
         if (wild[s] > MAX_COPIES) goto too_many;
+    }
+    if (!valid(&r, &d, &first)) {
+        PyErr_SetString(PyExc_ValueError, "the compiled playout was given a state or a first move out of range");
+        goto done;
+    }
+    if (trace != Py_None && !PyList_Check(trace)) {
+        PyErr_SetString(PyExc_TypeError, "trace must be a list or None");
+        goto done;
     }
     Scratch *w = PyMem_Malloc(sizeof(Scratch));
     if (w == NULL) {
