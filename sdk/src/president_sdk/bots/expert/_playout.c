@@ -19,7 +19,6 @@
 #define MAX_SEATS 64
 #define MAX_MOVES 100000
 #define MAX_COPIES 28 /* of a rank, or wild cards in a hand: 7 decks */
-#define MAX_LEGAL (RANKS * (MAX_COPIES + 1) * (MAX_COPIES + 1) + 2)
 #define FIGHT 2
 #define RULE_COUNT 21
 
@@ -46,8 +45,8 @@ typedef struct {
 typedef struct { int pos, size, wilds; } Move; /* pos -1: a pass */
 
 typedef struct {
-    Move legal[MAX_LEGAL], groups[MAX_LEGAL], spare[MAX_LEGAL];
-    int boss[MAX_LEGAL];
+    Move *legal, *groups, *spare; /* as many as a state's hands can have legal moves (`legal_bound`) */
+    int *boss;
 } Scratch;
 
 static int natural(const Rules *r, int pos) { return pos >= 0 && pos < RANKS && (r->naturals >> pos & 1); }
@@ -241,7 +240,7 @@ static int kept(const Rules *r, const Move *m, int top) {
 }
 
 /* Rollout.choose. */
-static Move choose(const Rules *r, const Deal *d, Scratch *w, int nlegal) {
+static Move choose(const Rules *r, const Deal *d, const Scratch *w, int nlegal) {
     static const Move PASS = {-1, 0, 0};
     const Move *legal = w->legal;
     if (nlegal == 1) return legal[0];
@@ -306,7 +305,7 @@ static int read_ints(PyObject *seq, int *out, Py_ssize_t want, const char *what)
     return (int)n;
 }
 
-static PyObject *run(const Rules *r, Deal *d, const int *players, Move first, PyObject *moves, Scratch *w) {
+static PyObject *run(const Rules *r, Deal *d, const int *players, Move first, PyObject *moves, const Scratch *w) {
     int over = 0;
     for (int step = 0; !over; step++) {
         if (step >= MAX_MOVES) {
@@ -338,6 +337,17 @@ static PyObject *run(const Rules *r, Deal *d, const int *players, Move first, Py
     return places;
 }
 
+/* At most this many legal moves in any state the hands of `d` lead to: a rank's lead lists every size up to its
+   cards and the wild cards, each with every number of wild cards, and the pass. */
+static size_t legal_bound(const Rules *r, const Deal *d) {
+    int most = 0, wilds = 0;
+    for (int s = 0; s < r->n; s++) {
+        for (int at = 0; at < RANKS; at++) most = d->count[s][at] > most ? d->count[s][at] : most;
+        wilds = d->wild[s] > wilds ? d->wild[s] : wilds;
+    }
+    return (size_t)RANKS * (most + wilds) * (wilds + 2) + 2;
+}
+
 static int seat_or_none(const Rules *r, int s) { return s >= -1 && s < r->n; }
 
 /* The numbers a state of `playout_state` can hold, and a first move of the hand to act (its legality against the
@@ -356,6 +366,7 @@ static int valid(const Rules *r, const Deal *d, const Move *first) {
 }
 
 static PyObject *finish(PyObject *self, PyObject *args) {
+    (void)self;
     PyObject *rules_seq, *out_seq, *players_seq, *trace, *result = NULL;
     Py_buffer counts, wilds;
     Move first;
@@ -401,13 +412,16 @@ static PyObject *finish(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "trace must be a list or None");
         goto done;
     }
-    Scratch *w = PyMem_Malloc(sizeof(Scratch));
-    if (w == NULL) {
+    size_t bound = legal_bound(&r, &d);
+    char *memory = PyMem_Malloc(bound * (3 * sizeof(Move) + sizeof(int)));
+    if (memory == NULL) {
         PyErr_NoMemory();
         goto done;
     }
-    result = run(&r, &d, players, first, trace == Py_None ? NULL : trace, w);
-    PyMem_Free(w);
+    Move *moves = (Move *)memory;
+    Scratch w = {moves, moves + bound, moves + 2 * bound, (int *)(moves + 3 * bound)};
+    result = run(&r, &d, players, first, trace == Py_None ? NULL : trace, &w);
+    PyMem_Free(memory);
     goto done;
 too_many:
     PyErr_SetString(PyExc_ValueError, "the compiled playout takes at most 28 cards of a rank and 28 wild cards");
