@@ -153,11 +153,18 @@ def test_the_c_playout_refuses_numbers_out_of_range() -> None:
 
 def test_a_match_of_more_deals_or_the_source_build_plays_out_on_the_engine() -> None:
     """The C playout ends a deal; a match with deals still to come (not a world from a view) stays on the engine,
-    and so does every playout where the C playout is not built."""
+    as do two wild ranks, a pass limit and every playout where the C playout is not built."""
     rules = Rules.preset("cardverse", deals=3)
     match = Match(rules, seed=1)
     while match.phase is not Phase.PLAY:
         match.apply(match.legal_actions()[0])
     assert playout_state(match) is None
+    for other, plain in ((Rules.preset("norwegian", deals=1, wild_ranks=["6", "9"]),
+                          Rules.preset("norwegian", deals=1)),
+                         (Rules.preset("cardverse", deals=1, pass_count=True, pass_limit=5),
+                          Rules.preset("cardverse", deals=1, pass_count=True))):
+        worlds = [_world(rules, random.Random(2)) for rules in (other, plain)]
+        assert worlds[0] is not None and worlds[1] is not None
+        assert playout_state(worlds[0]) is None and playout_state(worlds[1]) is not None
     if not build.current().compiled:
         assert Rollout(rules)._native is None
