@@ -54,6 +54,7 @@ COVERED = {
     '.venv/bin/president ladder examples/expert-ladders/cardverse.toml --expect "expert > hard"':
         "minutes of 100 ms decisions; tests/harness/test_config.py loads every expert ladder file, and this"
         " scenario runs `president ladder` with a gate on examples/ladder.toml",
+    "make bench-playouts": "tests/tools/test_bench_scripts.py runs the same script on a tiny workload",
     "make bench-expert-ladders": "about 30 minutes on 2 cores: the commands above for each preset and deeper.toml",
     '.venv/bin/president ladder examples/expert-ladders/deeper.toml --expect "expert > before"':
         "minutes of 100 ms decisions; tests/harness/test_config.py loads the file and its bot",

@@ -56,6 +56,14 @@ def test_expert_clock_bench_prints_both_loads_of_each_preset() -> None:
     assert rows == [["italian", "unloaded"], ["italian", "busy"], ["cardverse", "unloaded"], ["cardverse", "busy"]]
 
 
+def test_playout_bench_prints_both_playouts_of_each_preset() -> None:
+    done = _bench("playout_bench.py", "--runs", "1", "--worlds", "5", "--preset", "italian", "--preset", "daifugo")
+    assert done.returncode == 0, done.stderr
+    assert "5 worlds a preset, medians of 1 runs" in done.stdout
+    rows = [line.split() for line in done.stdout.splitlines() if line.startswith(("italian", "daifugo"))]
+    assert [row[0] for row in rows] == ["daifugo", "italian"] and all(row[-1].endswith("x") for row in rows)
+
+
 def test_sandbox_bench_prints_its_figures_beside_their_floors() -> None:
     from president_harness.sandbox import Sandbox
     if (problem := Sandbox(folder=Path()).check()) is not None:
