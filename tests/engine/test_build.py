@@ -79,10 +79,21 @@ def test_a_fresh_compiled_build_is_the_default_and_the_source_runs_when_asked() 
 
 
 def test_an_unknown_build_asked_for_is_refused_in_one_line() -> None:
+    """A typed ImportError for a program that catches it; one line, no traceback, for one that does not."""
     refused = _loaded(PRESIDENT_ENGINE_BUILD="fast")
     assert refused.returncode == 1
-    assert refused.stderr.strip().splitlines()[-1] == (
-        "ImportError: PRESIDENT_ENGINE_BUILD='fast': expected source or compiled")
+    assert refused.stderr.strip().splitlines() == [
+        "president_engine: PRESIDENT_ENGINE_BUILD='fast': expected source or compiled, or unset for the default"]
+    environment = {k: v for k, v in os.environ.items() if k != build.ENVIRONMENT} | {build.ENVIRONMENT: "fast"}
+    command = subprocess.run([str(Path(sys.executable).parent / "president-bot"), "--help"], env=environment,
+                             capture_output=True, text=True, timeout=60)
+    assert (command.returncode, command.stdout) == (1, "")
+    assert command.stderr.strip().splitlines() == [
+        "president-bot: PRESIDENT_ENGINE_BUILD='fast': expected source or compiled, or unset for the default"]
+    caught = subprocess.run([sys.executable, "-c", "try:\n    import president_engine\n"
+                             "except ImportError as e:\n    print(type(e).__name__)"],
+                            env=environment, capture_output=True, text=True, timeout=60)
+    assert (caught.returncode, caught.stdout, caught.stderr) == (0, "BuildChoiceError\n", "")
 
 
 def test_values_hash_copy_and_pickle_alike_on_this_build() -> None:

@@ -20,6 +20,7 @@ import sys
 import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
 
 ROOT = Path(__file__).resolve().parents[3]
 """The checkout this source sits in (engine/src/president_engine/build.py)."""
@@ -61,17 +62,44 @@ def choose(build_dir: Path = BUILD_DIR, root: Path = ROOT, ext_suffix: str | Non
 _choice: Choice | None = None
 
 
+class BuildChoiceError(ImportError):
+    """PRESIDENT_ENGINE_BUILD asks for what cannot run here: a setting of the user's, so a process that does not
+    catch it ends with its one line, not a traceback (`_one_line`)."""
+
+
 def current() -> Choice:
     """This process's choice (made on first use; see the module docstring)."""
     global _choice
     if _choice is None:
         wanted = os.environ.get(ENVIRONMENT, "")
         if wanted not in ("", "source", "compiled"):
-            raise ImportError(f"{ENVIRONMENT}={wanted!r}: expected source or compiled")
-        _choice = Choice(False, f"{ENVIRONMENT}=source") if wanted == "source" else choose()
-        if wanted == "compiled" and not _choice.compiled:
-            raise ImportError(f"{ENVIRONMENT}=compiled, but {_choice.why}")
+            _refuse(f"{ENVIRONMENT}={wanted!r}: expected source or compiled, or unset for the default")
+        choice = Choice(False, f"{ENVIRONMENT}=source") if wanted == "source" else choose()
+        if wanted == "compiled" and not choice.compiled:
+            _refuse(f"{ENVIRONMENT}=compiled, but {choice.why}")
+        _choice = choice
     return _choice
+
+
+def _refuse(message: str) -> None:
+    if sys.excepthook is not _one_line:
+        global _previous_hook
+        _previous_hook = sys.excepthook
+        sys.excepthook = _one_line
+    raise BuildChoiceError(message)
+
+
+_previous_hook = sys.excepthook
+
+
+def _one_line(kind: type[BaseException], error: BaseException, trace: TracebackType | None) -> None:
+    """An uncaught `BuildChoiceError` as one line on stderr (named by the command that ran); anything else as
+    before."""
+    if isinstance(error, BuildChoiceError):
+        program = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+        print(f"{program if program.startswith('president') else 'president_engine'}: {error}", file=sys.stderr)
+    else:
+        _previous_hook(kind, error, trace)
 
 
 def redirect(package: str, path: list[str]) -> None:
