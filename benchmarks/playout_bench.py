@@ -1,11 +1,12 @@
 """The expert's playouts a second: the C playout on rank counts against its reference, `Rollout` on the engine.
 
 Per preset, the same seeded worlds (`Match.from_view` of the player to act, some random moves into a deal)
-are played out from their first legal action both ways, in one process, taking turns going first: `Rollout.play_out` with
-`prepare` once per world (the C playout, where the build has it and the table allows it), and
-`Rollout(rules, compiled=False).play_out` (copy the world, play it on the engine: the Python policy, compiled
-by mypyc on the compiled build).  Medians of `--runs`, and their ratio in each run (the floor is the engine's
-playout, measured in the same run).  Daifugo (jokers, suits) has no C playout: both columns are the engine's.
+are played out from their first legal action both ways, in one process, taking turns going first:
+`Rollout.play_out` with `prepare` once per world (the C playout, where the build has it and the table
+allows it), and `Rollout(rules, compiled=False).play_out` (copy the world, play it on the engine: the Python
+policy, compiled by mypyc on the compiled build).  Medians of `--runs`, and their ratio in each run (the
+floor is the engine's playout, measured in the same run).  Daifugo (jokers, suits) has no C playout: both
+columns are the engine's.
 
     .venv/bin/python benchmarks/playout_bench.py          # make bench-playouts
 """
