@@ -54,6 +54,8 @@ COVERED = {
     '.venv/bin/president ladder examples/expert-ladders/cardverse.toml --expect "expert > hard"':
         "minutes of 100 ms decisions; tests/harness/test_config.py loads every expert ladder file, and this"
         " scenario runs `president ladder` with a gate on examples/ladder.toml",
+    '.venv/bin/president ladder examples/expert-ladders/workers.toml --expect "expert > alone"':
+        "minutes of 100 ms decisions (and a claim meant to fail); tests/harness/test_config.py loads the file",
     "make bench-playouts": "tests/tools/test_bench_scripts.py runs the same script on a tiny workload",
     "make bench-expert-ladders": "about 30 minutes on 2 cores: the commands above for each preset and deeper.toml",
     '.venv/bin/president ladder examples/expert-ladders/deeper.toml --expect "expert > before"':

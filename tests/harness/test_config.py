@@ -48,6 +48,16 @@ def test_the_deeper_ladder_plays_the_expert_against_its_search_of_before() -> No
     assert 'examples/expert-ladders/deeper.toml --expect "expert > before"' in path.read_text()
 
 
+def test_the_workers_ladder_plays_the_builtin_expert_against_itself_alone() -> None:
+    path = EXAMPLE.parent / "expert-ladders" / "workers.toml"
+    config = load(path)
+    assert [b.name for b in config.bots] == ["normal", "hard", "expert", "alone"] and config.matches == 240
+    alone = config.bots[3]
+    assert alone.session and not alone.concurrent and "builtin:expert" in alone.command
+    config.check_commands()
+    assert 'examples/expert-ladders/workers.toml --expect "expert > alone"' in path.read_text()
+
+
 def test_seed_placeholder_and_seatings_default() -> None:
     bot = {"name": "x", "command": ["run", "--seed", "{seed}", "--player", "{player}"]}
     config = parse({"players": 3, "matches": 3, "bots": [bot, {"builtin": "easy"}, {"builtin": "hard"}]},
