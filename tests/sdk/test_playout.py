@@ -146,9 +146,15 @@ def test_the_c_playout_refuses_numbers_out_of_range() -> None:
             finish(facts, state, first, None)
     with pytest.raises(ValueError, match="out of range"):
         finish(facts, (len(world.rules.points), *state[1:]), NO_MOVE, None)  # type: ignore[arg-type]
+    wrong: dict[int, object] = {11: state[11] + 1, 14: (0, 0)}  # holders, seats out
+    wrong.update({1: 3} if state[1] < 0 else {2: 0})  # a table of no size
+    for at, value in wrong.items():
+        broken = (*state[:at], value, *state[at + 1:])
+        with pytest.raises(ValueError, match="out of range"):
+            finish(facts, broken, NO_MOVE, None)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="trace"):
         finish(facts, state, NO_MOVE, ())  # type: ignore[arg-type]
-    assert sorted(finish(facts, state, NO_MOVE, None)) == list(range(rules.players))  # the state is untouched
+    assert sorted(finish(facts, state, NO_MOVE, None)) == list(range(rules.players))  # refused, then played out
 
 
 def test_a_match_of_more_deals_or_the_source_build_plays_out_on_the_engine() -> None:

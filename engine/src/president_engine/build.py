@@ -21,6 +21,7 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import NoReturn
 
 ROOT = Path(__file__).resolve().parents[3]
 """The checkout this source sits in (engine/src/president_engine/build.py)."""
@@ -81,15 +82,14 @@ def current() -> Choice:
     return _choice
 
 
-def _refuse(message: str) -> None:
-    if sys.excepthook is not _one_line:
-        global _previous_hook
-        _previous_hook = sys.excepthook
-        sys.excepthook = _one_line
-    raise BuildChoiceError(message)
-
-
 _previous_hook = sys.excepthook
+
+
+def _refuse(message: str) -> NoReturn:
+    global _previous_hook
+    if sys.excepthook is not _one_line:
+        _previous_hook, sys.excepthook = sys.excepthook, _one_line
+    raise BuildChoiceError(message)
 
 
 def _one_line(kind: type[BaseException], error: BaseException, trace: TracebackType | None) -> None:

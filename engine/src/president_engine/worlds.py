@@ -143,7 +143,7 @@ def playout_state(m: Match) -> PlayoutState | None:
     normal = t.strength[0]
     table = m._table
     run = m._run_rank
-    if t.simple:
+    if t.simple:  # the rows of plays by rank already hold the counts: several times cheaper than counting bits
         counts = bytes(len(plays) for row in m._bp for plays in row)
     else:
         naturals = [0 if rank in rules.wild_ranks else t.bucket_mask[rank] for rank in rules.rank_order]

@@ -350,14 +350,24 @@ static size_t legal_bound(const Rules *r, const Deal *d) {
 
 static int seat_or_none(const Rules *r, int s) { return s >= -1 && s < r->n; }
 
-/* The numbers a state of `playout_state` can hold, and a first move of the hand to act (its legality against the
-   table is the caller's: an action the engine listed). */
+/* The numbers a state of `playout_state` can hold, consistent with one another (so the loop always ends), and a
+   first move of the hand to act (its legality against the table is the caller's: an action the engine listed). */
 static int valid(const Rules *r, const Deal *d, const Move *first) {
-    if (d->turn < 0 || d->turn >= r->n || !d->size[d->turn] || d->nout > r->n || d->holders < 2 ||
-        d->holders > r->n || (d->dir != 1 && d->dir != -1) || !seat_or_none(r, d->last) ||
-        !seat_or_none(r, d->last_play) || !seat_or_none(r, d->leader) || d->table_pos < -1 ||
-        d->table_pos >= RANKS || d->run_pos < -1 || d->run_pos >= RANKS || d->table_size < 0)
+    if (d->turn < 0 || d->turn >= r->n || !d->size[d->turn] || (d->dir != 1 && d->dir != -1) ||
+        !seat_or_none(r, d->last) || !seat_or_none(r, d->last_play) || d->leader < 0 || d->leader >= r->n ||
+        d->table_pos < -1 || d->table_pos >= RANKS || (d->table_pos < 0) != (d->table_size == 0) ||
+        d->table_size < 0 || d->run_pos < -1 || d->run_pos >= RANKS || d->run_len < 0)
         return 0;
+    int holding = 0; /* the holders are the seats with cards, the seats out every other one, each once */
+    uint64_t out = 0;
+    for (int s = 0; s < r->n; s++) holding += d->size[s] > 0;
+    if (d->nout > r->n) return 0; /* read_ints kept the first MAX_SEATS only */
+    for (int i = 0; i < d->nout; i++) {
+        int s = d->out[i];
+        if (s < 0 || s >= r->n || d->size[s] || (out >> s & 1)) return 0;
+        out |= (uint64_t)1 << s;
+    }
+    if (holding < 2 || holding != d->holders || d->nout + holding != r->n) return 0;
     if (first->size < 0) return first->size == -1;
     if (first->pos == -1) return first->size == 0 && first->wilds == 0;
     return first->pos >= 0 && first->pos < RANKS && first->size > 0 && first->wilds >= 0 &&
