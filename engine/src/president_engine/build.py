@@ -1,14 +1,22 @@
-"""Which build runs: the compiled one when it was built from this very source, else the pure-Python source.
+"""Which build runs: the compiled one when it was built from this very source, else the pure-Python source;
+and how a compiled build is made.
 
-`make engine-compiled` (tools/compile_engine.py, run by `make venv`) compiles the engine and the expert's search
-with mypyc into build/engine-compiled beside this checkout, keeping only the compiled modules, and records a
-hash of every source file it read.  On import, `president_engine` and `president_sdk.bots.expert` put that
-folder first on their package path when every recorded hash still matches the source here, so an edited source
-is never shadowed by an older build; anything not compiled is always read from the source.  The choice is made
-once per process, for both packages together (compiled code relies on the compiled classes it was built with).
+A compiled build is the engine's typed modules compiled by mypyc, kept apart from the source with a manifest that
+records a hash of every source file mypyc read.  It lives in one of two places:
 
-PRESIDENT_ENGINE_BUILD=source runs the source (the reference; `make pytest` tests it), =compiled fails unless
-the compiled build loads (`make pytest-compiled`); unset, the compiled build is used when it is fresh.
+- in a checkout, build/engine-compiled (`make engine-compiled`, run by `make venv` and `make run`:
+  tools/compile_engine.py), which holds the expert's search and its C playout too;
+- in an installed wheel, president_engine/_compiled (`pip install` of the engine on a machine with a C compiler
+  and the Python headers: engine/build_backend.py; the engine alone).
+
+On import, `president_engine` and `president_sdk.bots.expert` put the compiled modules first on their package path
+when every recorded hash still matches the source beside them, so an edited source is never shadowed by an older
+build; anything not compiled is always read from the source.  The choice is made once per process, for both
+packages together (compiled code relies on the compiled classes it was built with).
+
+PRESIDENT_ENGINE_BUILD=source runs the source (the reference; `make pytest` tests it, and `pip install` with it
+set builds no compiled modules), =compiled fails unless the compiled build loads (`make pytest-compiled`); unset,
+the compiled build is used when it is fresh.
 """
 
 from __future__ import annotations
@@ -16,19 +24,32 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
+import subprocess
 import sys
 import sysconfig
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import NoReturn
 
-ROOT = Path(__file__).resolve().parents[3]
-"""The checkout this source sits in (engine/src/president_engine/build.py)."""
+PACKAGE = Path(__file__).resolve().parent
+ROOT = PACKAGE.parents[2]
+"""The checkout this source sits in, when it sits in one (engine/src/president_engine/build.py)."""
+IN_CHECKOUT = ROOT / "engine" / "src" / "president_engine" == PACKAGE
 BUILD_DIR = ROOT / "build" / "engine-compiled"
+WHEEL_DIR = PACKAGE / "_compiled"
+"""An installed wheel's compiled modules (engine/build_backend.py), beside the source they were compiled from."""
 MANIFEST = ".built"
-"""In BUILD_DIR: {"ext_suffix": ..., "sources": {path from the checkout: sha256}}; written last by the build."""
+"""In a build's folder: {"ext_suffix": ..., "sources": {path from the root: sha256}}; written last by the build."""
 ENVIRONMENT = "PRESIDENT_ENGINE_BUILD"
+COMPILED_MODULES = tuple(f"president_engine/{name}.py" for name in (
+    "cards", "actions", "tables", "movegen", "legality", "match", "deal_flow", "exchange", "worlds", "events",
+    "deal", "observation", "phase", "roles", "fallback"))
+"""The engine's modules mypyc compiles.  Left interpreted: `rules` (its constructor accepts the JSON forms of
+options, which mypyc's typed fields would refuse), `errors` (interpreted modules subclass its exceptions, which a
+compiled class forbids), `build`, `record`, `narrate`, `action_space` and the command line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,25 +59,37 @@ class Choice:
     """Why the source runs, or where the compiled build is."""
 
 
-def choose(build_dir: Path = BUILD_DIR, root: Path = ROOT, ext_suffix: str | None = None) -> Choice:
+def location() -> tuple[Path, Path]:
+    """Where this source's compiled build would be, and the folder its manifest's paths start from."""
+    if WHEEL_DIR.is_dir() or not IN_CHECKOUT:
+        return WHEEL_DIR, PACKAGE.parent
+    return BUILD_DIR, ROOT
+
+
+def choose(build_dir: Path | None = None, root: Path | None = None, ext_suffix: str | None = None) -> Choice:
     """The compiled build in `build_dir` if its manifest matches the sources under `root` and this Python."""
+    if build_dir is None or root is None:
+        build_dir, root = location()
     manifest = build_dir / MANIFEST
+    wheel = build_dir.name == WHEEL_DIR.name
+    rebuild = "reinstall the engine to rebuild it" if wheel else "make engine-compiled rebuilds it"
     try:
         recorded = json.loads(manifest.read_text())
     except FileNotFoundError:
-        return Choice(False, "no compiled build; make engine-compiled builds one")
+        return Choice(False, "installed without a compiled build: no C compiler and Python headers when it was installed"
+                      if wheel else "no compiled build; make engine-compiled builds one")
     except (OSError, ValueError) as exc:
         return Choice(False, f"unreadable {manifest}: {exc}")
     suffix = ext_suffix or sysconfig.get_config_var("EXT_SUFFIX")
     if not isinstance(recorded, dict) or recorded.get("ext_suffix") != suffix:
-        return Choice(False, f"the compiled build is for another Python; make engine-compiled rebuilds it for {suffix}")
+        return Choice(False, f"the compiled build is for another Python; {rebuild} for {suffix}")
     for name, digest in recorded.get("sources", {}).items():
         try:
             current = hashlib.sha256((root / name).read_bytes()).hexdigest()
         except OSError:
             current = None
         if current != digest:
-            return Choice(False, f"the compiled build is older than {name}; make engine-compiled rebuilds it")
+            return Choice(False, f"the compiled build is older than {name}; {rebuild}")
     return Choice(True, str(build_dir))
 
 
@@ -104,11 +137,17 @@ def _one_line(kind: type[BaseException], error: BaseException, trace: TracebackT
 
 def redirect(package: str, path: list[str]) -> None:
     """Put the compiled modules of `package` (its `__path__`, from its source folder) first, if they run here."""
-    if not current().compiled or Path(path[0]).resolve() != ROOT.joinpath(*_source_folder(package)):
+    if not current().compiled:
         return
-    path.insert(0, str(BUILD_DIR.joinpath(*package.split("."))))
-    if str(BUILD_DIR) not in sys.path:
-        sys.path.append(str(BUILD_DIR))  # the shared library of mypyc's module group is a top-level module
+    build_dir, root = location()
+    folder = package.split(".")
+    source = root.joinpath(*folder) if build_dir == WHEEL_DIR else root.joinpath(*_source_folder(package))
+    compiled = build_dir.joinpath(*folder)
+    if Path(path[0]).resolve() != source or not compiled.is_dir():
+        return
+    path.insert(0, str(compiled))
+    if str(build_dir) not in sys.path:
+        sys.path.append(str(build_dir))  # the shared library of mypyc's module group is a top-level module
 
 
 def describe() -> str:
@@ -129,3 +168,44 @@ def _loaded_compiled() -> bool:
 def _source_folder(package: str) -> tuple[str, ...]:
     distribution = package.split(".")[0]
     return (distribution.removeprefix("president_"), "src", *package.split("."))
+
+
+def missing_toolchain() -> str | None:
+    """Why this machine cannot build C extensions for this Python, or None when it can."""
+    compiler = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        return f"no C compiler ({compiler})"
+    header = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    if not header.exists():
+        return f"no Python headers ({header}; on Debian: apt-get install python3-dev)"
+    return None
+
+
+def compile_modules(folder: Path, modules: Iterable[str], log: Path) -> int:
+    """mypyc over `modules` (paths from `folder`, which holds their packages' whole source); its exit code, its
+    output in `log`.  The compiled modules land beside their sources, mypyc's shared library in `folder`."""
+    with open(log, "a") as out:
+        return subprocess.run([sys.executable, "-m", "mypyc", *modules], cwd=folder, stdout=out,
+                              stderr=subprocess.STDOUT, env={**os.environ, "MYPY_FORCE_COLOR": "0"}).returncode
+
+
+def keep_compiled(folder: Path, out: Path, packages: Iterable[str]) -> dict[str, str]:
+    """Move the compiled modules of `packages` (their folders in `folder`) and mypyc's shared library into `out`;
+    the sha256 of every source file the build read, by its path from `folder`."""
+    sources = {str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
+               for package in packages for pattern in ("*.py", "*.c")
+               for path in sorted((folder / package).rglob(pattern))}
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    for built in sorted(folder.rglob(f"*{suffix}")):
+        if built.is_relative_to(folder / "build"):
+            continue
+        target = out / built.relative_to(folder)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(built, target)
+    return sources
+
+
+def write_manifest(out: Path, sources: dict[str, str]) -> None:
+    """The manifest, written last: a build without it is never chosen."""
+    manifest = {"ext_suffix": sysconfig.get_config_var("EXT_SUFFIX"), "sources": sources}
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")

@@ -1,0 +1,105 @@
+"""The engine's build backend: setuptools', with the engine compiled by mypyc into the wheel where it can be.
+
+`pip install` of the engine (a wheel, not an editable install) on a machine with a C compiler and the Python
+headers asks for mypy as a build requirement, compiles `president_engine.build.COMPILED_MODULES` into
+president_engine/_compiled with the manifest the package checks on import, and tags the wheel for this Python and
+platform.  Without a compiler, with PRESIDENT_ENGINE_BUILD=source set, or when mypyc fails, it builds the pure-Python
+wheel and says why in one line; the installed engine then says so too (`president_engine.build.describe`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from setuptools import build_meta
+from setuptools.build_meta import (  # noqa: F401 (the PEP 517 hooks this backend leaves as setuptools has them)
+    build_editable,
+    build_sdist,
+    get_requires_for_build_editable,
+    get_requires_for_build_sdist,
+    prepare_metadata_for_build_editable,
+    prepare_metadata_for_build_wheel,
+)
+from setuptools.command.bdist_wheel import bdist_wheel
+from setuptools.command.build_py import build_py
+
+MYPYC = "mypy==2.4.1"
+"""The mypy of uv.lock (tests/engine/test_wheel.py keeps them equal): a wheel compiles as the checkout does."""
+
+
+def _build_module() -> ModuleType:
+    """president_engine.build, read by path (importing the package would choose a build and import the rest)."""
+    path = Path(__file__).resolve().parent / "src" / "president_engine" / "build.py"
+    spec = importlib.util.spec_from_file_location("_president_engine_build", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+build = _build_module()
+
+
+def _why_not() -> str | None:
+    """Why this wheel is not compiled, or None when it is to be."""
+    if os.environ.get(build.ENVIRONMENT) == "source":
+        return f"{build.ENVIRONMENT}=source"
+    return build.missing_toolchain()
+
+
+def _note(message: str) -> None:
+    print(f"president-engine: {message}", file=sys.stderr, flush=True)
+
+
+def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) -> list[str]:
+    required: list[str] = build_meta.get_requires_for_build_wheel(config_settings)
+    return required if _why_not() else [*required, MYPYC]
+
+
+def build_wheel(wheel_directory: str, config_settings: dict[str, Any] | None = None,
+                metadata_directory: str | None = None) -> str:
+    why = _why_not()
+    if why:
+        _note(f"the pure-Python engine ({why}; the compiled build needs a C compiler and the Python headers)")
+    name: str = build_meta.build_wheel(wheel_directory, config_settings, metadata_directory)
+    return name
+
+
+class CompiledBuildPy(build_py):
+    """build_py, then mypyc over the copied source into president_engine/_compiled (a wheel only)."""
+
+    def run(self) -> None:
+        super().run()
+        if self.editable_mode or _why_not():
+            return
+        package = Path(self.build_lib) / "president_engine"
+        out = package / build.WHEEL_DIR.name
+        with tempfile.TemporaryDirectory(prefix="president-engine-") as scratch:
+            folder = Path(scratch)
+            shutil.copytree(package, folder / package.name, ignore=shutil.ignore_patterns("__pycache__"))
+            log = folder / "build.log"
+            if build.compile_modules(folder, build.COMPILED_MODULES, log):
+                tail = log.read_text().strip().splitlines()[-1:] or ["no output"]
+                _note(f"mypyc failed, so the pure-Python engine is installed: {tail[0]}")
+                return
+            shutil.rmtree(out, ignore_errors=True)
+            sources = build.keep_compiled(folder, out, [package.name])
+        build.write_manifest(out, sources)
+        _note(f"the compiled engine: {sum(1 for _ in out.rglob('*.so'))} modules compiled by mypyc")
+
+
+class PlatformWheel(bdist_wheel):
+    """A compiled wheel is for this Python and platform only."""
+
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        if _why_not() is None:
+            self.root_is_pure = False
