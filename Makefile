@@ -41,11 +41,13 @@ $(STAMP): $(PYPROJECTS) pyproject.toml uv.lock | $(UV) check-lock
 	$(UV_RUN) sync --locked --quiet --all-packages --all-extras
 	touch $(RUN_STAMP) $@
 
-# Only what `make run` needs: the harness and what it imports (no test tools, no Ray, no learners); --inexact
-# keeps whatever a fuller install put there.
+# Only what `make run` needs: the harness and what it imports (no test tools, no Ray, no learners), and what
+# compiling the engine needs (the root's `compile` group: mypy, setuptools); --inexact keeps whatever a fuller
+# install put there.
 $(RUN_STAMP): $(PYPROJECTS) pyproject.toml uv.lock | $(UV) check-lock
 	@echo "make run: installing what the server and the bots need into $(VENV) (the first time only)"
 	$(UV_RUN) sync --locked --quiet --inexact --package president-harness
+	$(UV_RUN) sync --locked --quiet --inexact --only-group compile
 	touch $@
 
 lint: $(STAMP)
@@ -282,8 +284,11 @@ bench-flood: $(STAMP)
 	$(PY) benchmarks/flood_bench.py
 
 ## run: the main job: a server on localhost, a live match of built-in bots, then a seat for your bot.
+## Where the compiled engine is missing or stale and a C compiler is present, it is built in the background
+## meanwhile (this demo runs on the source; the commands started after the build run on it).
 run: $(RUN_STAMP)
 	mkdir -p run
+	@$(PY) tools/compile_engine.py $(ENGINE_COMPILED) --background
 	$(BIN)/president demo --db run/president.db
 
 clean:

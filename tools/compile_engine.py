@@ -1,6 +1,7 @@
 """Build the compiled engine of a checkout: the engine's typed source compiled by mypyc, and the expert's search.
 
     python tools/compile_engine.py OUT_DIR [--require]
+    python tools/compile_engine.py OUT_DIR --background   # make run: build it if stale, in the background
     python tools/compile_engine.py --check      # exit 0 when this machine can build it
 
 Copies ``engine/src/president_engine`` and ``sdk/src/president_sdk`` into a
@@ -17,6 +18,15 @@ and its world sampling: most of a searched decision's time), and `_playout.c`,
 the C playout on rank counts that rollout.py falls back from (built with
 setuptools, as mypyc's own modules are).
 
+A build is made in OUT_DIR.new and takes OUT_DIR's place when it is whole, under
+a lock (OUT_DIR.lock) that a second build waits on; one that finds the build
+fresh once it holds the lock has nothing to do.  With ``--background`` (what
+`make run` does) a stale or missing build is started in its own session, so a
+Ctrl-C of the demo lets it finish, and the command returns at once: the demo
+runs on the source, and the commands started after the build on the compiled
+engine.  It does nothing with PRESIDENT_ENGINE_BUILD=source set or without a
+toolchain (the demo's engine line says why).
+
 Without a C compiler or the Python headers it prints why and exits 0
 (skipped: the source runs), or 1 with ``--require`` (CI, `.ci/run`).  The
 compiler's output goes to OUT_DIR/build.log."""
@@ -24,11 +34,14 @@ compiler's output goes to OUT_DIR/build.log."""
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", type=Path, nargs="?")
     parser.add_argument("--require", action="store_true", help="fail instead of skipping without a toolchain")
     parser.add_argument("--check", action="store_true", help="only say whether this machine can build it")
+    parser.add_argument("--background", action="store_true", help="build a stale OUT_DIR in its own session")
     args = parser.parse_args(argv)
     why = build.missing_toolchain()
     if args.check:
@@ -61,9 +75,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"compiled engine: {'cannot build' if args.require else 'skipped'}: {why}", file=sys.stderr)
         return 1 if args.require else 0
     out: Path = args.out.resolve()
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
-    log = out / "build.log"
+    if args.background:
+        return _background(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out.with_name(out.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another build of OUT_DIR finishes first
+        if build.choose(out, ROOT).compiled:
+            print(f"compiled engine: {out} is up to date")
+            return 0
+        return _build(out)
+
+
+def _build(out: Path) -> int:
+    staging, old = out.with_name(out.name + ".new"), out.with_name(out.name + ".old")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    log = staging / "build.log"
     with tempfile.TemporaryDirectory(prefix="engine-compiled-") as scratch:
         folder = Path(scratch)
         for source in SOURCES:
@@ -76,11 +103,39 @@ def main(argv: list[str] | None = None) -> int:
         if done:
             print(f"compiled engine: the build failed (exit {done}); see {log}", file=sys.stderr)
             return 1
-        read = build.keep_compiled(folder, out, [source.name for source in SOURCES])
+        read = build.keep_compiled(folder, staging, [source.name for source in SOURCES])
     sources = {str(SOURCES[0].parent.relative_to(ROOT) / name) if name.startswith("president_engine/") else
                str(SOURCES[1].parent.relative_to(ROOT) / name): digest for name, digest in read.items()}
-    build.write_manifest(out, sources)
+    build.write_manifest(staging, sources)
+    shutil.rmtree(old, ignore_errors=True)
+    if out.exists():
+        out.rename(old)
+    staging.rename(out)
+    shutil.rmtree(old, ignore_errors=True)
     print(f"compiled engine: {sum(1 for _ in out.rglob('*.so'))} modules compiled into {out}")
+    return 0
+
+
+def _background(out: Path) -> int:
+    """Start this build of `out` in its own session unless there is nothing to build or nothing to build with."""
+    if os.environ.get(build.ENVIRONMENT) == "source" or build.missing_toolchain() is not None:
+        return 0
+    if build.choose(out, ROOT).compiled or build.building(out):
+        return 0
+    try:
+        import mypyc  # noqa: F401 (only whether it is installed)
+    except ImportError:
+        return 0
+    out.parent.mkdir(parents=True, exist_ok=True)
+    log = out.with_name(out.name + ".log")
+    with open(log, "w") as output:
+        child = subprocess.Popen(["nice", "-n", "19", sys.executable, __file__, str(out)], stdin=subprocess.DEVNULL,
+                                 stdout=output, stderr=subprocess.STDOUT, start_new_session=True, cwd=ROOT)
+    while not build.building(out) and child.poll() is None:  # the demo started next says a build is on its way
+        time.sleep(0.02)
+    shown = log.relative_to(Path.cwd()) if log.is_relative_to(Path.cwd()) else log
+    print(f"president: compiling the engine in the background ({shown}); the commands started after it run on it",
+          flush=True)
     return 0
 
 

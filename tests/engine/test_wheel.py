@@ -27,7 +27,7 @@ for preset in sys.argv[1:]:
     print(preset, hashlib.sha256(repr(match.events).encode()).hexdigest(), match.scores)
 """
 
-pytestmark = pytest.mark.xdist_group("engine-wheel")
+pytestmark = pytest.mark.xdist_group("engine-builds")
 
 
 def _uv() -> str:

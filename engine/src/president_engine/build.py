@@ -76,8 +76,16 @@ def choose(build_dir: Path | None = None, root: Path | None = None, ext_suffix: 
     try:
         recorded = json.loads(manifest.read_text())
     except FileNotFoundError:
-        return Choice(False, "installed without a compiled build: no C compiler and Python headers when it was installed"
-                      if wheel else "no compiled build; make engine-compiled builds one")
+        if wheel:
+            return Choice(False, "installed without a compiled build: no C compiler and Python headers when it was"
+                                 " installed")
+        if building(build_dir):
+            log = build_dir.with_name(build_dir.name + ".log")
+            return Choice(False, f"the compiled build is being made, see {_shown(log)}; commands started after it"
+                                 " use it")
+        missing = missing_toolchain()
+        return Choice(False, f"no compiled build: {missing}" if missing else
+                      "no compiled build; make engine-compiled builds one")
     except (OSError, ValueError) as exc:
         return Choice(False, f"unreadable {manifest}: {exc}")
     suffix = ext_suffix or sysconfig.get_config_var("EXT_SUFFIX")
@@ -168,6 +176,30 @@ def _loaded_compiled() -> bool:
 def _source_folder(package: str) -> tuple[str, ...]:
     distribution = package.split(".")[0]
     return (distribution.removeprefix("president_"), "src", *package.split("."))
+
+
+def building(build_dir: Path) -> bool:
+    """A build of `build_dir` holds its lock (tools/compile_engine.py; checkouts on POSIX systems only)."""
+    try:
+        import fcntl
+    except ImportError:
+        return False
+    try:
+        with open(build_dir.with_name(build_dir.name + ".lock"), "rb") as lock:
+            fcntl.flock(lock, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def _shown(path: Path) -> str:
+    """`path` from the current folder when it is below it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def missing_toolchain() -> str | None:
