@@ -134,7 +134,7 @@ def _background(out: Path) -> int:
     while not build.building(out) and child.poll() is None:  # the demo started next says a build is on its way
         time.sleep(0.02)
     shown = log.relative_to(Path.cwd()) if log.is_relative_to(Path.cwd()) else log
-    print(f"president: compiling the engine in the background ({shown}); the commands started after it run on it",
+    print(f"president: compiling the engine in the background ({shown}); commands started after it use it",
           flush=True)
     return 0
 

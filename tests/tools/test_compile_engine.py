@@ -29,8 +29,8 @@ def test_a_missing_build_is_made_in_the_background_once_and_taken_when_whole(tmp
     out = tmp_path / "engine-compiled"
     started = _tool(str(out), "--background")
     assert started.returncode == 0 and started.stderr == ""
-    assert started.stdout == (f"president: compiling the engine in the background ({out}.log); the commands started"
-                              " after it run on it\n")
+    assert started.stdout == (f"president: compiling the engine in the background ({out}.log); commands started"
+                              " after it use it\n")
     assert build.building(out)
     assert build.choose(out, ROOT).why.startswith("the compiled build is being made, see ")
     again = _tool(str(out), "--background")
