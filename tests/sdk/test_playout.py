@@ -1,10 +1,12 @@
-"""The expert's compiled playout on rank counts (_playout.c) against its reference, `Rollout` on the engine.
+"""The expert's compiled playouts (_playout.c) against their reference, `Rollout` on the engine.
 
-On the compiled build both play seeded worlds of random rule sets without suits or jokers (revolutions of
-both triggers and effects, equal-skip, 8-stop, 11-back, 6-reverse, pass counts, a passing leader, one wild
-rank (its cards alone declared), two decks, three to seven players, shuffled rank orders) from a world's
-first move to its end; every move and the places must be the same.  On the source build there is no C
-playout and every playout runs on the engine.
+On the compiled build both play seeded worlds of random rule sets from a world's first move to its end; every
+move and the places must be the same.  On rank counts (`finish`): tables without suits or jokers (revolutions
+of both triggers and effects, equal-skip, 8-stop, 11-back, 6-reverse, pass counts, a passing leader, one wild
+rank (its cards alone declared), two decks, three to seven players, shuffled rank orders).  On cards
+(`finish_suited`): tables whose suits matter, the contest's and its variants (sequences, the suit lock, a joker
+wild or not, high or low, its cells, the spade 3, the same effects, pass counts and limits).  On the source
+build there is no C playout and every playout runs on the engine.
 """
 
 from __future__ import annotations
@@ -13,12 +15,12 @@ import random
 from typing import Any
 
 import pytest
-from president_engine import PASS, PRESETS, Action, Match, Phase, Rules, build
+from president_engine import PASS, PRESETS, Action, Match, Phase, Play, Rank, Rules, build
 from president_engine.cards import NATURAL_RANKS
 from president_engine.errors import RulesError
 from president_engine.events import Passed, Played
-from president_engine.worlds import playout_state
-from president_sdk.bots.expert.rollout import NO_MOVE, Rollout
+from president_engine.worlds import playout_state, suited_playout_state
+from president_sdk.bots.expert.rollout import NO_MOVE, NO_SUITED_MOVE, Rollout
 
 WORLDS = 1000
 """Worlds compared, each of a random rule set (two playouts each)."""
@@ -51,18 +53,61 @@ def _plain_rules(rng: random.Random) -> Rules | None:
         return None
 
 
-def _world(rules: Rules, rng: random.Random) -> Match | None:
-    """A world from the view of the player to act, some random moves into a deal's play, or None if the match
-    ended first."""
+def _suited_rules(rng: random.Random) -> Rules | None:
+    """A random rule set whose suits matter with one deck and at most one joker, or None where Rules refuses it."""
+    options: dict[str, Any] = {"players": rng.randint(3, 7), "deals": rng.choice([1, 2, 3])}
+    for name, values in (("beat", ["equal_or_higher", "strictly_higher"]), ("trick_end", ["all_pass", "one_orbit"]),
+                         ("pass_is_final", [False, True]), ("revolution", [False, True]),
+                         ("revolution_triggers", [["four_of_a_kind"], ["four_singles"],
+                                                  ["four_of_a_kind", "four_singles"]]),
+                         ("revolution_effect", ["ranks", "ranks_and_direction"]), ("equal_skip", [False, True]),
+                         ("eight_stop", [False, True]), ("jack_back", [False, True]), ("six_reverse", [False, True]),
+                         ("pass_count", [False, True]), ("leader_may_pass", [False, True]),
+                         ("sequences", [False, True]), ("suit_lock", [False, True]),
+                         ("joker_spade_three", [False, True]), ("jokers", [0, 1]), ("joker_wild", [False, True]),
+                         ("joker_alone", ["high", "low"]), ("pass_limit", [None, 3, 8, 20])):
+        if rng.random() < 0.4:
+            options[name] = rng.choice(values)
+    preset = rng.choice(["daifugo", "daifugo", "cardverse", "italian"])
+    if not options.get("sequences", preset == "daifugo") and not options.get("suit_lock", preset == "daifugo"):
+        options[rng.choice(["sequences", "suit_lock"])] = True  # else suits do not matter
+    try:
+        return Rules.preset(preset, **options)
+    except RulesError:
+        return None
+
+
+def _is_run(action: Action) -> bool:
+    return isinstance(action, Play) and len({c.rank for c in action.cards if not c.is_joker}) > 1
+
+
+def _shaped_choice(legal: tuple[Action, ...], rng: random.Random) -> Action:
+    """A random move, a sequence half the time where one is legal, the joker seldom: kept, its holder's leads list
+    its cells (random moves would spend it at once: most plays of its holder hold it)."""
+    sequences = [a for a in legal if _is_run(a)]
+    plain = [a for a in legal if not (isinstance(a, Play) and a.cards.count_rank(Rank.JOKER))]
+    return rng.choice(sequences if sequences and rng.random() < 0.5 else plain if plain and rng.random() < 0.9
+                      else legal)
+
+
+def _world(rules: Rules, rng: random.Random, *, runs: bool = False) -> Match | None:
+    """A world from the view of the player to act, some random moves into a deal's play (`runs`: by
+    `_shaped_choice`, and on until a sequence is legal), or None if the match ended first."""
     match = Match(rules, seed=rng.randrange(1 << 30))
     wanted_deal = rng.randint(1, rules.deals or 1)
     stop = rng.randrange(30)
-    while match.deal < wanted_deal or match.phase is not Phase.PLAY or stop:
+    more = 40 if runs else 0  # moves on past `stop` until a sequence is legal
+    while match.deal < wanted_deal or match.phase is not Phase.PLAY or stop or (
+            more and not any(_is_run(a) for a in match.legal_actions())):
         if match.is_over:
             return None
         if match.deal == wanted_deal and match.phase is Phase.PLAY:
-            stop -= 1
-        match.apply(rng.choice(match.legal_actions()))
+            if stop:
+                stop -= 1
+            else:
+                more -= 1
+        legal = match.legal_actions()
+        match.apply(_shaped_choice(legal, rng) if runs else rng.choice(legal))
     if match.is_over:
         return None
     player = match.to_act
@@ -114,19 +159,96 @@ def test_the_c_playout_moves_as_the_rollout_does_on_the_engine() -> None:
     assert wild >= compared // 5, wild  # wild cards played in many
 
 
+def _suited_reference(rollout: Rollout, world: Match, first: Action | None) -> tuple[
+        list[tuple[int, int, int, int, int]], tuple[int, ...]]:
+    """Rollout's moves on the engine as `finish_suited` traces them (player, then `Rollout.suited_move`), and the
+    places (the engine's draw where a pass limit ends the deal)."""
+    copy = world.copy()
+    start = len(copy.events)
+    if first is not None:
+        copy.apply(first)
+    places = rollout.finish(copy)
+    moves = [(e.player, *rollout.suited_move(e.play if isinstance(e, Played) else PASS))
+             for e in copy.events[start:] if isinstance(e, Played) or (isinstance(e, Passed) and not e.skipped)]
+    return moves, places
+
+
+@needs_c
+def test_the_suited_c_playout_moves_as_the_rollout_does_on_the_engine() -> None:
+    rng = random.Random(25)
+    worlds = compared = sequences = cells = limits = 0
+    while worlds < WORLDS:
+        rules = _suited_rules(rng)
+        world = None if rules is None else _world(rules, rng, runs=True)
+        if world is None or rules is None:
+            continue
+        worlds += 1
+        native = Rollout(rules)
+        reference = Rollout(rules, compiled=False)
+        state = native.prepare(world)
+        assert state is not None and native._native_suited is not None and native.suited
+        legal = world.legal_actions()
+        runs = [a for a in legal if _is_run(a)]
+        for first in (None, rng.choice(legal), *([rng.choice(runs)] if runs else [])):
+            moves, places = _suited_reference(reference, world, first)
+            trace: list[tuple[int, int, int, int, int]] = []
+            found = native._native_suited(native._suited_rules, state,  # type: ignore[arg-type]
+                                          NO_SUITED_MOVE if first is None else native.suited_move(first), trace)
+            assert trace == moves, (rules, first)
+            if found is None:  # the pass limit: the engine draws the places, and play_out goes there
+                limits += 1
+                assert rules.pass_limit is not None
+            else:
+                assert found == places, (rules, first)
+            if first is not None:
+                assert native.play_out(world, state, first) == places
+            compared += 1
+            sequences += any(len({bit // 4 for bit in range(52) if m[1] >> bit & 1}) > 1 for m in moves)
+            cells += any(m[3] >= 0 for m in moves)
+    # playouts with a sequence played, a joker in a cell, a pass limit reached
+    assert sequences >= compared // 10 and cells >= compared // 40 and limits, (sequences, cells, limits)
+
+
+@needs_c
+def test_the_suited_c_moves_are_the_engines_in_its_order() -> None:
+    """In every state of random walks through worlds of random suited rule sets, `moves_suited` lists what
+    `Match.legal_actions` does, in the same order (groups, joker cells, sequences, the lock, the spade 3)."""
+    from president_sdk.bots.expert._playout import moves_suited
+
+    rng = random.Random(22)
+    worlds = states = runs = cells = locked = 0
+    while worlds < WORLDS // 4:
+        rules = _suited_rules(rng)
+        world = None if rules is None else _world(rules, rng, runs=True)
+        if world is None or rules is None:
+            continue
+        worlds += 1
+        facts = Rollout(rules)._suited_rules
+        while not world.is_over:
+            state = suited_playout_state(world)
+            assert state is not None
+            legal = world.legal_actions()
+            assert moves_suited(facts, state) == [Rollout.suited_move(a) for a in legal], (rules, world.table)
+            states += 1
+            runs += any(_is_run(a) for a in legal)
+            cells += any(isinstance(a, Play) and a.cell is not None for a in legal)
+            locked += bool(world.suit_lock)
+            world.apply(_shaped_choice(legal, rng))
+    assert runs >= 100 and cells >= 100 and locked >= 100, (states, runs, cells, locked)
+
+
 @needs_c
 @pytest.mark.parametrize("preset", sorted(PRESETS))
-def test_the_presets_play_out_compiled_only_on_rank_counts(preset: str) -> None:
-    """cardverse, italian and norwegian play out in C; daifugo (jokers, suits) on the engine."""
+def test_every_preset_plays_out_compiled(preset: str) -> None:
+    """cardverse, italian and norwegian play out in C on rank counts, daifugo on cards; as on the engine."""
     rules = Rules.preset(preset, deals=1)
     world = _world(rules, random.Random(3))
     assert world is not None
-    state = Rollout(rules).prepare(world)
-    assert (state is not None) == (preset != "daifugo")
-    if state is not None:
-        action = world.legal_actions()[0]
-        assert Rollout(rules).play_out(world, state, action) == Rollout(rules, compiled=False).play_out(
-            world, None, action)
+    rollout = Rollout(rules)
+    state = rollout.prepare(world)
+    assert state is not None and rollout.suited == (preset == "daifugo")
+    action = world.legal_actions()[0]
+    assert rollout.play_out(world, state, action) == Rollout(rules, compiled=False).play_out(world, None, action)
 
 
 @needs_c

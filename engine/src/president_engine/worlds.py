@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from president_engine.cards import CardSet, Rank, bits_size
+from president_engine.cards import SLOT_BITS, CardSet, Rank, bits_size
 from president_engine.errors import DealError
 from president_engine.events import Passed, Played
 from president_engine.exchange import exchange_pairs
@@ -153,3 +153,44 @@ def playout_state(m: Match) -> PlayoutState | None:
             0 if table is None else table.size, m._table_strength, m._rev, m._back, m._direction, m._mask, m._last,
             m._last_play, m._leader, m._holders, -1 if run is None else normal[run], m._run_len, tuple(m._out),
             tuple(m._seat_player), counts, wilds)
+
+
+SuitedPlayoutState = tuple[int, int, int, int, int, int, int, int, int, int, int, int, int, int, int, int, int, int,
+                           int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+"""`suited_playout_state`'s numbers: (turn, table rank or -1, table size, table strength, table is a sequence,
+table is jokers alone, table's suit set, revolution, 11-back, direction, passed mask, last player, last play,
+leader, holders, four-singles run rank or -1, run length, locked suit set, passes in a row, seats out in order,
+player by seat, each seat's hand as card bits)."""
+
+
+def suited_playout_state(m: Match) -> SuitedPlayoutState | None:
+    """The play loop of `m` as plain numbers for a playout in compiled code on cards (the expert's,
+    bots/expert/_playout.c `finish_suited`): seats by index, a rank as its value - 2 (the joker rank 13), a card
+    as bit `slot` of a hand.
+
+    None unless that loop is all that is left (the play phase of the match's last deal) on a table whose suits
+    matter with one deck, at most one joker, no wild ranks and no suit order: the Daifugo contest's."""
+    t = m._t
+    rules = m.rules
+    if not (m._playing and rules.suits_matter and rules.decks == 1 and rules.jokers <= 1 and not rules.wild_ranks
+            and rules.suit_order is None and m._horizon == m.deal):
+        return None
+    table = m._table
+    facts = t.facts[id(table)] if table is not None else None
+    run = m._run_rank
+    return (m._turn, -1 if table is None or table.rank is None else table.rank - 2,
+            0 if table is None else table.size, m._table_strength, int(facts is not None and facts.sequence),
+            int(facts is not None and facts.lone_joker), 0 if facts is None else facts.suits, m._rev, m._back,
+            m._direction, m._mask, m._last, m._last_play, m._leader, m._holders, -1 if run is None else run - 2,
+            m._run_len, m._lock, m._passes, tuple(m._out), tuple(m._seat_player),
+            tuple(card_bits(hand) for hand in m._hands))
+
+
+def card_bits(bits: int) -> int:
+    """A hand of one deck as one bit per card (bit `slot`), from the engine's counts of SLOT_BITS bits a slot."""
+    out = 0
+    while bits:
+        low = bits & -bits
+        out |= 1 << ((low.bit_length() - 1) // SLOT_BITS)
+        bits ^= low
+    return out

@@ -1,5 +1,6 @@
-/* The expert's playout on rank counts: rollout.py's policy and the engine's play loop for tables without suits
-   or jokers, in C.
+/* The expert's playouts in C: rollout.py's policy and the engine's play loop, on rank counts for tables without
+   suits or jokers (`finish`), and on cards for tables whose suits matter with one deck and at most one joker, as
+   the Daifugo contest plays (`finish_suited`, the second half of this file).
 
    On such a table (no suit order, sequences or suit lock, no jokers, at most one wild rank) a play is a rank,
    a size and a number of wild cards, and a hand is its count of every rank and of wild cards.  This plays the
@@ -40,6 +41,9 @@ typedef struct {
     int wild[MAX_SEATS];
     int held[RANKS];
     int held_wild;
+    /* suited tables only (finish_suited): hands as card bits, the lock, passes in a row, the table's facts */
+    uint64_t hand[MAX_SEATS];
+    int lock, passes, table_rank, table_seq, table_lone, table_suits;
 } Deal;
 
 typedef struct { int pos, size, wilds; } Move; /* pos -1: a pass */
@@ -89,6 +93,9 @@ static void start_trick(const Rules *r, Deal *d, int leader) {
     d->run_pos = -1;
     d->run_len = 0;
     d->back = 0;
+    d->lock = 0;
+    d->table_rank = -1;
+    d->table_seq = d->table_lone = d->table_suits = 0;
 }
 
 static void end_trick(const Rules *r, Deal *d) {
@@ -305,6 +312,21 @@ static int read_ints(PyObject *seq, int *out, Py_ssize_t want, const char *what)
     return (int)n;
 }
 
+/* The players in finishing order, as a tuple. */
+static PyObject *places_of(const Deal *d, const int *players) {
+    PyObject *places = PyTuple_New(d->nout);
+    if (places == NULL) return NULL;
+    for (int i = 0; i < d->nout; i++) {
+        PyObject *player = PyLong_FromLong(players[d->out[i]]);
+        if (player == NULL) {
+            Py_DECREF(places);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(places, i, player);
+    }
+    return places;
+}
+
 static PyObject *run(const Rules *r, Deal *d, const int *players, Move first, PyObject *moves, const Scratch *w) {
     int over = 0;
     for (int step = 0; !over; step++) {
@@ -324,17 +346,7 @@ static PyObject *run(const Rules *r, Deal *d, const int *players, Move first, Py
         if (m.pos < 0) pass(r, d, d->turn);
         else over = play(r, d, d->turn, &m);
     }
-    PyObject *places = PyTuple_New(d->nout);
-    if (places == NULL) return NULL;
-    for (int i = 0; i < d->nout; i++) {
-        PyObject *player = PyLong_FromLong(players[d->out[i]]);
-        if (player == NULL) {
-            Py_DECREF(places);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(places, i, player);
-    }
-    return places;
+    return places_of(d, players);
 }
 
 /* At most this many legal moves in any state the hands of `d` lead to: a rank's lead lists every size up to its
@@ -350,15 +362,9 @@ static size_t legal_bound(const Rules *r, const Deal *d) {
 
 static int seat_or_none(const Rules *r, int s) { return s >= -1 && s < r->n; }
 
-/* The numbers a state of `playout_state` can hold, consistent with one another (so the loop always ends), and a
-   first move of the hand to act (its legality against the table is the caller's: an action the engine listed). */
-static int valid(const Rules *r, const Deal *d, const Move *first) {
-    if (d->turn < 0 || d->turn >= r->n || !d->size[d->turn] || (d->dir != 1 && d->dir != -1) ||
-        !seat_or_none(r, d->last) || !seat_or_none(r, d->last_play) || d->leader < 0 || d->leader >= r->n ||
-        d->table_pos < -1 || d->table_pos >= RANKS || (d->table_pos < 0) != (d->table_size == 0) ||
-        d->table_size < 0 || d->run_pos < -1 || d->run_pos >= RANKS || d->run_len < 0)
-        return 0;
-    int holding = 0; /* the holders are the seats with cards, the seats out every other one, each once */
+/* The holders are the seats with cards, the seats out every other one, each once. */
+static int valid_seats(const Rules *r, const Deal *d) {
+    int holding = 0;
     uint64_t out = 0;
     for (int s = 0; s < r->n; s++) holding += d->size[s] > 0;
     if (d->nout > r->n) return 0; /* read_ints kept the first MAX_SEATS only */
@@ -367,7 +373,18 @@ static int valid(const Rules *r, const Deal *d, const Move *first) {
         if (s < 0 || s >= r->n || d->size[s] || (out >> s & 1)) return 0;
         out |= (uint64_t)1 << s;
     }
-    if (holding < 2 || holding != d->holders || d->nout + holding != r->n) return 0;
+    return holding >= 2 && holding == d->holders && d->nout + holding == r->n;
+}
+
+/* The numbers a state of `playout_state` can hold, consistent with one another (so the loop always ends), and a
+   first move of the hand to act (its legality against the table is the caller's: an action the engine listed). */
+static int valid(const Rules *r, const Deal *d, const Move *first) {
+    if (d->turn < 0 || d->turn >= r->n || !d->size[d->turn] || (d->dir != 1 && d->dir != -1) ||
+        !seat_or_none(r, d->last) || !seat_or_none(r, d->last_play) || d->leader < 0 || d->leader >= r->n ||
+        d->table_pos < -1 || d->table_pos >= RANKS || (d->table_pos < 0) != (d->table_size == 0) ||
+        d->table_size < 0 || d->run_pos < -1 || d->run_pos >= RANKS || d->run_len < 0)
+        return 0;
+    if (!valid_seats(r, d)) return 0;
     if (first->size < 0) return first->size == -1;
     if (first->pos == -1) return first->size == 0 && first->wilds == 0;
     return first->pos >= 0 && first->pos < RANKS && first->size > 0 && first->wilds >= 0 &&
@@ -441,9 +458,574 @@ done:
     return result;
 }
 
+/* ---- Suited tables: one deck, at most one joker, no wild ranks and no suit order, so that suits matter only
+   through sequences and the suit lock (the Daifugo contest's table; joker cells and the spade 3 as the rules say).
+   A card is bit `slot` of a hand (president_engine.cards: (rank - 2) * 4 + suit, the joker 52); a rank is its
+   index rank - 2 (0 the 2, 1 the 3 .. 12 the ace), 13 the joker's (jokers alone); column c of the contest's table
+   (1..13: the 3 .. the 2; 0 and 14 a sequence's joker beyond its ends) holds rank c, the 2 at 13.  The loop
+   follows Match._play, _effects, _revolution_check and _pass; the moves movegen.shaped_plays, general_plays and
+   sequence_plays, in their order; the policy Rollout.choose with _Bosses on each rank's cards.  A pass limit
+   reached ends the playout with None: its random places are the engine's to draw. */
+
+#define JOKER_RANK 13
+#define JOKER_BIT ((uint64_t)1 << 52)
+#define CARD_BITS (((uint64_t)1 << 53) - 1)
+#define FIFTH_ROW 16
+#define HAS_EIGHT 1
+#define HAS_JACK 2
+#define HAS_SIX 4
+#define SUITED_RULE_COUNT (21 + 2 * RANKS)
+#define MAX_PLAYS 16384 /* more than any hand of 53 cards lists: its groups, cells and sequences */
+
+typedef struct {
+    Rules base; /* what the trick loop above reads */
+    int high_jokers, joker_wild, joker_cells, sequences, suit_lock, spade_three, pass_limit, joker_strength;
+    int str[2][RANKS]; /* each rank's strength in the normal and the reversed order (Rules.strength) */
+} Suited;
+
+typedef struct {
+    uint64_t cards;
+    int rank, cell_col, cell_suit; /* rank -1: a pass; cell_col -1: no cell; cell_suit 4: the fifth row */
+    int size, jokers, seq, lone, suits, marks;
+    int strength[2], bottom[2];
+} SPlay;
+
+typedef struct {
+    uint64_t key; /* a sequence's place in the listed order (sequence_plays' sort key, then as generated) */
+    SPlay play;
+} Keyed;
+
+static SPlay legal_plays[MAX_PLAYS]; /* the GIL is held throughout a playout: one scratch serves every call */
+static Keyed keyed_plays[MAX_PLAYS];
+
+static const SPlay PASS_PLAY = {0, -1, -1, -1, 0, 0, 0, 0, 0, 0, {0, 0}, {0, 0}};
+
+static int column_of(int rank) { return rank == 0 ? 13 : rank; }
+static int rank_of_column(int column) { return column == 13 ? 0 : column; }
+static uint64_t card_bit(int rank, int suit) { return (uint64_t)1 << (rank * 4 + suit); }
+static int suits_of(uint64_t hand, int rank) { return (int)(hand >> (rank * 4) & 15); }
+static int position(const Suited *r, int rank) { return r->str[0][rank]; } /* in the normal order: _Bosses' index */
+
+static int mark_of(int rank) {
+    return rank == 6 ? HAS_EIGHT : rank == 9 ? HAS_JACK : rank == 4 ? HAS_SIX : 0;
+}
+
+/* Tables.facts_of: a play's strength and weakest end in both orders, suit set and marks. */
+static void facts(const Suited *r, SPlay *p) {
+    p->size = __builtin_popcountll(p->cards);
+    p->jokers = (p->cards & JOKER_BIT) != 0;
+    p->lone = p->rank == JOKER_RANK;
+    p->seq = p->suits = p->marks = 0;
+    if (p->lone) {
+        p->strength[0] = p->strength[1] = p->bottom[0] = p->bottom[1] = r->joker_strength;
+        return;
+    }
+    int ranks = 0, low = 99, high = -1;
+    for (uint64_t rest = p->cards & ~JOKER_BIT; rest; rest &= rest - 1) {
+        int slot = __builtin_ctzll(rest), column = column_of(slot / 4);
+        ranks |= 1 << (slot / 4);
+        p->suits |= 1 << (slot % 4);
+        low = column < low ? column : low;
+        high = column > high ? column : high;
+    }
+    if (p->cell_col >= 0) {
+        low = p->cell_col < low ? p->cell_col : low;
+        high = p->cell_col > high ? p->cell_col : high;
+        p->suits |= p->cell_suit == 4 ? FIFTH_ROW : 1 << p->cell_suit;
+    }
+    p->seq = __builtin_popcount(ranks) > 1;
+    if (p->seq) { /* compared by its ends (UECDA 4.3) */
+        p->bottom[0] = low - 1;
+        p->bottom[1] = 13 - high;
+        p->strength[0] = high - 1;
+        p->strength[1] = 13 - low;
+        for (int column = low > 1 ? low : 1; column <= (high < 13 ? high : 13); column++)
+            p->marks |= mark_of(rank_of_column(column));
+    } else {
+        p->strength[0] = p->bottom[0] = r->str[0][p->rank];
+        p->strength[1] = p->bottom[1] = r->str[1][p->rank];
+        p->marks = mark_of(p->rank);
+    }
+}
+
+static SPlay make_play(const Suited *r, uint64_t cards, int rank, int cell_col, int cell_suit) {
+    SPlay p = {cards, rank, cell_col, cell_suit, 0, 0, 0, 0, 0, 0, {0, 0}, {0, 0}};
+    facts(r, &p);
+    return p;
+}
+
+static int follows(const Suited *r, int mine, int table) { return mine > table || (mine == table && !r->base.strict); }
+
+static int by_size_jokers_cards(const void *a, const void *b) {
+    const SPlay *x = a, *y = b;
+    if (x->size != y->size) return x->size - y->size;
+    if (x->jokers != y->jokers) return x->jokers - y->jokers;
+    return x->cards < y->cards ? -1 : x->cards > y->cards;
+}
+
+/* general_plays for one natural rank (by size, jokers, then cards) with shaped_plays' joker cells. */
+static int rank_moves(const Suited *r, uint64_t hand, int rank, int need, SPlay *out, int k) {
+    SPlay plays[32];
+    int n = 0, suits = suits_of(hand, rank), joker = r->joker_wild && (hand & JOKER_BIT);
+    for (int sub = suits; sub; sub = (sub - 1) & suits) {
+        uint64_t cards = (uint64_t)sub << (rank * 4);
+        for (int j = 0; j <= joker; j++) {
+            uint64_t with = j ? cards | JOKER_BIT : cards;
+            if (need && __builtin_popcountll(with) != need) continue;
+            plays[n++] = (SPlay){with, rank, -1, -1, __builtin_popcountll(with), j, 0, 0, 0, 0, {0, 0}, {0, 0}};
+        }
+    }
+    qsort(plays, n, sizeof plays[0], by_size_jokers_cards); /* distinct cards: no ties */
+    for (int i = 0; i < n; i++) {
+        if (plays[i].jokers && r->joker_cells) {
+            int natural = (int)(plays[i].cards >> (rank * 4) & 15), free = 0;
+            for (int suit = 0; suit < 4; suit++)
+                if (!(natural >> suit & 1)) {
+                    out[k++] = make_play(r, plays[i].cards, rank, column_of(rank), suit);
+                    free = 1;
+                }
+            if (!free) out[k++] = make_play(r, plays[i].cards, rank, column_of(rank), 4);
+        } else {
+            out[k++] = make_play(r, plays[i].cards, rank, -1, -1);
+        }
+    }
+    return k;
+}
+
+/* general_plays: every rank's plays by strength in the order in force, jokers alone at theirs. */
+static int group_moves(const Suited *r, const Deal *d, uint64_t hand, int rv, SPlay *out, int k) {
+    int lead = d->table_size == 0, need = d->table_size;
+    for (int st = -1; st <= RANKS; st++) {
+        if (st == r->joker_strength && (hand & JOKER_BIT) && (lead || (need == 1 &&
+                                                                       follows(r, st, d->table_strength))))
+            out[k++] = make_play(r, JOKER_BIT, JOKER_RANK, -1, -1);
+        if (st < 0 || st >= RANKS) continue;
+        int rank = -1;
+        for (int at = 0; at < RANKS; at++)
+            if (r->str[rv][at] == st) rank = at;
+        if (rank < 0 || !suits_of(hand, rank) || (!lead && !follows(r, st, d->table_strength))) continue;
+        k = rank_moves(r, hand, rank, need, out, k);
+    }
+    return k;
+}
+
+static int by_key(const void *a, const void *b) {
+    const Keyed *x = a, *y = b;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* sequence_plays: every run of three or more of one suit, the joker in a gap, beyond an end or for a card held. */
+static int sequence_moves(const Suited *r, const Deal *d, uint64_t hand, int rv, SPlay *out, int k) {
+    int lead = d->table_size == 0, need = d->table_size, joker = r->joker_wild && (hand & JOKER_BIT), found = 0;
+    for (int suit = 0; suit < 4; suit++) {
+        int present[15] = {0};
+        for (int column = 1; column <= 13; column++)
+            present[column] = (hand & card_bit(rank_of_column(column), suit)) != 0;
+        for (int low = 0; low < 15; low++) {
+            int absent = 0, gap = -1;
+            uint64_t bits = 0;
+            for (int high = low; high < 15; high++) {
+                if (present[high]) {
+                    bits |= card_bit(rank_of_column(high), suit);
+                } else {
+                    gap = high;
+                    if (++absent > joker) break;
+                }
+                int length = high - low + 1;
+                if (length < 3 || (!lead && length != need)) continue;
+                /* the natural run first, then the joker: in the gap, or for each card of a whole run */
+                int first = absent ? 0 : -1, last = absent ? 0 : joker ? high - low : -1;
+                for (int choice = first; choice <= last; choice++) {
+                    int column = choice < 0 ? -1 : absent ? gap : low + choice;
+                    uint64_t cards = column < 0 ? bits : (bits & ~(present[column] ? card_bit(rank_of_column(column),
+                                                                                             suit) : 0)) | JOKER_BIT;
+                    int lowest = low;
+                    while (!present[lowest] || lowest == column) lowest++;
+                    SPlay p = column < 0 ? make_play(r, cards, rank_of_column(lowest), -1, -1)
+                                         : make_play(r, cards, rank_of_column(lowest), column, suit);
+                    if (!lead && p.bottom[rv] <= d->table_strength) continue;
+                    if (found >= MAX_PLAYS) return -1;
+                    uint64_t key = (uint64_t)(p.bottom[rv] + 2);
+                    key = (((key * 16 + (uint64_t)length) * 2 + (uint64_t)p.jokers) * 4 + (uint64_t)suit) * 16 +
+                          (uint64_t)(column < 0 ? 0 : column);
+                    keyed_plays[found].key = key << 20 | (uint64_t)found;
+                    keyed_plays[found++].play = p;
+                }
+            }
+        }
+    }
+    qsort(keyed_plays, found, sizeof keyed_plays[0], by_key);
+    for (int i = 0; i < found && k < MAX_PLAYS; i++) out[k++] = keyed_plays[i].play;
+    return k;
+}
+
+/* Match.legal_actions on such a table (shaped_plays, the leader's pass); -1 past MAX_PLAYS. */
+static int suited_moves(const Suited *r, const Deal *d, SPlay *out) {
+    uint64_t hand = d->hand[d->turn];
+    int lead = d->table_size == 0, rv = d->rev ^ d->back, k = 0;
+    if (!lead && d->table_lone && r->spade_three) {
+        if (hand & card_bit(1, 3)) out[k++] = make_play(r, card_bit(1, 3), 1, -1, -1);
+        out[k++] = PASS_PLAY;
+        return k;
+    }
+    if (lead || !d->table_seq) k = group_moves(r, d, hand, rv, out, k);
+    if (r->sequences && (lead || d->table_seq)) {
+        k = sequence_moves(r, d, hand, rv, out, k);
+        if (k < 0) return -1;
+    }
+    if (d->lock) {
+        int kept = 0;
+        for (int i = 0; i < k; i++)
+            if (out[i].lone || out[i].suits == d->lock) out[kept++] = out[i];
+        k = kept;
+    }
+    if (!lead || r->base.leader_may_pass) out[k++] = PASS_PLAY;
+    return k;
+}
+
+/* Match._play with _revolution_check and _effects; 1 when the deal is over. */
+static int suited_play(const Suited *r, Deal *d, int s, const SPlay *p) {
+    const Rules *b = &r->base;
+    int had_table = d->table_size > 0, beaten_rank = d->table_rank, beaten_lone = d->table_lone;
+    int beaten_suits = d->table_suits;
+    for (uint64_t rest = p->cards & ~JOKER_BIT; rest; rest &= rest - 1) {
+        int at = position(r, __builtin_ctzll(rest) / 4);
+        d->count[s][at]--;
+        d->held[at]--;
+    }
+    if (p->jokers) {
+        d->wild[s]--;
+        d->held_wild--;
+    }
+    d->hand[s] &= ~p->cards;
+    d->size[s] -= p->size;
+    d->table_rank = p->rank;
+    d->table_size = p->size;
+    d->table_seq = p->seq;
+    d->table_lone = p->lone;
+    d->table_suits = p->suits;
+    d->last = d->last_play = s;
+    d->passes = 0;
+    if (b->mode == ALL_PASS) d->mask = 0;
+    else if (b->mode == ONE_ORBIT) d->mask |= (uint64_t)1 << s;
+    if (b->revolution) {
+        int revolt = b->rev_four && p->size >= (p->seq ? 5 : 4);
+        if (b->rev_singles && count_single(d, p->size, p->rank)) revolt = 1;
+        if (revolt) {
+            d->rev ^= 1;
+            if (b->rev_turns) d->dir = -d->dir;
+        }
+    }
+    int stops = 0;
+    if (r->suit_lock) {
+        if (p->lone) d->lock = 0;
+        else if (!d->lock && had_table && !beaten_lone && p->suits == beaten_suits) d->lock = p->suits;
+    }
+    if (!p->lone) {
+        if (b->jack_back && (p->marks & HAS_JACK)) d->back ^= 1;
+        if (b->six_reverse && (p->marks & HAS_SIX)) d->dir = -d->dir;
+        if (b->eight_stop && (p->marks & HAS_EIGHT)) stops = 1;
+    }
+    if (!stops) stops = r->spade_three && had_table && beaten_lone;
+    d->table_strength = p->strength[d->rev ^ d->back];
+    if (!d->size[s]) {
+        d->out[d->nout++] = s;
+        if (--d->holders == 1) {
+            for (int t = 0; t < b->n; t++)
+                if (d->size[t]) d->out[d->nout++] = t;
+            return 1;
+        }
+    }
+    if (stops) {
+        end_trick(b, d);
+        return 0;
+    }
+    int at = s;
+    if (b->equal_skip && had_table && beaten_rank == p->rank) {
+        for (int i = 0; i < p->size; i++) {
+            int skipped = next_seat(b, d, at);
+            if (skipped < 0) break;
+            d->mask |= (uint64_t)1 << skipped;
+            at = skipped;
+        }
+    }
+    int following = next_seat(b, d, at);
+    if (following < 0) end_trick(b, d);
+    else d->turn = following;
+    return 0;
+}
+
+/* Match._pass; 1 when the pass limit ends the deal. */
+static int suited_pass(const Suited *r, Deal *d, int s) {
+    d->mask |= (uint64_t)1 << s;
+    if (r->base.rev_singles) {
+        d->run_pos = -1;
+        d->run_len = 0;
+    }
+    if (r->pass_limit && ++d->passes >= r->pass_limit) return 1;
+    int following = next_seat(&r->base, d, s);
+    if (following < 0) end_trick(&r->base, d);
+    else d->turn = following;
+    return 0;
+}
+
+static int suited_fight(const Suited *r, const Deal *d, int me) {
+    uint64_t hand = d->hand[me];
+    int groups = (hand & JOKER_BIT) != 0;
+    for (int rank = 0; rank < RANKS; rank++) groups += suits_of(hand, rank) != 0;
+    if (groups <= FIGHT) return 1;
+    for (int p = 0; p < r->base.n; p++)
+        if (p != me && d->size[p] > 0 && d->size[p] <= FIGHT) return 1;
+    return 0;
+}
+
+static int suited_runs_out(const Suited *r, uint64_t rest, const int *out, int wilds, int reversed) {
+    int losers = 0;
+    for (int rank = 0; rank < RANKS; rank++) {
+        int count = __builtin_popcount(suits_of(rest, rank));
+        if (count && !is_boss(&r->base, out, wilds, reversed, position(r, rank), count) && ++losers > 1) return 0;
+    }
+    return 1;
+}
+
+/* Rollout.choose; `groups` and `boss` scratch of nlegal entries. */
+static const SPlay *suited_choose(const Suited *r, const Deal *d, const SPlay *legal, int nlegal, int *groups,
+                                  int *boss) {
+    if (nlegal == 1) return &legal[0];
+    int me = d->turn, ng = 0, lead = d->table_size == 0;
+    uint64_t hand = d->hand[me];
+    for (int i = 0; i < nlegal && legal[i].rank >= 0; i++) {
+        if (legal[i].size == d->size[me]) return &legal[i];
+        int natural = legal[i].size - (r->joker_wild ? legal[i].jokers : 0);
+        int held = legal[i].rank == JOKER_RANK ? (hand & JOKER_BIT) != 0
+                                               : __builtin_popcount(suits_of(hand, legal[i].rank));
+        if (!natural || held == natural) groups[ng++] = i;
+    }
+    if (!ng) return lead || suited_fight(r, d, me) ? &legal[0] : &PASS_PLAY;
+    int out[RANKS];
+    for (int at = 0; at < RANKS; at++) out[at] = d->held[at] - d->count[me][at];
+    int wilds = r->joker_wild ? d->held_wild - d->wild[me] : 0, reversed = d->rev;
+    for (int g = 0; g < ng; g++) { /* beaten() is False: a natural rank's play that is a boss */
+        const SPlay *p = &legal[groups[g]];
+        boss[g] = p->rank != JOKER_RANK && is_boss(&r->base, out, wilds, reversed, position(r, p->rank), p->size);
+        if (boss[g] && suited_runs_out(r, hand & ~p->cards, out, wilds, reversed)) return p;
+    }
+    int top = reversed ? 0 : RANKS - 1, spare[MAX_SEATS], ns = 0;
+    for (int round = 0; round < 2 && !ns; round++)
+        for (int g = 0; g < ng && ns < MAX_SEATS; g++) {
+            const SPlay *p = &legal[groups[g]];
+            int kept = (r->base.fours && p->size >= 4) || (p->rank != JOKER_RANK && position(r, p->rank) == top) ||
+                       (p->rank == JOKER_RANK && r->high_jokers) || (r->joker_wild && p->jokers);
+            if (!kept && (round || !(p->size > 1 && boss[g]))) spare[ns++] = groups[g];
+        }
+    if (lead) {
+        if (!ns) return &legal[groups[0]];
+        for (int i = 0; i < ns && i < 3; i++) {
+            int exposed = 0;
+            for (int p = 0; p < r->base.n; p++)
+                if (p != me && d->size[p] && d->size[p] == legal[spare[i]].size) exposed = 1;
+            if (!exposed) return &legal[spare[i]];
+        }
+        return &legal[spare[0]];
+    }
+    if (ns) return &legal[spare[0]];
+    return suited_fight(r, d, me) ? &legal[groups[0]] : &PASS_PLAY;
+}
+
+static PyObject *run_suited(const Suited *r, Deal *d, const int *players, const SPlay *first, PyObject *moves) {
+    static int groups[MAX_PLAYS], boss[MAX_PLAYS];
+    int over = 0;
+    for (int step = 0; !over; step++) {
+        if (step >= MAX_MOVES) {
+            PyErr_SetString(PyExc_RuntimeError, "the compiled playout did not end");
+            return NULL;
+        }
+        SPlay m;
+        if (step == 0 && first != NULL) {
+            m = *first;
+        } else {
+            int n = suited_moves(r, d, legal_plays);
+            if (n < 0) {
+                PyErr_SetString(PyExc_RuntimeError, "the compiled playout listed more plays than it holds");
+                return NULL;
+            }
+            m = *suited_choose(r, d, legal_plays, n, groups, boss);
+        }
+        if (moves != NULL) {
+            PyObject *entry = Py_BuildValue("(iKiii)", players[d->turn], (unsigned long long)m.cards, m.rank,
+                                            m.cell_col, m.cell_suit);
+            if (entry == NULL || PyList_Append(moves, entry) < 0) {
+                Py_XDECREF(entry);
+                return NULL;
+            }
+            Py_DECREF(entry);
+        }
+        if (m.rank < 0) {
+            if (suited_pass(r, d, d->turn)) Py_RETURN_NONE;
+        } else {
+            over = suited_play(r, d, d->turn, &m);
+        }
+    }
+    return places_of(d, players);
+}
+
+/* A state of `suited_playout_state` consistent with itself, and a first move of cards the hand to act holds. */
+static int valid_suited(const Suited *r, const Deal *d, uint64_t first_cards, int rank, int cell_col,
+                        int cell_suit) {
+    const Rules *b = &r->base;
+    if (d->turn < 0 || d->turn >= b->n || !d->size[d->turn] || (d->dir != 1 && d->dir != -1) ||
+        !seat_or_none(b, d->last) || !seat_or_none(b, d->last_play) || d->leader < 0 || d->leader >= b->n ||
+        d->table_rank < -1 || d->table_rank > JOKER_RANK || (d->table_rank < 0) != (d->table_size == 0) ||
+        d->table_size < 0 || d->run_pos < -1 || d->run_pos > JOKER_RANK || d->run_len < 0 || d->passes < 0)
+        return 0;
+    uint64_t seen = 0;
+    for (int s = 0; s < b->n; s++) {
+        if ((d->hand[s] & ~CARD_BITS) || (d->hand[s] & seen)) return 0;
+        seen |= d->hand[s];
+    }
+    if (!valid_seats(b, d)) return 0;
+    if (rank == -2) return first_cards == 0;
+    if (rank == -1) return first_cards == 0 && cell_col == -1 && cell_suit == -1;
+    return rank >= 0 && rank <= JOKER_RANK && first_cards && !(first_cards & ~d->hand[d->turn]) &&
+           cell_col >= -1 && cell_col <= 14 && cell_suit >= -1 && cell_suit <= 4 && (cell_col < 0) == (cell_suit < 0);
+}
+
+/* The rules and state of `finish_suited` read into `r` and `d` (players by seat into `players`); 0 after an error. */
+static int read_suited(PyObject *rules_seq, PyObject *state, Suited *r, Deal *d, int *players) {
+    PyObject *out_seq, *players_seq, *hands_seq;
+    unsigned long long mask;
+    int v[SUITED_RULE_COUNT];
+    memset(d, 0, sizeof *d);
+    memset(r, 0, sizeof *r);
+    if (!PyArg_ParseTuple(state, "iiiiiiiiiiKiiiiiiiiOOO;a suited playout state", &d->turn, &d->table_rank,
+                          &d->table_size, &d->table_strength, &d->table_seq, &d->table_lone, &d->table_suits,
+                          &d->rev, &d->back, &d->dir, &mask, &d->last, &d->last_play, &d->leader, &d->holders,
+                          &d->run_pos, &d->run_len, &d->lock, &d->passes, &out_seq, &players_seq, &hands_seq))
+        return 0;
+    d->mask = mask;
+    if (read_ints(rules_seq, v, SUITED_RULE_COUNT, "rules") < 0) return 0;
+    r->base.n = v[0];
+    r->base.strict = v[1];
+    r->base.mode = v[2];
+    r->base.revolution = v[3];
+    r->base.rev_four = v[4];
+    r->base.rev_singles = v[5];
+    r->base.rev_turns = v[6];
+    r->base.equal_skip = v[7];
+    r->base.leader_may_pass = v[8];
+    r->base.jack_back = v[9];
+    r->base.six_reverse = v[10];
+    r->base.eight_stop = v[11];
+    r->base.fours = v[12];
+    r->high_jokers = v[13];
+    r->joker_wild = v[14];
+    r->joker_cells = v[15];
+    r->sequences = v[16];
+    r->suit_lock = v[17];
+    r->spade_three = v[18];
+    r->pass_limit = v[19];
+    r->joker_strength = v[20];
+    for (int at = 0; at < RANKS; at++) {
+        r->str[0][at] = v[21 + at];
+        r->str[1][at] = v[21 + RANKS + at];
+        if (r->str[0][at] < 0 || r->str[0][at] >= RANKS || r->str[1][at] < 0 || r->str[1][at] >= RANKS) {
+            PyErr_SetString(PyExc_ValueError, "the compiled playout takes rank strengths 0..12");
+            return 0;
+        }
+    }
+    if (r->base.n < 2 || r->base.n > MAX_SEATS) {
+        PyErr_SetString(PyExc_ValueError, "the compiled playout takes 2..64 seats");
+        return 0;
+    }
+    if (read_ints(players_seq, players, r->base.n, "players by seat") < 0) return 0;
+    d->nout = read_ints(out_seq, d->out, -1, "seats out");
+    if (d->nout < 0) return 0;
+    PyObject *hands = PySequence_Fast(hands_seq, "hands");
+    if (hands == NULL) return 0;
+    if (PySequence_Fast_GET_SIZE(hands) != r->base.n) {
+        Py_DECREF(hands);
+        PyErr_SetString(PyExc_ValueError, "the compiled playout takes a hand a seat");
+        return 0;
+    }
+    for (int s = 0; s < r->base.n; s++) {
+        d->hand[s] = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(hands, s));
+        if (PyErr_Occurred()) {
+            Py_DECREF(hands);
+            return 0;
+        }
+        d->size[s] = __builtin_popcountll(d->hand[s]);
+        for (uint64_t rest = d->hand[s] & ~JOKER_BIT & CARD_BITS; rest; rest &= rest - 1) {
+            int at = position(r, __builtin_ctzll(rest) / 4);
+            d->count[s][at]++;
+            d->held[at]++;
+        }
+        d->wild[s] = (d->hand[s] & JOKER_BIT) != 0;
+        d->held_wild += d->wild[s];
+    }
+    Py_DECREF(hands);
+    return 1;
+}
+
+static PyObject *finish_suited(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *rules_seq, *state, *trace;
+    unsigned long long first_cards;
+    int first_rank, cell_col, cell_suit, players[MAX_SEATS];
+    Suited r;
+    Deal d;
+    if (!PyArg_ParseTuple(args, "OO(Kiii)O", &rules_seq, &state, &first_cards, &first_rank, &cell_col, &cell_suit,
+                          &trace) || !read_suited(rules_seq, state, &r, &d, players))
+        return NULL;
+    if (!valid_suited(&r, &d, first_cards, first_rank, cell_col, cell_suit)) {
+        PyErr_SetString(PyExc_ValueError, "the compiled playout was given a state or a first move out of range");
+        return NULL;
+    }
+    if (trace != Py_None && !PyList_Check(trace)) {
+        PyErr_SetString(PyExc_TypeError, "trace must be a list or None");
+        return NULL;
+    }
+    SPlay first = first_rank == -1 ? PASS_PLAY : make_play(&r, first_cards, first_rank, cell_col, cell_suit);
+    return run_suited(&r, &d, players, first_rank == -2 ? NULL : &first, trace == Py_None ? NULL : trace);
+}
+
+/* The moves `finish_suited` lists in a state, in their order: what tests compare with Match.legal_actions. */
+static PyObject *moves_suited(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *rules_seq, *state;
+    int players[MAX_SEATS];
+    Suited r;
+    Deal d;
+    if (!PyArg_ParseTuple(args, "OO", &rules_seq, &state) || !read_suited(rules_seq, state, &r, &d, players))
+        return NULL;
+    if (!valid_suited(&r, &d, 0, -2, -1, -1)) {
+        PyErr_SetString(PyExc_ValueError, "the compiled playout was given a state out of range");
+        return NULL;
+    }
+    int n = suited_moves(&r, &d, legal_plays);
+    if (n < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "the compiled playout listed more plays than it holds");
+        return NULL;
+    }
+    PyObject *moves = PyList_New(n);
+    if (moves == NULL) return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *move = Py_BuildValue("(Kiii)", (unsigned long long)legal_plays[i].cards, legal_plays[i].rank,
+                                       legal_plays[i].cell_col, legal_plays[i].cell_suit);
+        if (move == NULL) {
+            Py_DECREF(moves);
+            return NULL;
+        }
+        PyList_SET_ITEM(moves, i, move);
+    }
+    return moves;
+}
+
 static PyMethodDef methods[] = {
     {"finish", finish, METH_VARARGS,
      "finish(rules, state, first, trace) -> the players in finishing order"},
+    {"finish_suited", finish_suited, METH_VARARGS,
+     "finish_suited(rules, state, first, trace) -> the players in finishing order, or None at the pass limit"},
+    {"moves_suited", moves_suited, METH_VARARGS, "moves_suited(rules, state) -> the moves of the hand to act"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -19,17 +19,19 @@ others, as one pool, like `hard`'s counting):
   or an opponent to two cards.
 
 It works on the engine's `Match` through the public API; what it needs to
-know of each play is computed once per interned play.  On a table whose
-plays are rank counts (no suits or jokers, at most one wild rank:
-cardverse, italian, norwegian) the compiled build plays the same policy in C
-on the counts from the engine's `playout_state` (_playout.c, built by
-tools/compile_engine.py); this module is its reference, and the fallback
-wherever it is not built.
+know of each play is computed once per interned play.  The compiled build
+plays the same policy in C (_playout.c, built by tools/compile_engine.py):
+on rank counts from the engine's `playout_state` where plays are rank
+counts (no suits or jokers, at most one wild rank: cardverse, italian,
+norwegian), and on cards from `suited_playout_state` where suits matter
+with one deck and at most one joker (daifugo); this module is its
+reference, and the fallback wherever it is not built.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 from president_engine import (
     PASS,
@@ -48,7 +50,13 @@ from president_engine import (
 )
 from president_engine.cards import SLOT_MAX, bits_size
 from president_engine.tables import tables_for
-from president_engine.worlds import PlayoutState, playout_state
+from president_engine.worlds import (
+    PlayoutState,
+    SuitedPlayoutState,
+    card_bits,
+    playout_state,
+    suited_playout_state,
+)
 
 from president_sdk.bots.expert.clock import Clock
 
@@ -58,6 +66,10 @@ CHECK = 16
 """Moves of a playout between two looks at the clock (a few playouts are long enough to overrun a budget)."""
 NO_MOVE = (-1, -1, 0)
 """_playout.c's first move when the policy makes it too."""
+NO_SUITED_MOVE = (0, -2, -1, -1)
+"""The same for `finish_suited`."""
+CompiledState = PlayoutState | SuitedPlayoutState
+"""What `Rollout.prepare` makes of a world for the compiled playout."""
 
 
 class Rollout:
@@ -81,7 +93,11 @@ class Rollout:
         self.declared = rules.joker_alone is JokerAlone.DECLARED
         self.fours = rules.revolution and RevolutionTrigger.FOUR_OF_A_KIND in rules.revolution_triggers
         self._wilds: dict[int, tuple[Play, int]] = {}
-        self._native = _compiled_finish() if compiled else None
+        self.suited = rules.suits_matter
+        """Playouts run on cards (`finish_suited`), not on rank counts."""
+        native = _compiled() if compiled else None
+        self._native: NativeFinish | None = native[0] if native else None
+        self._native_suited: NativeSuited | None = native[1] if native else None
         t = tables_for(rules)
         order = rules.rank_order
         natural_positions = [order.index(rank) for rank in naturals]
@@ -93,20 +109,43 @@ class Rollout:
             order.index(Rank.JACK), int(self.fours), int(self.declared), order.index(rules.wild_lead_rank),
             sum(1 << at for at in natural_positions), natural_positions[-1], natural_positions[0])
         """The rule facts _playout.c reads, in its order."""
+        self._suited_rules = (
+            rules.players, int(t.strict), t.trick_mode, int(t.revolution), int(t.revolution_four),
+            int(t.revolution_singles), int(t.revolution_turns), int(t.equal_skip), int(t.leader_may_pass),
+            int(t.jack_back), int(t.six_reverse), int(t.eight_stop), int(self.fours), int(self.high_jokers),
+            int(t.jokers_wild), int(t.joker_cells), int(t.sequences), int(t.suit_lock), int(t.spade_three),
+            t.pass_limit, rules.joker_strength, *(rules.strength(Rank(at + 2)) for at in range(13)),
+            *(rules.strength(Rank(at + 2), reversed=True) for at in range(13)))
+        """The rule facts `finish_suited` reads, in its order: strengths by rank index (rank - 2)."""
 
-    def prepare(self, world: Match) -> PlayoutState | None:
+    def prepare(self, world: Match) -> CompiledState | None:
         """What the compiled playout needs of `world` (made once per world), or None when `play_out` plays on the
         engine."""
-        return playout_state(world) if self._native is not None else None
+        if self._native is None:
+            return None
+        return suited_playout_state(world) if self.suited else playout_state(world)
 
-    def play_out(self, world: Match, state: PlayoutState | None, action: Action,
+    def play_out(self, world: Match, state: CompiledState | None, action: Action,
                  clock: Clock | None = None) -> tuple[int, ...]:
         """The places of `world` played on from `action` to its end, `world` unchanged (`state`: `prepare(world)`)."""
-        if state is not None and self._native is not None:
-            return self._native(self._native_rules, state, self.native_move(action), None)
+        if state is not None:
+            places = self._compiled_places(state, action)
+            if places is not None:
+                return places
         copy = world.copy()
         copy.apply(action)
         return self.finish(copy, clock)
+
+    def _compiled_places(self, state: CompiledState, action: Action | None) -> tuple[int, ...] | None:
+        """The places of `state` played on in C after `action` (None: the policy's move), None when the playout
+        reached a pass limit (the engine draws those places)."""
+        if self.suited:
+            assert self._native_suited is not None
+            first = NO_SUITED_MOVE if action is None else self.suited_move(action)
+            return self._native_suited(self._suited_rules, cast(SuitedPlayoutState, state), first, None)
+        assert self._native is not None
+        return self._native(self._native_rules, cast(PlayoutState, state),
+                            NO_MOVE if action is None else self.native_move(action), None)
 
     def native_move(self, action: Action) -> tuple[int, int, int]:
         """`action` as _playout.c takes a move: (rank position, size, wild cards), a pass (-1, 0, 0)."""
@@ -114,6 +153,18 @@ class Rollout:
             assert action.rank is not None
             return self._native_position[action.rank], action.size, self._wild_count(action)
         return -1, 0, 0
+
+    @staticmethod
+    def suited_move(action: Action) -> tuple[int, int, int, int]:
+        """`action` as `finish_suited` takes a move: (card bits, rank - 2, joker cell column, row: 4 the fifth),
+        -1 for no cell; a pass (0, -1, -1, -1)."""
+        if isinstance(action, Play):
+            assert action.rank is not None
+            cell = action.cell
+            if cell is None:
+                return card_bits(action.bits), action.rank - 2, -1, -1
+            return card_bits(action.bits), action.rank - 2, cell.column, 4 if cell.suit is None else cell.suit
+        return 0, -1, -1, -1
 
     def finish(self, world: Match, clock: Clock | None = None) -> tuple[int, ...]:
         """Play `world` to its end (a state from `Match.from_view` ends with its deal); the places.
@@ -125,9 +176,10 @@ class Rollout:
         native = self._native is not None
         while not world.is_over:
             if native and world.phase is Phase.PLAY:  # the exchange is over: the rest may run compiled
-                state = playout_state(world)
-                if state is not None and self._native is not None:
-                    return self._native(self._native_rules, state, NO_MOVE, None)
+                state = self.prepare(world)
+                places = None if state is None else self._compiled_places(state, None)
+                if places is not None:
+                    return places
                 native = False
             moves += 1
             if moves % CHECK == 0 and clock is not None:
@@ -233,14 +285,19 @@ class _Bosses:
         return None if at is None else not self.is_boss(at, play.size)
 
 
-def _compiled_finish() -> Callable[[tuple[int, ...], PlayoutState, tuple[int, int, int],
-                                    list[tuple[int, int, int, int]] | None], tuple[int, ...]] | None:
-    """_playout.finish where the compiled build runs (it sits beside the compiled modules), else None."""
+NativeFinish = Callable[[tuple[int, ...], PlayoutState, tuple[int, int, int], list[tuple[int, int, int, int]] | None],
+                        tuple[int, ...]]
+NativeSuited = Callable[[tuple[int, ...], SuitedPlayoutState, tuple[int, int, int, int],
+                         list[tuple[int, int, int, int, int]] | None], tuple[int, ...] | None]
+
+
+def _compiled() -> tuple[NativeFinish, NativeSuited] | None:
+    """_playout's `finish` and `finish_suited` where the compiled build runs (beside the compiled modules)."""
     try:
-        from president_sdk.bots.expert._playout import finish
+        from president_sdk.bots.expert._playout import finish, finish_suited
     except ImportError:
         return None
-    return finish
+    return finish, finish_suited
 
 
 def _mask(cards: list[Card]) -> int:

@@ -30,10 +30,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from president_engine import Action, CardSet, Match
-from president_engine.worlds import PlayoutState
 
 from president_sdk.bots.expert.clock import Clock, TimeUpError
-from president_sdk.bots.expert.rollout import Rollout
+from president_sdk.bots.expert.rollout import CompiledState, Rollout
 
 EXPLORATION = 0.4
 """UCB1's exploration constant, for gains in [-1, 1]."""
@@ -103,7 +102,7 @@ def search(candidates: Sequence[Action], anchor: int, pool: WorldPool, rollout: 
     k = len(candidates)
     scale = len(rollout.rules.points) - 1
     known: dict[tuple[int, int], float] = {}
-    ready: dict[int, PlayoutState | None] = {}
+    ready: dict[int, CompiledState | None] = {}
     played = 0
 
     def reward(arm: int, i: int) -> float:
