@@ -15,7 +15,7 @@ import random
 from typing import Any
 
 import pytest
-from president_engine import PASS, PRESETS, Action, Match, Phase, Play, Rank, Rules, build
+from president_engine import PASS, PRESETS, Action, CardSet, Match, Phase, Play, Rank, Rules, build
 from president_engine.cards import NATURAL_RANKS
 from president_engine.errors import RulesError
 from president_engine.events import Passed, Played
@@ -296,3 +296,37 @@ def test_a_match_of_more_deals_or_the_source_build_plays_out_on_the_engine() -> 
         assert playout_state(worlds[0]) is None and playout_state(worlds[1]) is not None
     if not build.current().compiled:
         assert Rollout(rules)._native is None
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_a_worlds_state_from_its_hands_is_the_state_of_the_world_built(preset: str) -> None:
+    """`Rollout.prepare_hands` (what a search makes per world) equals `prepare` of the world built from the same view
+    and hands, on both kinds of table, wherever the deal's play is."""
+    rules = Rules.preset(preset, deals=1)
+    rng = random.Random(9)
+    checked = 0
+    while checked < 60:
+        match = Match(rules, seed=rng.randrange(1 << 30))
+        for _ in range(rng.randrange(40)):
+            if match.is_over:
+                break
+            match.apply(rng.choice(match.legal_actions()))
+        if match.phase is not Phase.PLAY:
+            continue
+        view = match.observation(match.to_act or 0)
+        hands = [match.hand(p) for p in range(rules.players)]
+        first = Match.from_view(view, hands)
+        rollout = Rollout(rules, compiled=False)
+        shared = suited_playout_state(first) if rollout.suited else playout_state(first)
+        assert shared is not None
+        for _ in range(3):  # other hands of the same sizes, as a sampler deals them
+            pool = [c for p in range(rules.players) if p != view.player for c in hands[p]]
+            rng.shuffle(pool)
+            other = list(hands)
+            for p in range(rules.players):
+                if p != view.player:
+                    other[p], pool = CardSet(pool[:len(hands[p])]), pool[len(hands[p]):]
+            built = Match.from_view(view, other)
+            assert rollout.prepare_hands(first, shared, other) == (suited_playout_state(built) if rollout.suited
+                                                                    else playout_state(built))
+            checked += 1

@@ -194,3 +194,21 @@ def card_bits(bits: int) -> int:
         out |= 1 << ((low.bit_length() - 1) // SLOT_BITS)
         bits ^= low
     return out
+
+
+def with_hands(m: Match, state: PlayoutState, hands: Sequence[CardSet]) -> PlayoutState:
+    """`playout_state` of the world that `m`'s view makes with `hands[p]` as player p's hand (`state`:
+    `playout_state(m)`): every world of one view shares all but the hands, so a search makes the rest once."""
+    t = m._t
+    rules = m.rules
+    naturals = [0 if rank in rules.wild_ranks else t.bucket_mask[rank] for rank in rules.rank_order]
+    seated = [hands[p].bits for p in m._seat_player]
+    counts = bytes(bits_size(hand & mask) for hand in seated for mask in naturals)
+    wilds = bytes(bits_size(hand & t.wild_mask) for hand in seated)
+    return (*state[:16], counts, wilds)
+
+
+def suited_with_hands(m: Match, state: SuitedPlayoutState, hands: Sequence[CardSet]) -> SuitedPlayoutState:
+    """`suited_playout_state` of the world that `m`'s view makes with `hands[p]` as player p's hand, as
+    `with_hands`."""
+    return (*state[:21], tuple(card_bits(hands[p].bits) for p in m._seat_player))

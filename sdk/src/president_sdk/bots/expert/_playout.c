@@ -481,6 +481,7 @@ typedef struct {
     Rules base; /* what the trick loop above reads */
     int high_jokers, joker_wild, joker_cells, sequences, suit_lock, spade_three, pass_limit, joker_strength;
     int str[2][RANKS]; /* each rank's strength in the normal and the reversed order (Rules.strength) */
+    int at_strength[2][RANKS]; /* the rank of each strength in either order */
 } Suited;
 
 typedef struct {
@@ -600,10 +601,8 @@ static int group_moves(const Suited *r, const Deal *d, uint64_t hand, int rv, SP
                                                                        follows(r, st, d->table_strength))))
             out[k++] = make_play(r, JOKER_BIT, JOKER_RANK, -1, -1);
         if (st < 0 || st >= RANKS) continue;
-        int rank = -1;
-        for (int at = 0; at < RANKS; at++)
-            if (r->str[rv][at] == st) rank = at;
-        if (rank < 0 || !suits_of(hand, rank) || (!lead && !follows(r, st, d->table_strength))) continue;
+        int rank = r->at_strength[rv][st];
+        if (!suits_of(hand, rank) || (!lead && !follows(r, st, d->table_strength))) continue;
         k = rank_moves(r, hand, rank, need, out, k);
     }
     return k;
@@ -617,7 +616,9 @@ static int by_key(const void *a, const void *b) {
 /* sequence_plays: every run of three or more of one suit, the joker in a gap, beyond an end or for a card held. */
 static int sequence_moves(const Suited *r, const Deal *d, uint64_t hand, int rv, SPlay *out, int k) {
     int lead = d->table_size == 0, need = d->table_size, joker = r->joker_wild && (hand & JOKER_BIT), found = 0;
+    uint64_t suit_cards = 0x1111111111111ULL; /* the clubs of every rank; << suit: that suit's */
     for (int suit = 0; suit < 4; suit++) {
+        if (__builtin_popcountll(hand & suit_cards << suit) + joker < (lead ? 3 : need)) continue; /* no run */
         int present[15] = {0};
         for (int column = 1; column <= 13; column++)
             present[column] = (hand & card_bit(rank_of_column(column), suit)) != 0;
@@ -932,6 +933,16 @@ static int read_suited(PyObject *rules_seq, PyObject *state, Suited *r, Deal *d,
             PyErr_SetString(PyExc_ValueError, "the compiled playout takes rank strengths 0..12");
             return 0;
         }
+    }
+    int seen[2] = {0, 0};
+    for (int at = 0; at < RANKS; at++)
+        for (int order = 0; order < 2; order++) {
+            r->at_strength[order][r->str[order][at]] = at;
+            seen[order] |= 1 << r->str[order][at];
+        }
+    if (seen[0] != (1 << RANKS) - 1 || seen[1] != (1 << RANKS) - 1) {
+        PyErr_SetString(PyExc_ValueError, "the compiled playout takes each strength 0..12 once");
+        return 0;
     }
     if (r->base.n < 2 || r->base.n > MAX_SEATS) {
         PyErr_SetString(PyExc_ValueError, "the compiled playout takes 2..64 seats");

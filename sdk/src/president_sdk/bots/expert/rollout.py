@@ -30,7 +30,7 @@ reference, and the fallback wherever it is not built.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import cast
 
 from president_engine import (
@@ -56,6 +56,8 @@ from president_engine.worlds import (
     card_bits,
     playout_state,
     suited_playout_state,
+    suited_with_hands,
+    with_hands,
 )
 
 from president_sdk.bots.expert.clock import Clock
@@ -125,18 +127,25 @@ class Rollout:
             return None
         return suited_playout_state(world) if self.suited else playout_state(world)
 
+    def prepare_hands(self, world: Match, state: CompiledState, hands: Sequence[CardSet]) -> CompiledState:
+        """`prepare` of the world that `world`'s view makes with `hands[p]` as player p's hand (`state`:
+        `prepare(world)`), without building it."""
+        if self.suited:
+            return suited_with_hands(world, cast(SuitedPlayoutState, state), hands)
+        return with_hands(world, cast(PlayoutState, state), hands)
+
     def play_out(self, world: Match, state: CompiledState | None, action: Action,
                  clock: Clock | None = None) -> tuple[int, ...]:
         """The places of `world` played on from `action` to its end, `world` unchanged (`state`: `prepare(world)`)."""
         if state is not None:
-            places = self._compiled_places(state, action)
+            places = self.compiled_places(state, action)
             if places is not None:
                 return places
         copy = world.copy()
         copy.apply(action)
         return self.finish(copy, clock)
 
-    def _compiled_places(self, state: CompiledState, action: Action | None) -> tuple[int, ...] | None:
+    def compiled_places(self, state: CompiledState, action: Action | None) -> tuple[int, ...] | None:
         """The places of `state` played on in C after `action` (None: the policy's move), None when the playout
         reached a pass limit (the engine draws those places)."""
         if self.suited:
@@ -177,7 +186,7 @@ class Rollout:
         while not world.is_over:
             if native and world.phase is Phase.PLAY:  # the exchange is over: the rest may run compiled
                 state = self.prepare(world)
-                places = None if state is None else self._compiled_places(state, None)
+                places = None if state is None else self.compiled_places(state, None)
                 if places is not None:
                     return places
                 native = False

@@ -1,8 +1,10 @@
 """Spreading playouts over the candidate actions by an upper-confidence rule, on shared worlds.
 
-A playout copies a determinized world, applies a candidate and plays the
-deal out with the playout policy; its reward is the finishing place scaled
-to 1 (first) .. 0 (last).  The policy is deterministic, so a candidate's
+A playout applies a candidate to a determinized world and plays the deal
+out with the playout policy (in C from the world's numbers where the build
+has it: the worlds of one view differ only in their hands, so only those
+are made per world and no `Match` is built; else on a copy of the world);
+its reward is the finishing place scaled to 1 (first) .. 0 (last).  The policy is deterministic, so a candidate's
 reward in a world is a fixed number, and the hands dealt make most of the
 difference between two playouts.  So candidates are compared on the same
 worlds: world i is the i-th draw of a weighted pool of sampled hands, a
@@ -85,6 +87,10 @@ class WorldPool:
                                                                      k=self._chunk))
         return self._draws[i]
 
+    def hands(self, index: int) -> list[CardSet]:
+        """Sample `index`'s hands, by player (its world unbuilt)."""
+        return self._samples[index]
+
     def world(self, index: int) -> Match:
         found = self._worlds.get(index)
         if found is None:
@@ -102,18 +108,26 @@ def search(candidates: Sequence[Action], anchor: int, pool: WorldPool, rollout: 
     k = len(candidates)
     scale = len(rollout.rules.points) - 1
     known: dict[tuple[int, int], float] = {}
-    ready: dict[int, CompiledState | None] = {}
+    ready: dict[int, CompiledState] = {}
     played = 0
+
+    try:
+        first = pool.world(pool.draw(0, clock))
+    except TimeUpError:
+        return SearchResult(action=candidates[anchor], playouts=0)
+    shared = rollout.prepare(first)  # every world's compiled state but its hands: made once, not once a world
 
     def reward(arm: int, i: int) -> float:
         nonlocal played
         index = pool.draw(i, clock)
         found = known.get((arm, index))
         if found is None:
-            world = pool.world(index)
-            if index not in ready:
-                ready[index] = rollout.prepare(world)
-            places = rollout.play_out(world, ready[index], candidates[arm], clock)
+            state = ready.get(index)
+            if state is None and shared is not None:
+                state = ready[index] = rollout.prepare_hands(first, shared, pool.hands(index))
+            places = None if state is None else rollout.compiled_places(state, candidates[arm])
+            if places is None:  # no compiled playout here, or a pass limit: on the engine
+                places = rollout.play_out(pool.world(index), None, candidates[arm], clock)
             found = known[arm, index] = 1.0 - places.index(player) / scale
             played += 1
         return found
