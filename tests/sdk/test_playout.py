@@ -12,6 +12,7 @@ build there is no C playout and every playout runs on the engine.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -20,24 +21,27 @@ from president_engine.cards import NATURAL_RANKS
 from president_engine.errors import RulesError
 from president_engine.events import Passed, Played
 from president_engine.worlds import playout_state, suited_playout_state
-from president_sdk.bots.expert.rollout import NO_MOVE, NO_SUITED_MOVE, Rollout
+from president_sdk.bots.expert.rollout import NO_MOVE, NO_SUITED_MOVE, CompiledState, Rollout
 
 WORLDS = 1000
 """Worlds compared, each of a random rule set (two playouts each)."""
+
+
+PLAY_OPTIONS: tuple[tuple[str, list[Any]], ...] = (
+    ("beat", ["equal_or_higher", "strictly_higher"]), ("trick_end", ["all_pass", "one_orbit"]),
+    ("pass_is_final", [False, True]), ("revolution", [False, True]),
+    ("revolution_triggers", [["four_of_a_kind"], ["four_singles"], ["four_of_a_kind", "four_singles"]]),
+    ("revolution_effect", ["ranks", "ranks_and_direction"]), ("equal_skip", [False, True]),
+    ("eight_stop", [False, True]), ("jack_back", [False, True]), ("six_reverse", [False, True]),
+    ("pass_count", [False, True]), ("leader_may_pass", [False, True]))
+"""Options of the play loop that both kinds of random rule set draw from."""
 
 
 def _plain_rules(rng: random.Random) -> Rules | None:
     """A random rule set whose plays are rank counts, or None where Rules refuses what was drawn."""
     options: dict[str, Any] = {"players": rng.randint(3, 7), "decks": rng.choice([1, 1, 2]),
                                "deals": rng.choice([1, 2])}
-    for name, values in (("beat", ["equal_or_higher", "strictly_higher"]), ("trick_end", ["all_pass", "one_orbit"]),
-                         ("pass_is_final", [False, True]), ("revolution", [False, True]),
-                         ("revolution_triggers", [["four_of_a_kind"], ["four_singles"],
-                                                  ["four_of_a_kind", "four_singles"]]),
-                         ("revolution_effect", ["ranks", "ranks_and_direction"]), ("equal_skip", [False, True]),
-                         ("eight_stop", [False, True]), ("jack_back", [False, True]), ("six_reverse", [False, True]),
-                         ("pass_count", [False, True]), ("leader_may_pass", [False, True]),
-                         ("first_lead", ["seat0", "three_of_clubs"])):
+    for name, values in (*PLAY_OPTIONS, ("first_lead", ["seat0", "three_of_clubs"])):
         if rng.random() < 0.5:
             options[name] = rng.choice(values)
     if rng.random() < 0.3:
@@ -56,14 +60,7 @@ def _plain_rules(rng: random.Random) -> Rules | None:
 def _suited_rules(rng: random.Random) -> Rules | None:
     """A random rule set whose suits matter with one deck and at most one joker, or None where Rules refuses it."""
     options: dict[str, Any] = {"players": rng.randint(3, 7), "deals": rng.choice([1, 2, 3])}
-    for name, values in (("beat", ["equal_or_higher", "strictly_higher"]), ("trick_end", ["all_pass", "one_orbit"]),
-                         ("pass_is_final", [False, True]), ("revolution", [False, True]),
-                         ("revolution_triggers", [["four_of_a_kind"], ["four_singles"],
-                                                  ["four_of_a_kind", "four_singles"]]),
-                         ("revolution_effect", ["ranks", "ranks_and_direction"]), ("equal_skip", [False, True]),
-                         ("eight_stop", [False, True]), ("jack_back", [False, True]), ("six_reverse", [False, True]),
-                         ("pass_count", [False, True]), ("leader_may_pass", [False, True]),
-                         ("sequences", [False, True]), ("suit_lock", [False, True]),
+    for name, values in (*PLAY_OPTIONS, ("sequences", [False, True]), ("suit_lock", [False, True]),
                          ("joker_spade_three", [False, True]), ("jokers", [0, 1]), ("joker_wild", [False, True]),
                          ("joker_alone", ["high", "low"]), ("pass_limit", [None, 3, 8, 20])):
         if rng.random() < 0.4:
@@ -115,18 +112,36 @@ def _world(rules: Rules, rng: random.Random, *, runs: bool = False) -> Match | N
     return Match.from_view(match.observation(player), [match.hand(p) for p in range(rules.players)])
 
 
-def _reference(rollout: Rollout, world: Match, first: Action | None) -> tuple[list[tuple[int, int, int, int]],
-                                                                            tuple[int, ...]]:
-    """Rollout's moves on the engine as _playout.c traces them (player, then `Rollout.native_move`; an
-    equal-skip is no move) and places; `first` the first move (None: the policy's)."""
+def _reference(rollout: Rollout, world: Match, first: Action | None,
+               move: Callable[[Action], tuple[int, ...]]) -> tuple[list[tuple[int, ...]], tuple[int, ...]]:
+    """Rollout's moves on the engine as _playout.c traces them (player, then `move` of the action: `native_move` or
+    `suited_move`; an equal-skip is no move) and places (the engine's draw where a pass limit ends the deal);
+    `first` the first move (None: the policy's)."""
     copy = world.copy()
     start = len(copy.events)
     if first is not None:
         copy.apply(first)
     places = rollout.finish(copy)
-    moves = [(e.player, *rollout.native_move(e.play if isinstance(e, Played) else PASS))
+    moves = [(e.player, *move(e.play if isinstance(e, Played) else PASS))
              for e in copy.events[start:] if isinstance(e, Played) or (isinstance(e, Passed) and not e.skipped)]
     return moves, places
+
+
+def _compared_worlds(draw: Callable[[random.Random], Rules | None], rng: random.Random, *, runs: bool = False
+                     ) -> Iterator[tuple[Rules, Match, Rollout, Rollout, CompiledState]]:
+    """WORLDS worlds of rule sets from `draw` (see `_world`), each with the compiled Rollout, the reference on the
+    engine, and the compiled one's state of it."""
+    worlds = 0
+    while worlds < WORLDS:
+        rules = draw(rng)
+        world = None if rules is None else _world(rules, rng, runs=runs)
+        if world is None or rules is None:
+            continue
+        worlds += 1
+        native = Rollout(rules)
+        state = native.prepare(world)
+        assert state is not None
+        yield rules, world, native, Rollout(rules, compiled=False), state
 
 
 needs_c = pytest.mark.skipif(not build.current().compiled, reason="the C playout is part of the compiled build")
@@ -135,20 +150,12 @@ needs_c = pytest.mark.skipif(not build.current().compiled, reason="the C playout
 @needs_c
 def test_the_c_playout_moves_as_the_rollout_does_on_the_engine() -> None:
     rng = random.Random(28)
-    worlds = compared = wild = 0
-    while worlds < WORLDS:
-        rules = _plain_rules(rng)
-        world = None if rules is None else _world(rules, rng)
-        if world is None or rules is None:
-            continue
-        worlds += 1
-        native = Rollout(rules)
-        reference = Rollout(rules, compiled=False)
-        state = native.prepare(world)
-        assert state is not None and native._native is not None
+    compared = wild = 0
+    for rules, world, native, reference, state in _compared_worlds(_plain_rules, rng):
+        assert native._native is not None and not native.suited
         for first in (None, rng.choice(world.legal_actions())):
-            moves, places = _reference(reference, world, first)
-            trace: list[tuple[int, int, int, int]] = []
+            moves, places = _reference(reference, world, first, reference.native_move)
+            trace: list[tuple[int, ...]] = []
             found = native._native(native._native_rules, state, NO_MOVE if first is None else native.native_move(first),
                                    trace)
             assert (trace, found) == (moves, places), (rules, first)
@@ -159,39 +166,17 @@ def test_the_c_playout_moves_as_the_rollout_does_on_the_engine() -> None:
     assert wild >= compared // 5, wild  # wild cards played in many
 
 
-def _suited_reference(rollout: Rollout, world: Match, first: Action | None) -> tuple[
-        list[tuple[int, int, int, int, int]], tuple[int, ...]]:
-    """Rollout's moves on the engine as `finish_suited` traces them (player, then `Rollout.suited_move`), and the
-    places (the engine's draw where a pass limit ends the deal)."""
-    copy = world.copy()
-    start = len(copy.events)
-    if first is not None:
-        copy.apply(first)
-    places = rollout.finish(copy)
-    moves = [(e.player, *rollout.suited_move(e.play if isinstance(e, Played) else PASS))
-             for e in copy.events[start:] if isinstance(e, Played) or (isinstance(e, Passed) and not e.skipped)]
-    return moves, places
-
-
 @needs_c
 def test_the_suited_c_playout_moves_as_the_rollout_does_on_the_engine() -> None:
     rng = random.Random(25)
-    worlds = compared = sequences = cells = limits = 0
-    while worlds < WORLDS:
-        rules = _suited_rules(rng)
-        world = None if rules is None else _world(rules, rng, runs=True)
-        if world is None or rules is None:
-            continue
-        worlds += 1
-        native = Rollout(rules)
-        reference = Rollout(rules, compiled=False)
-        state = native.prepare(world)
-        assert state is not None and native._native_suited is not None and native.suited
+    compared = sequences = cells = limits = 0
+    for rules, world, native, reference, state in _compared_worlds(_suited_rules, rng, runs=True):
+        assert native._native_suited is not None and native.suited
         legal = world.legal_actions()
         runs = [a for a in legal if _is_run(a)]
         for first in (None, rng.choice(legal), *([rng.choice(runs)] if runs else [])):
-            moves, places = _suited_reference(reference, world, first)
-            trace: list[tuple[int, int, int, int, int]] = []
+            moves, places = _reference(reference, world, first, reference.suited_move)
+            trace: list[tuple[int, ...]] = []
             found = native._native_suited(native._suited_rules, state,  # type: ignore[arg-type]
                                           NO_SUITED_MOVE if first is None else native.suited_move(first), trace)
             assert trace == moves, (rules, first)

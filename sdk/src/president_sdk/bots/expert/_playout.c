@@ -122,6 +122,36 @@ static int count_single(Deal *d, int size, int pos) {
     return 0;
 }
 
+/* The end of Match._play once its effects are known: seat s going out (1 when that ends the deal), a stop, the
+   `skips` seats an equal rank skips (equal_skip), the next seat or the trick's end. */
+static int settle(const Rules *r, Deal *d, int s, int stops, int skips) {
+    if (!d->size[s]) {
+        d->out[d->nout++] = s;
+        if (--d->holders == 1) {
+            for (int t = 0; t < r->n; t++)
+                if (d->size[t]) d->out[d->nout++] = t;
+            return 1;
+        }
+    }
+    if (stops) {
+        end_trick(r, d);
+        return 0;
+    }
+    int at = s;
+    if (r->equal_skip) {
+        for (int i = 0; i < skips; i++) {
+            int skipped = next_seat(r, d, at);
+            if (skipped < 0) break;
+            d->mask |= (uint64_t)1 << skipped;
+            at = skipped;
+        }
+    }
+    int following = next_seat(r, d, at);
+    if (following < 0) end_trick(r, d);
+    else d->turn = following;
+    return 0;
+}
+
 /* Seat s plays m (its natural cards of m->pos and m->wilds wild cards); 1 when the deal is over. */
 static int play(const Rules *r, Deal *d, int s, const Move *m) {
     int beaten = d->table_pos, pos = m->pos, size = m->size, naturals = m->size - m->wilds;
@@ -148,31 +178,7 @@ static int play(const Rules *r, Deal *d, int s, const Move *m) {
     if (r->six_reverse && pos == r->six) d->dir = -d->dir;
     if (r->eight_stop && pos == r->eight) stops = 1;
     d->table_strength = strength(pos, d->rev ^ d->back);
-    if (!d->size[s]) {
-        d->out[d->nout++] = s;
-        if (--d->holders == 1) {
-            for (int t = 0; t < r->n; t++)
-                if (d->size[t]) d->out[d->nout++] = t;
-            return 1;
-        }
-    }
-    if (stops) {
-        end_trick(r, d);
-        return 0;
-    }
-    int at = s;
-    if (r->equal_skip && beaten >= 0 && beaten == pos) {
-        for (int i = 0; i < size; i++) {
-            int skipped = next_seat(r, d, at);
-            if (skipped < 0) break;
-            d->mask |= (uint64_t)1 << skipped;
-            at = skipped;
-        }
-    }
-    int following = next_seat(r, d, at);
-    if (following < 0) end_trick(r, d);
-    else d->turn = following;
-    return 0;
+    return settle(r, d, s, stops, beaten >= 0 && beaten == pos ? size : 0);
 }
 
 static void pass(const Rules *r, Deal *d, int s) {
@@ -729,31 +735,7 @@ static int suited_play(const Suited *r, Deal *d, int s, const SPlay *p) {
     }
     if (!stops) stops = r->spade_three && had_table && beaten_lone;
     d->table_strength = p->strength[d->rev ^ d->back];
-    if (!d->size[s]) {
-        d->out[d->nout++] = s;
-        if (--d->holders == 1) {
-            for (int t = 0; t < b->n; t++)
-                if (d->size[t]) d->out[d->nout++] = t;
-            return 1;
-        }
-    }
-    if (stops) {
-        end_trick(b, d);
-        return 0;
-    }
-    int at = s;
-    if (b->equal_skip && had_table && beaten_rank == p->rank) {
-        for (int i = 0; i < p->size; i++) {
-            int skipped = next_seat(b, d, at);
-            if (skipped < 0) break;
-            d->mask |= (uint64_t)1 << skipped;
-            at = skipped;
-        }
-    }
-    int following = next_seat(b, d, at);
-    if (following < 0) end_trick(b, d);
-    else d->turn = following;
-    return 0;
+    return settle(b, d, s, stops, had_table && beaten_rank == p->rank ? p->size : 0);
 }
 
 /* Match._pass; 1 when the pass limit ends the deal. */
@@ -905,27 +887,12 @@ static int read_suited(PyObject *rules_seq, PyObject *state, Suited *r, Deal *d,
         return 0;
     d->mask = mask;
     if (read_ints(rules_seq, v, SUITED_RULE_COUNT, "rules") < 0) return 0;
-    r->base.n = v[0];
-    r->base.strict = v[1];
-    r->base.mode = v[2];
-    r->base.revolution = v[3];
-    r->base.rev_four = v[4];
-    r->base.rev_singles = v[5];
-    r->base.rev_turns = v[6];
-    r->base.equal_skip = v[7];
-    r->base.leader_may_pass = v[8];
-    r->base.jack_back = v[9];
-    r->base.six_reverse = v[10];
-    r->base.eight_stop = v[11];
-    r->base.fours = v[12];
-    r->high_jokers = v[13];
-    r->joker_wild = v[14];
-    r->joker_cells = v[15];
-    r->sequences = v[16];
-    r->suit_lock = v[17];
-    r->spade_three = v[18];
-    r->pass_limit = v[19];
-    r->joker_strength = v[20];
+    int *fields[21] = {&r->base.n, &r->base.strict, &r->base.mode, &r->base.revolution, &r->base.rev_four,
+                       &r->base.rev_singles, &r->base.rev_turns, &r->base.equal_skip, &r->base.leader_may_pass,
+                       &r->base.jack_back, &r->base.six_reverse, &r->base.eight_stop, &r->base.fours,
+                       &r->high_jokers, &r->joker_wild, &r->joker_cells, &r->sequences, &r->suit_lock,
+                       &r->spade_three, &r->pass_limit, &r->joker_strength}; /* Rollout._suited_rules' order */
+    for (int i = 0; i < 21; i++) *fields[i] = v[i];
     for (int at = 0; at < RANKS; at++) {
         r->str[0][at] = v[21 + at];
         r->str[1][at] = v[21 + RANKS + at];
