@@ -60,6 +60,8 @@ COVERED = {
     "make bench-expert-ladders": "about 30 minutes on 2 cores: the commands above for each preset and deeper.toml",
     '.venv/bin/president ladder examples/expert-ladders/deeper.toml --expect "expert > before"':
         "minutes of 100 ms decisions; tests/harness/test_config.py loads the file and its bot",
+    '.venv/bin/president ladder examples/expert-ladders/beyond.toml --expect "expert > one-deal"':
+        "about 20 minutes of 100 ms decisions; tests/harness/test_config.py loads the file and its bot",
     "make bench-engine": "compiles the engine, then minutes of timing; tests/tools/test_bench_scripts.py runs the"
                          " script, tests/engine/test_build.py the compiled build",
     ".venv/bin/python benchmarks/engine_bench.py --profile": "tests/tools/test_bench_scripts.py",

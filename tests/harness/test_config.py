@@ -48,6 +48,18 @@ def test_the_deeper_ladder_plays_the_expert_against_its_search_of_before() -> No
     assert 'examples/expert-ladders/deeper.toml --expect "expert > before"' in path.read_text()
 
 
+def test_the_beyond_ladder_plays_the_expert_against_itself_valuing_one_deal() -> None:
+    path = EXAMPLE.parent / "expert-ladders" / "beyond.toml"
+    config = load(path)
+    assert [b.name for b in config.bots] == ["normal", "hard", "expert", "one-deal"] and config.matches == 240
+    assert config.rules.deals == 5 and config.format is Format.DUPLICATE
+    config.check_commands()
+    assert config.bots[3].files(config.base) == [path.parent / "expert_of_one_deal.py"]
+    one_deal = load_bot(f"{path.parent / 'expert_of_one_deal.py'}:ExpertOfOneDeal")
+    assert isinstance(one_deal, ExpertBot) and not one_deal.beyond_the_deal and ExpertBot().beyond_the_deal
+    assert 'examples/expert-ladders/beyond.toml --expect "expert > one-deal"' in path.read_text()
+
+
 def test_the_workers_ladder_plays_the_builtin_expert_against_itself_alone() -> None:
     path = EXAMPLE.parent / "expert-ladders" / "workers.toml"
     config = load(path)

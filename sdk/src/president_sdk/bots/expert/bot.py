@@ -5,9 +5,10 @@ hidden hands consistently with everything this player has seen, weighted by
 how plausible the opponents' play was (worlds.py); rebuilds each sample as an
 engine state (`Match.from_view`); plays every candidate action out many
 times with a fast policy (rollout.py), spread over the candidates by UCB1
-(search.py); and answers the candidate with the best mean place.  When only
-two players hold cards, nothing is hidden any more and the deal is solved
-exactly (endgame.py).
+(search.py); and answers the candidate with the best mean place (in a match
+of several deals, the best mean worth of a place with the next deal's
+exchange it leads to: next_deal.py).  When only two players hold cards,
+nothing is hidden any more and the deal is solved exactly (endgame.py).
 
 It reads only its observation and the events shown to it, and it keeps to
 a time budget per decision (`budget` seconds of its thread's CPU time, default
@@ -31,6 +32,7 @@ from president_sdk.bot import Bot
 from president_sdk.bots.expert.clock import Clock, TimeUpError, collector_held
 from president_sdk.bots.expert.endgame import solve
 from president_sdk.bots.expert.knowledge import DealKnowledge
+from president_sdk.bots.expert.next_deal import next_deal
 from president_sdk.bots.expert.rollout import Rollout
 from president_sdk.bots.expert.search import WorldPool, search
 from president_sdk.bots.expert.worlds import PlayModel, Sampler
@@ -53,9 +55,12 @@ REQUEST_CARDS = 4
 class ExpertBot(Bot):
     """Determinized Monte Carlo search; see the module docstring."""
 
-    def __init__(self, seed: int | None = None, *, budget: float | None = BUDGET, playouts: int = PLAYOUTS) -> None:
+    def __init__(self, seed: int | None = None, *, budget: float | None = BUDGET, playouts: int = PLAYOUTS,
+                 beyond_the_deal: bool = True) -> None:
         self.budget = budget
         self.playouts = playouts
+        self.beyond_the_deal = beyond_the_deal
+        """In a match of several deals, value a place with the next deal's exchange it leads to (next_deal.py)."""
         self._rng = random.Random(seed)
         self._knowledge = DealKnowledge()
         self._helpers: tuple[PlayModel, Rollout] | None = None
@@ -150,6 +155,11 @@ class ExpertBot(Bot):
         """The search itself, apart so that its worlds are freed (by reference count) before the collector is back
         on: a collection that found them all still held would be a pause of its own."""
         model, rollout = self._tools(obs)
+        values = None
+        if self.beyond_the_deal:
+            stakes = next_deal(obs.rules)
+            stakes.measure(clock, self.budget)
+            values = stakes.values(obs.deal)
         knowledge = self._knowledge if self._knowledge.agrees_with(obs) else None
         sampler = Sampler(obs, knowledge, model, self._rng)
         pool = WorldPool(sampler.sample, lambda hands: Match.from_view(obs, hands), self._rng)
@@ -159,6 +169,6 @@ class ExpertBot(Bot):
             return preferred
         actions = [first.check(c) for c in candidates]
         anchor = candidates.index(preferred)
-        result = search(actions, anchor, pool, rollout, obs.player, playouts=self.playouts, clock=clock)
+        result = search(actions, anchor, pool, rollout, obs.player, playouts=self.playouts, clock=clock, values=values)
         self.last_playouts = result.playouts
         return candidates[actions.index(result.action)]

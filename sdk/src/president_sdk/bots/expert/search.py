@@ -4,7 +4,9 @@ A playout applies a candidate to a determinized world and plays the deal
 out with the playout policy (in C from the world's numbers where the build
 has it: the worlds of one view differ only in their hands, so only those
 are made per world and no `Match` is built; else on a copy of the world);
-its reward is the finishing place scaled to 1 (first) .. 0 (last).  The policy is deterministic, so a candidate's
+its reward is the finishing place scaled to 1 (first) .. 0 (last), or in a
+match of several deals the place's worth with its next deal's exchange
+(next_deal.py).  The policy is deterministic, so a candidate's
 reward in a world is a fixed number, and the hands dealt make most of the
 difference between two playouts.  So candidates are compared on the same
 worlds: world i is the i-th draw of a weighted pool of sampled hands, a
@@ -99,14 +101,16 @@ class WorldPool:
 
 
 def search(candidates: Sequence[Action], anchor: int, pool: WorldPool, rollout: Rollout, player: int, *,
-           playouts: int, clock: Clock | None) -> SearchResult:
-    """The candidate with the best mean gain over the anchor for `player` (see the module docstring).
+           playouts: int, clock: Clock | None, values: Sequence[float] | None = None) -> SearchResult:
+    """The candidate with the best mean gain over the anchor for `player` (see the module docstring); `values`:
+    each finishing place's reward, first place first, in 0..1 (by default 1 .. 0 evenly; next_deal.py).
 
     `candidates` must be actions as the worlds take them (interned: `Match.check` returns them);
     with no `clock`, only the cap ends the search.
     """
     k = len(candidates)
     scale = len(rollout.rules.points) - 1
+    reward_of = tuple(values) if values is not None else tuple(1.0 - place / scale for place in range(scale + 1))
     known: dict[tuple[int, int], float] = {}
     ready: dict[int, CompiledState] = {}
     played = 0
@@ -128,7 +132,7 @@ def search(candidates: Sequence[Action], anchor: int, pool: WorldPool, rollout: 
             places = None if state is None else rollout.compiled_places(state, candidates[arm])
             if places is None:  # no compiled playout here, or a pass limit: on the engine
                 places = rollout.play_out(pool.world(index), None, candidates[arm], clock)
-            found = known[arm, index] = 1.0 - places.index(player) / scale
+            found = known[arm, index] = reward_of[places.index(player)]
             played += 1
         return found
 
