@@ -5,6 +5,9 @@ headers asks for mypy as a build requirement, compiles `president_engine.build.C
 president_engine/_compiled with the manifest the package checks on import, and tags the wheel for this Python and
 platform.  Without a compiler, with PRESIDENT_ENGINE_BUILD=source set, or when mypyc fails, it builds the pure-Python
 wheel and says why in one line; the installed engine then says so too (`president_engine.build.describe`).
+
+setuptools is imported on first use only: tools/compile_engine.py reads `build` from here on the system's Python,
+whose setuptools may be older than a build needs.
 """
 
 from __future__ import annotations
@@ -14,21 +17,10 @@ import os
 import shutil
 import sys
 import tempfile
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
-
-from setuptools import build_meta
-from setuptools.build_meta import (  # noqa: F401 (the PEP 517 hooks this backend leaves as setuptools has them)
-    build_editable,
-    build_sdist,
-    get_requires_for_build_editable,
-    get_requires_for_build_sdist,
-    prepare_metadata_for_build_editable,
-    prepare_metadata_for_build_wheel,
-)
-from setuptools.command.bdist_wheel import bdist_wheel
-from setuptools.command.build_py import build_py
 
 MYPYC = "mypy==2.4.1"
 """The mypy of uv.lock (tests/engine/test_wheel.py keeps them equal): a wheel compiles as the checkout does."""
@@ -60,12 +52,16 @@ def _note(message: str) -> None:
 
 
 def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) -> list[str]:
+    from setuptools import build_meta
+
     required: list[str] = build_meta.get_requires_for_build_wheel(config_settings)
     return required if _why_not() else [*required, MYPYC]
 
 
 def build_wheel(wheel_directory: str, config_settings: dict[str, Any] | None = None,
                 metadata_directory: str | None = None) -> str:
+    from setuptools import build_meta
+
     why = _why_not()
     if why:
         _note(f"the pure-Python engine ({why}; the compiled build needs a C compiler and the Python headers)")
@@ -73,33 +69,56 @@ def build_wheel(wheel_directory: str, config_settings: dict[str, Any] | None = N
     return name
 
 
-class CompiledBuildPy(build_py):
-    """build_py, then mypyc over the copied source into president_engine/_compiled (a wheel only)."""
+@cache
+def _commands() -> dict[str, type]:
+    """The setuptools commands pyproject.toml names: build_py compiling into the wheel, bdist_wheel tagging it."""
+    from setuptools.command.bdist_wheel import bdist_wheel
+    from setuptools.command.build_py import build_py
 
-    def run(self) -> None:
-        super().run()
-        if self.editable_mode or _why_not():
-            return
-        package = Path(self.build_lib) / "president_engine"
-        out = package / build.WHEEL_DIR.name
-        with tempfile.TemporaryDirectory(prefix="president-engine-") as scratch:
-            folder = Path(scratch)
-            shutil.copytree(package, folder / package.name, ignore=shutil.ignore_patterns("__pycache__"))
-            log = folder / "build.log"
-            if build.compile_modules(folder, build.COMPILED_MODULES, log):
-                tail = log.read_text().strip().splitlines()[-1:] or ["no output"]
-                _note(f"mypyc failed, so the pure-Python engine is installed: {tail[0]}")
+    class CompiledBuildPy(build_py):  # type: ignore[misc]
+        """build_py, then mypyc over the copied source into president_engine/_compiled (a wheel only)."""
+
+        def run(self) -> None:
+            super().run()
+            if self.editable_mode or _why_not():
                 return
-            shutil.rmtree(out, ignore_errors=True)
-            sources = build.keep_compiled(folder, out, [package.name])
-        build.write_manifest(out, sources)
-        _note(f"the compiled engine: {sum(1 for _ in out.rglob('*.so'))} modules compiled by mypyc")
+            package = Path(self.build_lib) / "president_engine"
+            out = package / build.WHEEL_DIR.name
+            with tempfile.TemporaryDirectory(prefix="president-engine-") as scratch:
+                folder = Path(scratch)
+                shutil.copytree(package, folder / package.name, ignore=shutil.ignore_patterns("__pycache__"))
+                log = folder / "build.log"
+                if build.compile_modules(folder, build.COMPILED_MODULES, log):
+                    tail = log.read_text().strip().splitlines()[-1:] or ["no output"]
+                    _note(f"mypyc failed, so the pure-Python engine is installed: {tail[0]}")
+                    return
+                shutil.rmtree(out, ignore_errors=True)
+                sources = build.keep_compiled(folder, out, [package.name])
+            build.write_manifest(out, sources)
+            _note(f"the compiled engine: {sum(1 for _ in out.rglob('*.so'))} modules compiled by mypyc")
+
+    class PlatformWheel(bdist_wheel):  # type: ignore[misc]
+        """A compiled wheel is for this Python and platform only."""
+
+        def finalize_options(self) -> None:
+            super().finalize_options()
+            if _why_not() is None:
+                self.root_is_pure = False
+
+    return {"CompiledBuildPy": CompiledBuildPy, "PlatformWheel": PlatformWheel}
 
 
-class PlatformWheel(bdist_wheel):
-    """A compiled wheel is for this Python and platform only."""
+HOOKS = ("build_sdist", "build_editable", "get_requires_for_build_sdist", "get_requires_for_build_editable",
+         "prepare_metadata_for_build_wheel", "prepare_metadata_for_build_editable")
+"""setuptools' other PEP 517 hooks, as they are."""
 
-    def finalize_options(self) -> None:
-        super().finalize_options()
-        if _why_not() is None:
-            self.root_is_pure = False
+
+def __getattr__(name: str) -> Any:
+    """The commands above and the HOOKS, each imported from setuptools when first asked for."""
+    if name in ("CompiledBuildPy", "PlatformWheel"):
+        return _commands()[name]
+    if name in HOOKS:
+        from setuptools import build_meta
+
+        return getattr(build_meta, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
