@@ -69,7 +69,7 @@ pytest: $(STAMP)
 ## which every command then runs while it matches the source (president_engine.build; PRESIDENT_ENGINE_BUILD=source
 ## runs the source).
 ## pytest-compiled: the rules tests (tests/engine, tests/golden) and the search bot's (tests/sdk/test_expert.py,
-## tests/sdk/test_playout.py: its C playout against the engine) again, on the compiled build.
+## tests/sdk/test_playout.py: its C playouts against the engine; test_next_deal.py) again, on the compiled build.
 ## Without a C compiler and the Python headers both are skipped with a message; REQUIRE_COMPILED=1 (CI) makes that an error.
 ENGINE_COMPILED := build/engine-compiled
 ENGINE_SOURCES := $(wildcard engine/src/president_engine/*.py sdk/src/president_sdk/*.py sdk/src/president_sdk/*/*.py \
@@ -83,11 +83,14 @@ engine-compiled: $(ENGINE_COMPILED)/.built
 ## venv: everything installed, and the compiled engine built (the pure-Python source runs where it cannot be).
 venv: $(STAMP) $(ENGINE_COMPILED)/.built
 
+# The wheel's tests (tests/engine/test_wheel.py) build their own wheels: once, in `make pytest`, is enough.
+COMPILED_TESTS := tests/engine tests/golden tests/sdk/test_expert.py tests/sdk/test_playout.py \
+  tests/sdk/test_next_deal.py --ignore=tests/engine/test_wheel.py
+
 pytest-compiled: $(ENGINE_COMPILED)/.built
 	@if [ -f $(ENGINE_COMPILED)/.built ]; then \
-	  echo "PRESIDENT_ENGINE_BUILD=compiled $(BIN)/pytest -q -n $(PYTEST_WORKERS) tests/engine tests/golden tests/sdk/test_expert.py tests/sdk/test_playout.py"; \
-	  PRESIDENT_ENGINE_BUILD=compiled $(BIN)/pytest -q -n $(PYTEST_WORKERS) tests/engine \
-	    tests/golden tests/sdk/test_expert.py tests/sdk/test_playout.py; \
+	  echo "PRESIDENT_ENGINE_BUILD=compiled $(BIN)/pytest -q -n $(PYTEST_WORKERS) $(COMPILED_TESTS)"; \
+	  PRESIDENT_ENGINE_BUILD=compiled $(BIN)/pytest -q -n $(PYTEST_WORKERS) $(COMPILED_TESTS); \
 	else echo "pytest-compiled: skipped (no compiled engine)"; fi
 
 ## test: everything CI checks: lint, types, and every test (the rules tests on both builds of the engine).
