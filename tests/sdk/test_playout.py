@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from president_engine import PASS, PRESETS, Action, CardSet, Match, Phase, Play, Rank, Rules, build
 from president_engine.cards import NATURAL_RANKS
 from president_engine.errors import RulesError
 from president_engine.events import Passed, Played
-from president_engine.worlds import playout_state, suited_playout_state
+from president_engine.worlds import SuitedPlayoutState, playout_state, suited_playout_state
 from president_sdk.bots.expert.rollout import NO_MOVE, NO_SUITED_MOVE, CompiledState, Rollout
 
 WORLDS = 1000
@@ -315,3 +315,30 @@ def test_a_worlds_state_from_its_hands_is_the_state_of_the_world_built(preset: s
             assert rollout.prepare_hands(first, shared, other) == (suited_playout_state(built) if rollout.suited
                                                                     else playout_state(built))
             checked += 1
+
+
+@needs_c
+def test_the_suited_c_playout_refuses_numbers_out_of_range() -> None:
+    """Cards the hand to act does not hold, hands that share a card, a seat or rank out of range: ValueError."""
+    rules = Rules.preset("daifugo", deals=1)
+    world = _world(rules, random.Random(5))
+    assert world is not None
+    rollout = Rollout(rules)
+    state = rollout.prepare(world)
+    assert state is not None and rollout._native_suited is not None
+    finish, facts = rollout._native_suited, rollout._suited_rules
+    suited = cast(SuitedPlayoutState, state)
+    hands = suited[21]
+    turn = suited[0]
+    other = next(hand for seat, hand in enumerate(hands) if seat != turn and hand)
+    for first in ((other & -other, 1, -1, -1), (hands[turn] & -hands[turn], 14, -1, -1), (0, 1, -1, -1),
+                  (hands[turn] & -hands[turn], 1, 3, -1)):
+        with pytest.raises(ValueError, match="out of range"):
+            finish(facts, suited, first, None)
+    shared = tuple(hand | (hands[turn] & -hands[turn]) for hand in hands)  # one card in every hand
+    for broken in ((rules.players, *suited[1:]), (*suited[:21], shared), (*suited[:21], (*hands[:-1], 1 << 60))):
+        with pytest.raises(ValueError, match="out of range"):
+            finish(facts, broken, NO_SUITED_MOVE, None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="trace"):
+        finish(facts, suited, NO_SUITED_MOVE, ())  # type: ignore[arg-type]
+    assert sorted(finish(facts, suited, NO_SUITED_MOVE, None) or ()) == list(range(rules.players))
