@@ -75,7 +75,7 @@ ENGINE_COMPILED := build/engine-compiled
 ENGINE_SOURCES := $(wildcard engine/src/president_engine/*.py sdk/src/president_sdk/*.py sdk/src/president_sdk/*/*.py \
   sdk/src/president_sdk/*/*/*.py sdk/src/president_sdk/*/*/*.c)
 
-# Niced: under `make -j2 test` (CI) it builds beside the tests, which come first.
+# Niced: under `make test` it builds beside the tests, which come first.
 $(ENGINE_COMPILED)/.built: $(STAMP) $(ENGINE_SOURCES) tools/compile_engine.py
 	nice -n 10 $(PY) tools/compile_engine.py $(ENGINE_COMPILED) $(if $(REQUIRE_COMPILED),--require)
 
@@ -95,7 +95,11 @@ pytest-compiled: $(ENGINE_COMPILED)/.built
 	else echo "pytest-compiled: skipped (no compiled engine)"; fi
 
 ## test: everything CI checks: lint, types, and every test (the rules tests on both builds of the engine).
-test: lint typecheck buf-lint check-protos check-api-docs buf-breaking pytest pytest-compiled
+## Two jobs: the compiled engine builds (niced) while the source's tests run, most of which wait on servers.
+CHECKS := lint typecheck buf-lint check-protos check-api-docs buf-breaking pytest pytest-compiled
+
+test:
+	@$(MAKE) --no-print-directory -j2 $(CHECKS)
 
 ## protos: regenerate the Python code of the president.v1 contract (committed, in protocol/).
 ## check-protos: fail when the committed generated code is not what `make protos` writes.
