@@ -15,8 +15,8 @@ install without a compiler).  Which engine modules are compiled, and how, is
 `president_engine.build`'s (a wheel of the engine compiles the same ones); of
 the SDK only the expert's search is compiled (its playout policy, its search
 and its world sampling: most of a searched decision's time), and `_playout.c`,
-the C playout on rank counts that rollout.py falls back from (built with
-setuptools, as mypyc's own modules are).
+the C playouts on rank counts and on cards that rollout.py falls back from
+(built with setuptools, as mypyc's own modules are).
 
 A build is made in OUT_DIR.new and takes OUT_DIR's place when it is whole, under
 a lock (OUT_DIR.lock) that a second build waits on; one that finds the build
@@ -52,7 +52,7 @@ SOURCES = (ROOT / "engine" / "src" / "president_engine", ROOT / "sdk" / "src" / 
 COMPILED = [*build.COMPILED_MODULES,
             *(f"president_sdk/bots/expert/{name}.py" for name in ("rollout", "search", "worlds"))]
 EXTENSIONS = {"president_sdk.bots.expert._playout": "president_sdk/bots/expert/_playout.c"}
-"""C extensions of the build: the expert's playout on rank counts (rollout.py is its reference)."""
+"""C extensions of the build: the expert's playouts on rank counts and on cards (rollout.py is their reference)."""
 BUILD_EXTENSIONS = ("from setuptools import Extension, setup; import json, sys; "
                     "setup(ext_modules=[Extension(name, [path], extra_compile_args=['-O2']) "
                     "for name, path in json.loads(sys.argv[1]).items()], script_args=['build_ext', '--inplace'])")
@@ -104,9 +104,7 @@ def _build(out: Path) -> int:
             print(f"compiled engine: the build failed (exit {done}); see {log}", file=sys.stderr)
             return 1
         read = build.keep_compiled(folder, staging, [source.name for source in SOURCES])
-    sources = {str(SOURCES[0].parent.relative_to(ROOT) / name) if name.startswith("president_engine/") else
-               str(SOURCES[1].parent.relative_to(ROOT) / name): digest for name, digest in read.items()}
-    build.write_manifest(staging, sources)
+    build.write_manifest(staging, {build.checkout_path(name): digest for name, digest in read.items()})
     shutil.rmtree(old, ignore_errors=True)
     if out.exists():
         out.rename(old)
@@ -133,9 +131,8 @@ def _background(out: Path) -> int:
                                  stdout=output, stderr=subprocess.STDOUT, start_new_session=True, cwd=ROOT)
     while not build.building(out) and child.poll() is None:  # the demo started next says a build is on its way
         time.sleep(0.02)
-    shown = log.relative_to(Path.cwd()) if log.is_relative_to(Path.cwd()) else log
-    print(f"president: compiling the engine in the background ({shown}); commands started after it use it",
-          flush=True)
+    print(f"president: compiling the engine in the background ({build.shown(log)}); commands started after it use"
+          " it", flush=True)
     return 0
 
 

@@ -81,7 +81,7 @@ def choose(build_dir: Path | None = None, root: Path | None = None, ext_suffix: 
                                  " installed")
         if building(build_dir):
             log = build_dir.with_name(build_dir.name + ".log")
-            return Choice(False, f"the compiled build is being made, see {_shown(log)}; commands started after it"
+            return Choice(False, f"the compiled build is being made, see {shown(log)}; commands started after it"
                                  " use it")
         missing = missing_toolchain()
         return Choice(False, f"no compiled build: {missing}" if missing else
@@ -178,6 +178,13 @@ def _source_folder(package: str) -> tuple[str, ...]:
     return (distribution.removeprefix("president_"), "src", *package.split("."))
 
 
+def checkout_path(path: str) -> str:
+    """A source file's path in the checkout from its path in a package folder: president_engine/cards.py is
+    engine/src/president_engine/cards.py."""
+    package, _, rest = path.partition("/")
+    return "/".join((*_source_folder(package), rest))
+
+
 def building(build_dir: Path) -> bool:
     """A build of `build_dir` holds its lock (tools/compile_engine.py; checkouts on POSIX systems only)."""
     try:
@@ -194,7 +201,7 @@ def building(build_dir: Path) -> bool:
     return False
 
 
-def _shown(path: Path) -> str:
+def shown(path: Path) -> str:
     """`path` from the current folder when it is below it."""
     try:
         return str(path.relative_to(Path.cwd()))
