@@ -5,7 +5,9 @@ from __future__ import annotations
 import itertools
 import random
 
-from president_engine import Match, Play, Rules
+import pytest
+from president_engine import Match, Phase, Play, Rules
+from president_sdk.bots import ExpertBot
 from president_sdk.bots.expert.clock import Clock
 from president_sdk.bots.expert.next_deal import SAMPLES, NextDeal, next_deal
 from president_sdk.bots.expert.rollout import Rollout
@@ -82,3 +84,45 @@ def _out_and_other(match: Match) -> bool:
     size = len(match.hand(player))
     legal = match.legal_actions()
     return len(legal) > 1 and any(isinstance(a, Play) and a.size == size for a in legal)
+
+
+def test_finish_plays_a_later_deal_with_that_deals_cards_held() -> None:
+    """`Rollout.finish` over a match of two deals moves as the policy does with each deal's own cards held."""
+    rules = Rules.preset("daifugo", deals=2)
+    rollout = Rollout(rules)
+    for seed in range(20):
+        match = Match(rules, seed=seed)
+        reference = match.copy()
+        while not reference.is_over:
+            legal = reference.legal_actions()
+            held = sum(reference.hand(p).bits for p in range(rules.players))
+            reference.apply(legal[0] if len(legal) == 1 else rollout.choose(reference, legal, held))
+        assert rollout.finish(match) == reference.last_places and match.events == reference.events
+
+
+def test_a_match_of_one_deal_measures_nothing() -> None:
+    """The measuring is paid only where its worth is used: not in a one-deal match."""
+    rules = Rules.preset("norwegian", deals=1, players=5)
+    match = Match(rules, seed=3)
+    bot = ExpertBot(seed=1, budget=None, playouts=20)
+    while match.phase is not Phase.PLAY:
+        match.apply(match.legal_actions()[0])
+    player = match.to_act
+    assert player is not None
+    bot.decide(match.observation(player))
+    assert next_deal(rules).played == 0 and not next_deal(rules).follows(1)
+
+
+def test_place_values_of_another_length_are_refused() -> None:
+    rules = Rules.preset("cardverse", deals=1)
+    match = Match(rules, seed=1)
+    while match.phase is not Phase.PLAY:
+        match.apply(match.legal_actions()[0])
+    player = match.to_act
+    assert player is not None
+    obs = match.observation(player)
+    pool = WorldPool(Sampler(obs, None, PlayModel(rules), random.Random(1)).sample,
+                     lambda hands: Match.from_view(obs, hands), random.Random(2))
+    with pytest.raises(ValueError, match="3 place values for 4 places"):
+        search(list(match.legal_actions()), 0, pool, Rollout(rules), player, playouts=10, clock=None,
+               values=(1.0, 0.5, 0.0))

@@ -156,8 +156,8 @@ class ExpertBot(Bot):
         on: a collection that found them all still held would be a pause of its own."""
         model, rollout = self._tools(obs)
         values = None
-        if self.beyond_the_deal:
-            stakes = next_deal(obs.rules)
+        stakes = next_deal(obs.rules)
+        if self.beyond_the_deal and stakes.follows(obs.deal):  # measured only where it will be used
             stakes.measure(clock, self.budget)
             values = stakes.values(obs.deal)
         knowledge = self._knowledge if self._knowledge.agrees_with(obs) else None

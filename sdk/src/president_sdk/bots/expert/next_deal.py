@@ -16,6 +16,7 @@ import statistics
 import threading
 
 from president_engine import Match, Role, Rules
+from president_engine.events import DealEnded
 from president_engine.roles import roles_by_place
 
 from president_sdk.bots.expert.clock import Clock
@@ -56,26 +57,26 @@ class NextDeal:
 
     def _play_one(self) -> None:
         match = Match(self._two, seed=self.played)
-        while match.deal == 1:
-            self._policy_move(match)
-        roles = list(match.roles)
-        places = self._rollout.finish(match)
-        for place, player in enumerate(places):
-            self._points.setdefault(roles[player], []).append(self.rules.points[place])
+        second = self._rollout.finish(match)
+        first = next(e.places for e in match.events if isinstance(e, DealEnded))
+        roles = roles_by_place(self.rules.players)
+        role_of = {player: roles[place] for place, player in enumerate(first)}
+        for place, player in enumerate(second):
+            self._points.setdefault(role_of[player], []).append(self.rules.points[place])
         self.played += 1
 
-    def _policy_move(self, match: Match) -> None:
-        legal = match.legal_actions()
-        held = sum(match.hand(p).bits for p in range(self.rules.players))
-        match.apply(legal[0] if len(legal) == 1 else self._rollout.choose(match, legal, held))
+    def follows(self, deal: int) -> bool:
+        """Whether an exchange in the next deal follows from the places of `deal` (else its worth is its place)."""
+        rules = self.rules
+        return rules.exchange and not (rules.deals is not None and deal >= rules.deals) and not rules.fresh_deal(
+            deal + 1)
 
     def values(self, deal: int) -> tuple[float, ...] | None:
         """Each finishing place's worth (first place first), scaled to 1 (best) .. 0 (worst), in `deal` of a match
         of these rules: its points and its role's expected points next deal.  None when no exchange of a next deal
         follows from this deal's places, or while the measuring is not complete."""
         rules = self.rules
-        last = rules.deals is not None and deal >= rules.deals
-        if not rules.exchange or last or rules.fresh_deal(deal + 1) or not self.measured:
+        if not self.follows(deal) or not self.measured:
             return None
         roles = roles_by_place(rules.players)
         worth = [points + statistics.fmean(self._points[role])

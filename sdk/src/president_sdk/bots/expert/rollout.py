@@ -176,14 +176,18 @@ class Rollout:
         return 0, -1, -1, -1
 
     def finish(self, world: Match, clock: Clock | None = None) -> tuple[int, ...]:
-        """Play `world` to its end (a state from `Match.from_view` ends with its deal); the places.
+        """Play `world` to its end (a state from `Match.from_view` ends with its deal); the places of its last deal.
 
         Raises `TimeUpError` when `clock` runs out on the way, so that a long playout cannot overrun the budget.
         """
+        deal = world.deal
         held = sum(world.hand(p).bits for p in range(self.rules.players))
         moves = 0
         native = self._native is not None
         while not world.is_over:
+            if world.deal != deal:  # a match of several deals: the next deal's cards
+                deal = world.deal
+                held = sum(world.hand(p).bits for p in range(self.rules.players))
             if native and world.phase is Phase.PLAY:  # the exchange is over: the rest may run compiled
                 state = self.prepare(world)
                 places = None if state is None else self.compiled_places(state, None)

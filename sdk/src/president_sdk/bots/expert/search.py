@@ -111,6 +111,8 @@ def search(candidates: Sequence[Action], anchor: int, pool: WorldPool, rollout: 
     k = len(candidates)
     scale = len(rollout.rules.points) - 1
     reward_of = tuple(values) if values is not None else tuple(1.0 - place / scale for place in range(scale + 1))
+    if len(reward_of) != scale + 1:
+        raise ValueError(f"{len(reward_of)} place values for {scale + 1} places")
     known: dict[tuple[int, int], float] = {}
     ready: dict[int, CompiledState] = {}
     played = 0
