@@ -87,6 +87,29 @@ def test_faulty_bots_get_clear_errors_and_the_match_goes_on(server: Server,
     assert "Hangs (player 2, deal 1) did not answer within" in text
 
 
+def _runner_threads() -> list[str]:
+    return [t.name for t in threading.enumerate() if t.name in ("president-play-reader", "president-cancel")]
+
+
+def test_cancel_leaves_the_match_and_no_runner_thread_outlives_its_stream(server: Server) -> None:
+    """A seat whose table never fills waits until `cancel`; a finished match given a `cancel` it never set leaves no
+    reader or watcher behind (a reader left inside gRPC's call lock can deadlock the interpreter's exit)."""
+    cancel = threading.Event()
+    threading.Timer(0.5, cancel.set).start()
+    with pytest.raises(RunnerError, match="left the match: cancelled") as caught:
+        run(builtin_bot("easy"), server.address, server.create("cardverse", deals=1)[0], cancel=cancel)
+    assert caught.value.reason == "CANCELLED"
+
+    never = threading.Event()
+    results = _play_all([builtin_bot("easy") for _ in range(4)], server.address, server.create("cardverse", deals=1),
+                        cancel=never)
+    assert all(isinstance(r, MatchEnded) for r in results), results
+    deadline = time.monotonic() + 10
+    while _runner_threads() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _runner_threads() == []
+
+
 def test_bad_token_is_a_clear_error(server: Server) -> None:
     with pytest.raises(RunnerError, match="bad token") as caught:
         run(builtin_bot("easy"), server.address, "not-a-token")

@@ -15,6 +15,8 @@ the current call is in ``bot.raw`` for authors who want the protobuf.
 
 from __future__ import annotations
 
+import atexit
+import gc
 import logging
 import queue
 import threading
@@ -37,6 +39,16 @@ from president_sdk.runner_errors import RunnerError
 from president_sdk.seat import Seat, seat_bot
 
 log = logging.getLogger("president.runner")
+
+READER_JOIN_S = 10.0
+"""How long a finished stream waits for its reader thread, which the cancelled call ends at once."""
+CANCEL_POLL_S = 0.5
+"""How often a `cancel` watcher looks whether its stream has ended, so that it ends with it."""
+
+# A failed call is an exception that its own traceback keeps alive, so only the collector frees it, and its __del__
+# takes the call's lock.  Collected at interpreter exit, once gRPC's daemon threads are frozen (one may be frozen
+# holding that lock), it deadlocks the exit; collected at exit, before they freeze, it waits for them.
+atexit.register(gc.collect)
 
 
 def run(bot: Bot, server: str = DEFAULT_SERVER, token: str = "", *, tls: bool = False,
@@ -121,11 +133,15 @@ def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, name: str,
         except BaseException as exc:  # raised where the messages are handled, so the stream never hangs
             inbox.put(exc)
 
-    threading.Thread(target=read, name="president-play-reader", daemon=True).start()
+    reader = threading.Thread(target=read, name="president-play-reader", daemon=True)
+    reader.start()
+    ended = threading.Event()
     if cancel is not None:
         def watch() -> None:
-            cancel.wait()
-            responses.cancel()
+            while not ended.is_set():
+                if cancel.wait(CANCEL_POLL_S):
+                    responses.cancel()
+                    return
 
         threading.Thread(target=watch, name="president-cancel", daemon=True).start()
     try:
@@ -164,8 +180,10 @@ def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, name: str,
                          _place(result, seat.player))
             notify_all(bot, seat.take_events())
     finally:
+        ended.set()
         outbox.put(None)
         responses.cancel()
+        reader.join(READER_JOIN_S)
 
 
 def _decide(bot: Bot, seat: Seat, obs: Observation, move_timeout: float | None, wake: threading.Event) -> Decision:
