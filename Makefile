@@ -51,7 +51,7 @@ $(RUN_STAMP): $(PYPROJECTS) pyproject.toml uv.lock | $(UV) check-lock
 	touch $@
 
 lint: $(STAMP)
-	$(BIN)/ruff check engine/src engine/build_backend.py protocol/src sdk/src service/src harness/src learn/src tests benchmarks tools examples/learning
+	$(BIN)/ruff check engine/src engine/build_backend.py protocol/src sdk/src sdk/build_backend.py service/src harness/src learn/src tests benchmarks tools examples/learning
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -4,18 +4,13 @@ it is not (engine/build_backend.py), each saying which it is; both play the same
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from president_engine import PRESETS, Match, Rules, build, fallback_action
+from wheel_support import ROOT, build_wheel, install, run_installed
 
-ROOT = Path(__file__).resolve().parents[2]
-UV = ROOT / ".venv" / "uv" / "bin" / "uv"
 PLAY = """
 import hashlib, sys
 from president_engine import Match, Rules, build, fallback_action
@@ -30,13 +25,6 @@ for preset in sys.argv[1:]:
 pytestmark = pytest.mark.xdist_group("engine-builds")
 
 
-def _uv() -> str:
-    found = str(UV) if UV.exists() else shutil.which("uv")
-    if found is None:
-        pytest.skip("needs uv (make venv installs it into .venv/uv)")
-    return found
-
-
 def _played_here() -> list[str]:
     lines = []
     for preset in PRESETS:
@@ -48,32 +36,14 @@ def _played_here() -> list[str]:
 
 
 def _install(tmp_path: Path, **env: str) -> tuple[Path, str, Path]:
-    """Build the engine's wheel (the checkout's setuptools and mypy, as uv.lock has them) and install it into a new
-    virtual environment; (its Python, the build's output, the wheel)."""
-    uv = _uv()
-    environment = {k: v for k, v in os.environ.items() if k not in ("CC", build.ENVIRONMENT)} | env
-    wheels = tmp_path / "wheels"
-    built = subprocess.run(["nice", "-n", "19", uv, "build", "--wheel", "--no-build-isolation", "--python",
-                            sys.executable, "--out-dir", str(wheels), str(ROOT / "engine")],  # others' tests first
-                           env=environment, capture_output=True, text=True, timeout=300)
-    assert built.returncode == 0, built.stderr[-3000:]
-    shutil.rmtree(ROOT / "engine" / "build", ignore_errors=True)
-    [wheel] = wheels.glob("*.whl")
-    venv = tmp_path / "venv"
-    python = venv / "bin" / "python"
-    for command in ([uv, "venv", "--quiet", "--python", sys.executable, str(venv)],
-                    [uv, "pip", "install", "--quiet", "--offline", "--no-deps", "--python", str(python), str(wheel)]):
-        done = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0, done.stderr
-    return python, built.stderr, wheel
+    """The engine's wheel (the checkout's setuptools and mypy), installed into a new virtual environment; (its
+    Python, the build's output, the wheel)."""
+    wheel, output = build_wheel("engine", tmp_path / "wheels", **env)
+    return install(tmp_path / "venv", [wheel]), output, wheel
 
 
 def _play(python: Path, **env: str) -> list[str]:
-    environment = {k: v for k, v in os.environ.items() if k != build.ENVIRONMENT} | env
-    done = subprocess.run([str(python), "-c", PLAY, *PRESETS], env=environment, capture_output=True, text=True,
-                          timeout=300, cwd=python.parent)  # not the checkout: the installed package is imported
-    assert done.returncode == 0, done.stderr
-    return done.stdout.splitlines()
+    return run_installed(python, PLAY, *PRESETS, **env)
 
 
 def test_the_wheels_mypyc_is_the_locked_mypy() -> None:

@@ -7,16 +7,17 @@ records a hash of every source file mypyc read.  It lives in one of two places:
 - in a checkout, build/engine-compiled (`make engine-compiled`, run by `make venv` and `make run`:
   tools/compile_engine.py), which holds the expert's search and its C playout too;
 - in an installed wheel, president_engine/_compiled (`pip install` of the engine on a machine with a C compiler
-  and the Python headers: engine/build_backend.py; the engine alone).
+  and the Python headers: engine/build_backend.py; the engine alone: the SDK's wheel carries the C playout
+  beside its source, sdk/build_backend.py).
 
 On import, `president_engine` and `president_sdk.bots.expert` put the compiled modules first on their package path
 when every recorded hash still matches the source beside them, so an edited source is never shadowed by an older
 build; anything not compiled is always read from the source.  The choice is made once per process, for both
 packages together (compiled code relies on the compiled classes it was built with).
 
-PRESIDENT_ENGINE_BUILD=source runs the source (the reference; `make pytest` tests it, and `pip install` with it
-set builds no compiled modules), =compiled fails unless the compiled build loads (`make pytest-compiled`); unset,
-the compiled build is used when it is fresh.
+PRESIDENT_ENGINE_BUILD=source runs the source (the reference, an installed SDK's C playout left unused too; `make
+pytest` tests it, and `pip install` with it set builds no compiled modules), =compiled fails unless the compiled
+build loads (`make pytest-compiled`); unset, the compiled build is used when it is fresh.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ WHEEL_DIR = PACKAGE / "_compiled"
 MANIFEST = ".built"
 """In a build's folder: {"ext_suffix": ..., "sources": {path from the root: sha256}}; written last by the build."""
 ENVIRONMENT = "PRESIDENT_ENGINE_BUILD"
+SOURCE_WANTED = f"{ENVIRONMENT}=source"
 COMPILED_MODULES = tuple(f"president_engine/{name}.py" for name in (
     "cards", "actions", "tables", "movegen", "legality", "match", "deal_flow", "exchange", "worlds", "events",
     "deal", "observation", "phase", "roles", "fallback"))
@@ -116,11 +118,16 @@ def current() -> Choice:
         wanted = os.environ.get(ENVIRONMENT, "")
         if wanted not in ("", "source", "compiled"):
             _refuse(f"{ENVIRONMENT}={wanted!r}: expected source or compiled, or unset for the default")
-        choice = Choice(False, f"{ENVIRONMENT}=source") if wanted == "source" else choose()
+        choice = Choice(False, SOURCE_WANTED) if wanted == "source" else choose()
         if wanted == "compiled" and not choice.compiled:
             _refuse(f"{ENVIRONMENT}=compiled, but {choice.why}")
         _choice = choice
     return _choice
+
+
+def source_wanted() -> bool:
+    """PRESIDENT_ENGINE_BUILD=source: nothing compiled runs, not even the C playout an installed SDK carries."""
+    return current().why == SOURCE_WANTED
 
 
 _previous_hook = sys.excepthook

@@ -20,7 +20,8 @@ others, as one pool, like `hard`'s counting):
 
 It works on the engine's `Match` through the public API; what it needs to
 know of each play is computed once per interned play.  The compiled build
-plays the same policy in C (_playout.c, built by tools/compile_engine.py):
+and an installed SDK's wheel play the same policy in C (_playout.c, built
+by tools/compile_engine.py and sdk/build_backend.py):
 on rank counts from the engine's `playout_state` where plays are rank
 counts (no suits or jokers, at most one wild rank: cardverse, italian,
 norwegian), and on cards from `suited_playout_state` where suits matter
@@ -46,6 +47,7 @@ from president_engine import (
     Rank,
     RevolutionTrigger,
     Rules,
+    build,
     fallback_action,
 )
 from president_engine.cards import SLOT_MAX, bits_size
@@ -305,7 +307,10 @@ NativeSuited = Callable[[tuple[int, ...], SuitedPlayoutState, tuple[int, int, in
 
 
 def _compiled() -> tuple[NativeFinish, NativeSuited] | None:
-    """_playout's `finish` and `finish_suited` where the compiled build runs (beside the compiled modules)."""
+    """_playout's `finish` and `finish_suited` where the compiled build runs (beside the compiled modules) or an
+    installed SDK carries them (sdk/build_backend.py), unless PRESIDENT_ENGINE_BUILD=source asks for the reference."""
+    if build.source_wanted():
+        return None
     try:
         from president_sdk.bots.expert._playout import finish, finish_suited
     except ImportError:

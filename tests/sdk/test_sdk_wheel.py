@@ -1,0 +1,74 @@
+"""`pip install` of the SDK: a wheel carrying the expert's C playout where a C compiler is present, the Python
+playout alone where it is not (sdk/build_backend.py), each saying which; seeded experts play the same matches on
+either as on this checkout, since the C playout plays its reference's moves."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from president_engine import PRESETS, build
+from wheel_support import build_wheel, install, run_installed
+
+pytestmark = pytest.mark.xdist_group("engine-builds")
+
+PLAYOUTS = 60
+"""Playouts of each of the experts' decisions (no clock: a seeded expert repeats its decisions exactly)."""
+PLAY = f"""
+import hashlib, sys
+from president_engine import Rules
+from president_sdk import builtin_bot
+from president_sdk.bots import ExpertBot
+from president_sdk.bots.expert import rollout
+from president_sdk.local import play_local
+native = rollout._compiled()
+print("C playout:", native[0].__module__ if native else None, sys.modules.get("president_sdk.bots.expert._playout"))
+for preset in sys.argv[1:]:
+    rules = Rules.preset(preset, deals=1)
+    bots = [ExpertBot(seed=3, budget=None, playouts={PLAYOUTS}),
+            *(builtin_bot(("hard", "normal", "easy")[p % 3], seed=p) for p in range(1, rules.players))]
+    played = play_local(bots, rules, seed=7)
+    print(preset, hashlib.sha256(repr(played.match.events).encode()).hexdigest())
+"""
+
+
+def _played_here(*presets: str) -> list[str]:
+    """The same matches played by the checkout (its compiled build where it is fresh, else its source)."""
+    return run_installed(Path(sys.executable), PLAY, *presets)[1:]
+
+
+def _install(tmp_path: Path, **env: str) -> tuple[Path, str, Path]:
+    """The SDK's wheel (its build under `env`) installed with the pure-Python engine's and the protocol's; (its
+    Python, the SDK build's output, its wheel)."""
+    wheels = tmp_path / "wheels"
+    engine, _ = build_wheel("engine", wheels, PRESIDENT_ENGINE_BUILD="source")
+    protocol, _ = build_wheel("protocol", wheels)
+    sdk, output = build_wheel("sdk", wheels, **env)
+    return install(tmp_path / "venv", [engine, protocol, sdk], locked_dependencies=True), output, sdk
+
+
+def _notes(output: str) -> list[str]:
+    return [line for line in output.splitlines() if line.startswith("president-sdk:")]
+
+
+@pytest.mark.skipif(build.missing_toolchain() is not None, reason="needs a C compiler and the Python headers")
+def test_pip_install_of_the_sdk_compiles_the_experts_playout(tmp_path: Path) -> None:
+    python, output, wheel = _install(tmp_path)
+    assert _notes(output) == ["president-sdk: the expert's playouts in C (_playout.c)"]
+    assert not wheel.name.endswith("-none-any.whl")
+    installed = run_installed(python, PLAY, *PRESETS)
+    module, loaded = installed[0].split(" ", 3)[2:]
+    assert module == "president_sdk.bots.expert._playout" and str(python.parents[1]) in loaded, installed[0]
+    assert installed[1:] == _played_here(*PRESETS)
+    reference = run_installed(python, PLAY, *PRESETS, PRESIDENT_ENGINE_BUILD="source")
+    assert reference == ["C playout: None None", *installed[1:]]
+
+
+def test_without_a_compiler_the_sdk_plays_out_in_python_and_says_so(tmp_path: Path) -> None:
+    python, output, _ = _install(tmp_path, CC="/nonexistent/cc")
+    [note] = _notes(output)
+    assert note.startswith("president-sdk: the expert's playouts in Python (compiling _playout.c failed: ")
+    assert note.endswith("; it needs a C compiler and the Python headers)")
+    installed = run_installed(python, PLAY, "daifugo")
+    assert installed == ["C playout: None None", *_played_here("daifugo")]

@@ -1,0 +1,66 @@
+"""What the tests of `pip install` share (tests/engine/test_wheel.py, tests/sdk/test_wheel.py): wheels built from
+the checkout as pip builds them, installed into new virtual environments."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from president_engine import build
+
+ROOT = Path(__file__).resolve().parents[1]
+UV = ROOT / ".venv" / "uv" / "bin" / "uv"
+
+
+def uv() -> str:
+    found = str(UV) if UV.exists() else shutil.which("uv")
+    if found is None:
+        pytest.skip("needs uv (make venv installs it into .venv/uv)")
+    return found
+
+
+def environment(**env: str) -> dict[str, str]:
+    """This process's environment without CC and PRESIDENT_ENGINE_BUILD, then `env`."""
+    return {k: v for k, v in os.environ.items() if k not in ("CC", build.ENVIRONMENT)} | env
+
+
+def build_wheel(project: str, out: Path, **env: str) -> tuple[Path, str]:
+    """The wheel of `project` (a folder of the checkout) built with the checkout's build requirements, as uv.lock
+    has them; (the wheel, the build's output)."""
+    out.mkdir(parents=True, exist_ok=True)
+    before = set(out.glob("*.whl"))
+    built = subprocess.run(["nice", "-n", "19", uv(), "build", "--wheel", "--no-build-isolation", "--python",
+                            sys.executable, "--out-dir", str(out), str(ROOT / project)],  # others' tests first
+                           env=environment(**env), capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr[-3000:]
+    shutil.rmtree(ROOT / project / "build", ignore_errors=True)
+    [wheel] = set(out.glob("*.whl")) - before
+    return wheel, built.stderr
+
+
+def install(venv: Path, wheels: list[Path], *, locked_dependencies: bool = False) -> Path:
+    """A new virtual environment holding `wheels` alone; its Python.  With `locked_dependencies`, it reads the
+    packages it lacks (grpcio, protobuf, ...) from the checkout's environment, after its own."""
+    python = venv / "bin" / "python"
+    for command in ([uv(), "venv", "--quiet", "--python", sys.executable, str(venv)],
+                    [uv(), "pip", "install", "--quiet", "--offline", "--no-deps", "--python", str(python),
+                     *map(str, wheels)]):
+        done = subprocess.run(command, env=environment(), capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+    if locked_dependencies:
+        [site] = (venv / "lib").glob("python*/site-packages")
+        [checkout] = (ROOT / ".venv" / "lib").glob("python*/site-packages")
+        (site / "checkout_dependencies.pth").write_text(f"{checkout}\n")  # a path, not a site: its .pth files unread
+    return python
+
+
+def run_installed(python: Path, script: str, *args: str, **env: str) -> list[str]:
+    """`script` on the installed packages (run outside the checkout); its output's lines."""
+    done = subprocess.run([str(python), "-c", script, *args], env=environment(**env), capture_output=True, text=True,
+                          timeout=300, cwd=python.parent)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
