@@ -42,8 +42,9 @@ from president_sdk.legal import give_backs, going_out, plays
 
 BUDGET = 0.1
 """Seconds of CPU time per decision by default."""
-PLAYOUTS = 2000
-"""Playouts per decision at most, by default (the budget usually ends the search first)."""
+PLAYOUTS = 10_000
+"""Playouts per decision at most, by default: above what the default budget affords with the C playout, so that the
+budget ends the search (docs/expert.md)."""
 CANDIDATES = 10
 """At most this many actions are searched; wider choices are cut to the most promising first."""
 ENDGAME_SHARE = 0.5
