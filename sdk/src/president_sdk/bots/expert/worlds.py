@@ -24,11 +24,20 @@ import random
 from dataclasses import dataclass
 
 from president_engine import Beat, CardSet, Observation, Rules
-from president_engine.cards import SLOT_BITS, SLOT_COUNT, SLOT_MAX, bits_size
+from president_engine.cards import (
+    BUCKET_BITS,
+    BUCKET_SIZE,
+    SLOT_BITS,
+    SLOT_COUNT,
+    SLOT_MAX,
+    bits_size,
+    rank_bucket_shift,
+)
 
 from president_sdk.bots.expert.knowledge import DealKnowledge
 
 ALL_SLOTS = (1 << SLOT_COUNT) - 1
+BUCKET_MASK = (1 << BUCKET_BITS) - 1
 
 PASS_OVER_WHOLE_GROUP = 0.35
 """Likelihood of passing while holding a whole group (not of the top rank) that beats the table."""
@@ -118,6 +127,12 @@ def sample_hands(obs: Observation, known: Holdings, rng: random.Random) -> list[
     return [CardSet.from_bits(h) for h in hands]
 
 
+Fact = tuple[int, tuple[tuple[int, int], ...], int, bool, tuple[int, ...] | None, int, int, int]
+"""An opponent's decision as `PlayModel.weight` reads it: (player, its play's cards as (rank index, count) of each
+rank it played, its wild cards, whether it played, the rank indices that beat the table weakest first or None where
+the model says nothing, the rank index played or -1 for a pass, the table's size, the top rank's index)."""
+
+
 class PlayModel:
     """The likelihood of the decisions of a deal given the hands (see the module docstring)."""
 
@@ -127,51 +142,53 @@ class PlayModel:
         """Natural ranks, low to high in the normal order (a count list follows it)."""
         self.index = {rank: at for at, rank in enumerate(self.order)}
         self.equal_beats = rules.beat is Beat.EQUAL_OR_HIGHER
+        self._shifts = [rank_bucket_shift(rank) for rank in self.order]
 
-    def facts(self, knowledge: DealKnowledge, me: int) -> list[tuple[int, int, int, bool, int, list[int], int]]:
-        """The opponents' decisions, latest first, as numbers: (player, table rank, table size, reversed,
-        rank played or -1 for a pass, cards played by rank, wild cards played); decisions the model
-        says nothing about (leads, joker plays) keep only what they played."""
-        out = []
+    def facts(self, knowledge: DealKnowledge, me: int) -> list[Fact]:
+        """The opponents' decisions, latest first; decisions the model says nothing about (leads, joker plays)
+        keep only what they played.  Made once per decision: every sample is weighted by them."""
+        out: list[Fact] = []
+        last = len(self.order) - 1
         for decision in reversed(knowledge.decisions):
             if decision.player == me:
                 continue
             play, table = decision.play, decision.table
             counts, wilds = self.counts(play.cards) if play is not None else ([], 0)
+            cards = tuple((at, count) for at, count in enumerate(counts) if count)
             if table is None or table.rank not in self.index or (play is not None and play.rank not in self.index):
-                out.append((decision.player, -1, 0, False, -1, counts, wilds))
+                out.append((decision.player, cards, wilds, play is not None, None, -1, 0, 0))
                 continue
+            at = self.index[table.rank]
             played = -1 if play is None or play.rank is None else self.index[play.rank]
-            out.append((decision.player, self.index[table.rank], table.size, decision.reversed,
-                        played, counts, wilds))
+            if decision.reversed:
+                beating = tuple(range(at if self.equal_beats else at - 1, -1, -1))
+            else:
+                beating = tuple(range(at if self.equal_beats else at + 1, last + 1))
+            out.append((decision.player, cards, wilds, play is not None, beating, played, table.size,
+                        0 if decision.reversed else last))
         return out
 
     def counts(self, cards: CardSet) -> tuple[list[int], int]:
         """Cards of each natural rank (normal order), and wild cards."""
-        return [cards.count_rank(rank) for rank in self.order], self.rules.wild_count(cards)
+        bits = cards.bits
+        return [BUCKET_SIZE[bits >> shift & BUCKET_MASK] for shift in self._shifts], self.rules.wild_count(cards)
 
-    def weight(self, hands: list[CardSet], facts: list[tuple[int, int, int, bool, int, list[int], int]]) -> float:
+    def weight(self, hands: list[CardSet], facts: list[Fact]) -> float:
         """How likely the opponents' decisions (`facts`) were, were these their hands (up to a constant)."""
         held: dict[int, tuple[list[int], int]] = {}
         weight = 1.0
-        last = len(self.order) - 1
-        for player, table, size, reversed_, played, cards, wild_cards in facts:
+        for player, cards, wild_cards, played_cards, beating, played, size, top in facts:
             found = held.get(player)
             if found is None:
                 found = held[player] = self.counts(hands[player])
             counts, wilds = found
-            if cards:  # the hand before this play held its cards
-                for at, count in enumerate(cards):
+            if played_cards:  # the hand before this play held its cards
+                for at, count in cards:
                     counts[at] += count
                 wilds += wild_cards
                 held[player] = counts, wilds
-            if table < 0:
+            if beating is None:
                 continue
-            top = 0 if reversed_ else last
-            if reversed_:
-                beating = range(table if self.equal_beats else table - 1, -1, -1)
-            else:
-                beating = range(table if self.equal_beats else table + 1, last + 1)
             factor = 1.0
             for at in beating:  # weakest first
                 if at == played:
