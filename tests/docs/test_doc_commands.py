@@ -41,7 +41,9 @@ COVERED = {
     "make test": "CI runs it (.ci/run) on a fresh machine",
     "make venv": "every `make test` starts with it",
     "python3 -m venv .venv": "a second environment beside the shared one; `make venv` installs the same",
-    ".venv/bin/pip install -e engine -e protocol -e sdk": "the same packages `make venv` installs",
+    ".venv/bin/pip install ./engine ./protocol ./sdk": "a new environment's install (not the shared .venv):"
+                                                     " tests/engine/test_wheel.py and tests/sdk/test_sdk_wheel.py"
+                                                     " build and install the same wheels",
     ".venv/bin/python examples/learning/train.py --out trained.npz": "minutes of training; tests/learn trains a few"
                                                                     " matches through the same code",
     ".venv/bin/python examples/learning/evaluate.py --weights trained.npz": "needs the file training writes;"
