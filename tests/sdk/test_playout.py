@@ -222,16 +222,23 @@ def test_the_suited_c_moves_are_the_engines_in_its_order() -> None:
     assert runs >= 100 and cells >= 100 and locked >= 100, (states, runs, cells, locked)
 
 
+def _prepared(preset: str, seed: int) -> tuple[Rules, Match, Rollout, CompiledState]:
+    """A one-deal world of `preset` (`_world`) and its compiled state, with the rollout that made it."""
+    rules = Rules.preset(preset, deals=1)
+    world = _world(rules, random.Random(seed))
+    assert world is not None
+    rollout = Rollout(rules)
+    state = rollout.prepare(world)
+    assert state is not None
+    return rules, world, rollout, state
+
+
 @needs_c
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_every_preset_plays_out_compiled(preset: str) -> None:
     """cardverse, italian and norwegian play out in C on rank counts, daifugo on cards; as on the engine."""
-    rules = Rules.preset(preset, deals=1)
-    world = _world(rules, random.Random(3))
-    assert world is not None
-    rollout = Rollout(rules)
-    state = rollout.prepare(world)
-    assert state is not None and rollout.suited == (preset == "daifugo")
+    rules, world, rollout, state = _prepared(preset, 3)
+    assert rollout.suited == (preset == "daifugo")
     action = world.legal_actions()[0]
     assert rollout.play_out(world, state, action) == Rollout(rules, compiled=False).play_out(world, None, action)
 
@@ -239,12 +246,8 @@ def test_every_preset_plays_out_compiled(preset: str) -> None:
 @needs_c
 def test_the_c_playout_refuses_numbers_out_of_range() -> None:
     """A move the hand to act cannot make, or a state no world holds, is a ValueError, not a wrong answer."""
-    rules = Rules.preset("cardverse", deals=1)
-    world = _world(rules, random.Random(5))
-    assert world is not None
-    rollout = Rollout(rules)
-    state = rollout.prepare(world)
-    assert state is not None and rollout._native is not None
+    rules, world, rollout, state = _prepared("cardverse", 5)
+    assert rollout._native is not None
     finish, facts = rollout._native, rollout._native_rules
     counts = state[16]
     missing = next(at for at in range(13) if counts[state[0] * 13 + at] == 0)
@@ -320,12 +323,8 @@ def test_a_worlds_state_from_its_hands_is_the_state_of_the_world_built(preset: s
 @needs_c
 def test_the_suited_c_playout_refuses_numbers_out_of_range() -> None:
     """Cards the hand to act does not hold, hands that share a card, a seat or rank out of range: ValueError."""
-    rules = Rules.preset("daifugo", deals=1)
-    world = _world(rules, random.Random(5))
-    assert world is not None
-    rollout = Rollout(rules)
-    state = rollout.prepare(world)
-    assert state is not None and rollout._native_suited is not None
+    rules, _, rollout, state = _prepared("daifugo", 5)
+    assert rollout._native_suited is not None
     finish, facts = rollout._native_suited, rollout._suited_rules
     suited = cast(SuitedPlayoutState, state)
     hands = suited[21]
