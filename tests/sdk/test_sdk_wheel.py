@@ -5,6 +5,7 @@ either as on this checkout, since the C playout plays its reference's moves."""
 from __future__ import annotations
 
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,12 @@ def test_without_a_compiler_the_sdk_plays_out_in_python_and_says_so(tmp_path: Pa
     assert note.endswith("; it needs a C compiler and the Python headers)")
     installed = run_installed(python, PLAY, "daifugo")
     assert installed == ["C playout: None None", *_played_here("daifugo")]
+
+
+def test_the_engines_build_setting_asks_the_sdks_wheel_for_the_python_playout(tmp_path: Path) -> None:
+    """sdk/build_backend.py reads PRESIDENT_ENGINE_BUILD by its own name (the engine is not importable in an
+    isolated build): =source builds the wheel without the C playout, saying so."""
+    wheel, output = build_wheel("sdk", tmp_path, PRESIDENT_ENGINE_BUILD="source")
+    assert _notes(output) == [f"president-sdk: the expert's playouts in Python ({build.ENVIRONMENT}=source)"]
+    with zipfile.ZipFile(wheel) as built:
+        assert not [name for name in built.namelist() if name.endswith((".so", ".pyd"))]
