@@ -6,7 +6,12 @@ each; then one more run under tracemalloc for the peak of traced memory, and
 the process's ru_maxrss at the end.  Then search: determinized states per
 second (`Match.from_view` of a mid-deal spectator's view with the true
 hands) and random playouts per second (`copy` of such a state, then random
-legal play to the end of its deal).  A measurement, never a test.
+legal play to the end of its deal).  Then, where OpenSpiel is installed (the
+workspace's `learn` extra), issue 28's yardstick: the same random games against
+OpenSpiel's hearts driven from Python, and against the driver floor (the same
+loop driving a stub that does nothing, as many steps as the preset's games
+take: what no engine driven this way can beat), interleaved in one process.
+A measurement, never a test.
 
 It measures whichever build of the engine it imports, and says which:
 `make bench-engine` runs it on the source and on the compiled build
@@ -43,6 +48,11 @@ import tracemalloc
 import president_engine.match
 from president_engine import PRESETS, Match, Rules
 
+try:
+    import pyspiel  # OpenSpiel, the workspace's learn extra: the yardstick of issue 28's engine bar
+except ImportError:
+    pyspiel = None
+
 WARM_GAMES = 300
 """Games played before counting instructions (the engine's caches fill on first use)."""
 
@@ -78,6 +88,95 @@ def play_count(rules: Rules, games: int, first_seed: int) -> None:
         rng = random.Random(seed)
         while not match.is_over:
             match.apply(rng.choice(match.legal_actions()))
+
+
+def hearts_games(seconds: float, uniform: bool) -> float:
+    """OpenSpiel's hearts with random play from Python, games/s: its deal's chance nodes sampled from
+    `chance_outcomes()` (OpenSpiel's examples) or, as they are uniform, by `random.choice` of `legal_actions()`."""
+    game = pyspiel.load_game("hearts")
+    rng = random.Random(1)
+    games = 0
+    start = time.perf_counter()
+    while True:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node() and not uniform:
+                state.apply_action(rng.choice(state.chance_outcomes())[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+        games += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return games / elapsed
+
+
+class _Stub:
+    """A game that does nothing for `steps` actions: the driver loop's own cost."""
+
+    __slots__ = ("actions", "left")
+
+    def __init__(self, steps: int, actions: list[int]) -> None:
+        self.left = steps
+        self.actions = actions
+
+    @property
+    def is_over(self) -> bool:
+        return self.left == 0
+
+    def legal_actions(self) -> list[int]:
+        return self.actions
+
+    def apply(self, action: int) -> None:
+        self.left -= 1
+
+
+def floor_games(seconds: float, steps: int) -> float:
+    """Games/s of `play_games`' loop over `_Stub`s of `steps` actions (a fresh `random.Random` per game, as there)."""
+    actions = list(range(5))
+    games = 0
+    start = time.perf_counter()
+    while True:
+        game = _Stub(steps, actions)
+        rng = random.Random(games)
+        while not game.is_over:
+            game.apply(rng.choice(game.legal_actions()))
+        games += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return games / elapsed
+
+
+def versus_openspiel(presets: list[str], seconds: float, runs: int) -> None:
+    """Issue 28's engine bar (5x hearts in cardverse and italian, 3x in norwegian), every rate measured in turn."""
+    bars = {"cardverse": 5.0, "italian": 5.0, "norwegian": 3.0}
+    rules = {name: Rules.preset(name, players=4, deals=1) for name in presets}
+    steps = {}
+    for name in presets:
+        games, actions, _ = play_games(rules[name], 0.3, 10_000_000)
+        steps[name] = round(actions / games)
+    rates: dict[str, list[float]] = {key: [] for key in ["hearts", "hearts uniform", *presets,
+                                                          *(f"floor {name}" for name in presets)]}
+    for run in range(runs):
+        rates["hearts"].append(hearts_games(seconds, uniform=False))
+        rates["hearts uniform"].append(hearts_games(seconds, uniform=True))
+        for name in presets:
+            games, _, elapsed = play_games(rules[name], seconds, run * 1_000_000)
+            rates[name].append(games / elapsed)
+            rates[f"floor {name}"].append(floor_games(seconds, steps[name]))
+    median = {key: statistics.median(values) for key, values in rates.items()}
+    hearts, uniform = median["hearts"], median["hearts uniform"]
+    print(f"\nversus OpenSpiel (interleaved, median of {runs} runs of ~{seconds:g} s): hearts {hearts:.0f} games/s "
+          f"with chance_outcomes(), {uniform:.0f} with a uniform choice of legal_actions(); the floor is the same "
+          f"loop driving a stub of the preset's actions per game")
+    header = (f"{'preset':<10} {'games/s':>9} {'x hearts':>9} {'x uniform':>10} {'floor/s':>9} {'floor x hearts':>15} "
+              f"{'floor x uniform':>16} {'bar':>5}")
+    print(header)
+    print("-" * len(header))
+    for name in presets:
+        floor = median[f"floor {name}"]
+        bar = f"{bars[name]:g}x" if name in bars else "-"
+        print(f"{name:<10} {median[name]:>9.0f} {median[name] / hearts:>8.2f}x {median[name] / uniform:>9.2f}x "
+              f"{floor:>9.0f} {floor / hearts:>14.2f}x {floor / uniform:>15.2f}x {bar:>5}")
 
 
 def search_rates(rules: Rules, seconds: float) -> tuple[float, float, float]:
@@ -202,6 +301,10 @@ def main() -> int:
         runs = [search_rates(rules, args.seconds) for _ in range(args.runs)]
         print(f"{name:<10} {statistics.median(r[0] for r in runs):>9.0f} {statistics.median(r[1] for r in runs):>11.0f}"
               f" {statistics.median(r[2] for r in runs):>16.1f}")
+    if pyspiel is None:
+        print("\nversus OpenSpiel: not installed (the workspace's learn extra), skipped")
+    else:
+        versus_openspiel(presets, args.seconds / 2, args.runs)
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     scale = 1 if sys.platform == "darwin" else 1024  # bytes on macOS, KiB elsewhere
     print(f"process ru_maxrss: {maxrss * scale / 2**20:.1f} MiB")
