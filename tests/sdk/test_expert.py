@@ -17,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from president_engine import PRESETS, Action, CardSet, Match, Observation, Phase, Rules, build, visible_to
-from president_engine.events import CardsGiven, DealStarted, Passed, Played
+from president_engine import PRESETS, Action, CardSet, Match, Observation, Phase, Play, Rank, Rules, build, visible_to
+from president_engine.events import CardsGiven, DealStarted, Passed, Played, PlayStarted
 from president_sdk import play_local
 from president_sdk.bots import ExpertBot, HardBot, NormalBot
 from president_sdk.bots.expert import rollout as rollout_module
@@ -27,7 +27,7 @@ from president_sdk.bots.expert.endgame import solve
 from president_sdk.bots.expert.knowledge import DealKnowledge
 from president_sdk.bots.expert.rollout import CHECK, Rollout
 from president_sdk.bots.expert.search import SearchResult, WorldPool, search
-from president_sdk.bots.expert.worlds import PlayModel, Sampler, holdings
+from president_sdk.bots.expert.worlds import BREAK_GROUP, LEAD_OVER_CHEAPER, PlayModel, Sampler, holdings
 
 CAP = 24
 """Playouts per decision in these tests: enough to search, few enough to stay quick."""
@@ -160,6 +160,63 @@ def test_a_tribute_tells_the_receiver_what_the_giver_kept() -> None:
     worst = max(order.index(card.slot) for card in tribute.cards or CardSet())
     known = holdings(obs, _seen_by(match, president))
     assert all(known.allowed[scum] >> slot & 1 == (order.index(slot) >= worst) for slot in order)
+
+
+def _lead_weight(led: str, rank: Rank, hand: str) -> float:
+    """The weight of a cardverse world in which player 1 led `led` and now holds `hand`, seen by player 0."""
+    rules = Rules.preset("cardverse")
+    knowledge = DealKnowledge(1)
+    knowledge.see(PlayStarted(leader=1))
+    knowledge.see(Played(player=1, play=Play(CardSet(led), rank=rank)))
+    model = PlayModel(rules)
+    return model.weight([CardSet(), CardSet(hand), CardSet(), CardSet()], model.facts(knowledge, 0))
+
+
+def test_a_lead_tells_of_the_cheaper_ranks_and_of_the_rest_of_its_rank() -> None:
+    """Players play whole groups and lead their cheapest: a world where the leader held a cheaper rank, or more of
+    the rank it led, is that much less likely; a dearer rank or the top one (2s) tells nothing."""
+    plain = _lead_weight("7C", Rank.SEVEN, "9D 10H")
+    assert _lead_weight("7C", Rank.SEVEN, "5H 9D") == pytest.approx(plain * LEAD_OVER_CHEAPER)
+    assert _lead_weight("7C", Rank.SEVEN, "7H 9D") == pytest.approx(plain * BREAK_GROUP)
+    assert _lead_weight("7C 7D", Rank.SEVEN, "7H 3S") == pytest.approx(plain * BREAK_GROUP * LEAD_OVER_CHEAPER)
+    assert _lead_weight("7C", Rank.SEVEN, "2H 8D") == plain
+    knowledge = DealKnowledge(1)
+    knowledge.see(PlayStarted(leader=0))
+    knowledge.see(Played(player=0, play=Play(CardSet("7C"), rank=Rank.SEVEN)))
+    assert PlayModel(Rules.preset("cardverse")).facts(knowledge, 0) == []  # its own decisions are no evidence
+
+
+@pytest.mark.parametrize("preset", ["cardverse", "norwegian"])
+def test_weighted_worlds_place_the_hidden_cards_better_than_unweighted_ones(preset: str) -> None:
+    """Against players who play as `hard` does, the weights move the worlds towards the true hands: over states
+    of seeded matches, more of the hidden cards are placed with their holder than by the same samples unweighted.
+    (Italian's wild cards and five players leave the model less to read: a gain of 0.12 there, so no bar.)"""
+    rules = Rules.preset(preset)
+    weighted = unweighted = 0.0
+    for seed in range(12):
+        match = Match(rules, seed=seed)
+        bots = [HardBot() for _ in range(rules.players)]
+        while len(match.events) < 30 + seed:
+            player = match.to_act
+            assert player is not None
+            match.apply(bots[player].decide(match.observation(player)))
+        player = match.to_act
+        assert player is not None
+        obs = match.observation(player)
+        sampler = Sampler(obs, _seen_by(match, player), PlayModel(rules), random.Random(seed))
+        others = [p for p in range(rules.players) if p != player]
+        hidden = sum(len(match.hand(p)) for p in others)
+        total = 0.0
+        share = {True: 0.0, False: 0.0}
+        for _ in range(300):
+            hands, weight = sampler.sample()
+            right = sum(card in match.hand(p) for p in others for card in hands[p]) / hidden
+            share[True] += weight * right
+            share[False] += right
+            total += weight
+        weighted += share[True] / total
+        unweighted += share[False] / 300
+    assert weighted > unweighted + 0.5  # summed over 12 states: more than 4 points in every 100 cards on average
 
 
 def test_cards_the_player_cannot_see_do_not_change_its_decision() -> None:

@@ -11,11 +11,14 @@ this player has not seen, so that:
 - a receiver that named cards in a request held none of them then (one deck).
 
 Each sample is then weighted by the likelihood of the opponents' decisions in
-this deal under a simple model of play: a player who passed facing a play
-rarely held a whole group that beats it cheaply, and a player who followed
-rarely skipped a cheaper whole group of the same size.  Worlds are drawn
-again in proportion to those weights, so the search spends its playouts on
-the plausible ones.
+this deal under a model of play like the playout policy's (and `hard`'s and
+`normal`'s): a player plays whole groups, so one who played some cards of a
+rank rarely held more of it; one who led rarely held a cheaper rank (other
+than the top one) it could have led instead; one who passed facing a play
+rarely held a whole group that beats it cheaply; and one who followed rarely
+skipped a cheaper whole group of the same size.  Worlds are drawn again in
+proportion to those weights, so the search spends its playouts on the
+plausible ones.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from president_engine import Beat, CardSet, Observation, Rules
+from president_engine import Beat, CardSet, Observation, Rules, Suit
 from president_engine.cards import (
     BUCKET_BITS,
     BUCKET_SIZE,
@@ -31,6 +34,7 @@ from president_engine.cards import (
     SLOT_COUNT,
     SLOT_MAX,
     bits_size,
+    card_slot,
     rank_bucket_shift,
 )
 
@@ -39,12 +43,16 @@ from president_sdk.bots.expert.knowledge import DealKnowledge
 ALL_SLOTS = (1 << SLOT_COUNT) - 1
 BUCKET_MASK = (1 << BUCKET_BITS) - 1
 
-PASS_OVER_WHOLE_GROUP = 0.35
+PASS_OVER_WHOLE_GROUP = 0.1
 """Likelihood of passing while holding a whole group (not of the top rank) that beats the table."""
-PASS_OVER_BROKEN_GROUP = 0.8
+PASS_OVER_BROKEN_GROUP = 0.5
 """Likelihood of passing while able to beat the table only by breaking a group or with wild cards."""
-SKIP_CHEAPER_GROUP = 0.6
+SKIP_CHEAPER_GROUP = 0.2
 """Likelihood of following with a rank while holding a cheaper whole group of that size that beats the table."""
+LEAD_OVER_CHEAPER = 0.01
+"""Likelihood of leading a rank while holding a cheaper rank that is not the top one."""
+BREAK_GROUP = 0.005
+"""Likelihood of playing some of a rank's natural cards while holding more of them."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -55,6 +63,9 @@ class Holdings:
     """Bits of the cards each player surely holds."""
     allowed: tuple[int, ...]
     """Slots (bit s: card slot s) each player may hold besides those; ALL_SLOTS when nothing is known."""
+    unlikely: tuple[int, ...]
+    """Slots each player would hold none of were it playing as the model of play says (`whole_group_slots`): a
+    belief, not knowledge, so a sample keeps to it only where it can."""
 
 
 def holdings(obs: Observation, knowledge: DealKnowledge | None) -> Holdings:
@@ -63,7 +74,7 @@ def holdings(obs: Observation, knowledge: DealKnowledge | None) -> Holdings:
     must = [0] * n
     allowed = [ALL_SLOTS] * n
     if knowledge is None:
-        return Holdings(must=tuple(must), allowed=tuple(allowed))
+        return Holdings(must=tuple(must), allowed=tuple(allowed), unlikely=(0,) * n)
     me = obs.player
     order = [card.slot for card in obs.rules.best_first]
     position = {slot: at for at, slot in enumerate(order)}
@@ -86,51 +97,53 @@ def holdings(obs: Observation, knowledge: DealKnowledge | None) -> Holdings:
             if request.giver == me:
                 for slot in slots_of(request.cards.bits):
                     allowed[request.receiver] &= ~(1 << slot)
-    return Holdings(must=tuple(must), allowed=tuple(allowed))
+    unlikely = [0] * n
+    for player, slots in whole_group_slots(obs, knowledge).items():
+        unlikely[player] = slots
+    return Holdings(must=tuple(must), allowed=tuple(allowed), unlikely=tuple(unlikely))
 
 
-def sample_hands(obs: Observation, known: Holdings, rng: random.Random) -> list[CardSet]:
-    """One deal of the unseen cards to the others that fits `known` (a constraint that cannot be met is dropped)."""
+def whole_group_slots(obs: Observation, knowledge: DealKnowledge) -> dict[int, int]:
+    """The slots (bit s: card slot s) each opponent holds none of, were it playing as the model says: no more of
+    a rank it played (one natural rank, wild cards or not), no rank but the top one cheaper than one it led (one
+    natural rank, no wild cards).  A rank a player played in two plays says nothing (it broke a group).  The weights
+    read the same facts: sampling by them spends no samples on worlds the weights would all but drop."""
     rules = obs.rules
-    n = rules.players
-    me = obs.player
-    pool = rules.deck.bits - obs.played.bits - obs.hand.bits
-    hands = [0] * n
-    need = [0] * n
-    for p in range(n):
-        if p == me or not obs.hand_sizes[p]:
+    order = rules.natural_ranks
+    index = {rank: at for at, rank in enumerate(order)}
+    rank_slots = [sum(1 << card_slot(rank, suit) for suit in Suit) for rank in order]
+    last = len(order) - 1
+    plays: list[tuple[int, int, bool, bool]] = []
+    seen: dict[tuple[int, int], int] = {}
+    for decision in knowledge.decisions:
+        play = decision.play
+        if decision.player == obs.player or play is None:
             continue
-        sure = common(known.must[p], pool)
-        if bits_size(sure) > obs.hand_sizes[p]:
-            sure = 0
-        hands[p] = sure
-        pool -= sure
-        need[p] = obs.hand_sizes[p] - bits_size(sure)
-    units = slots_of(pool)
-    constrained = sorted((p for p in range(n) if need[p] and known.allowed[p] != ALL_SLOTS),
-                         key=lambda p: bin(known.allowed[p]).count("1"))
-    for p in constrained:
-        eligible = [i for i, slot in enumerate(units) if known.allowed[p] >> slot & 1]
-        if len(eligible) < need[p]:
-            continue  # the knowledge does not fit these cards: deal this player freely below
-        chosen = set(rng.sample(eligible, need[p]))
-        hands[p] += sum(1 << (units[i] * SLOT_BITS) for i in chosen)
-        units = [slot for i, slot in enumerate(units) if i not in chosen]
-        need[p] = 0
-    rng.shuffle(units)
-    at = 0
-    for p in range(n):
-        if need[p]:
-            hands[p] += sum(1 << (slot * SLOT_BITS) for slot in units[at:at + need[p]])
-            at += need[p]
-    hands[me] = obs.hand.bits
-    return [CardSet.from_bits(h) for h in hands]
+        ranks = {card.rank for card in play.cards if card.rank in index}
+        if len(ranks) != 1:
+            continue
+        at = index[ranks.pop()]
+        seen[decision.player, at] = seen.get((decision.player, at), 0) + 1
+        lead = decision.table is None and not rules.wild_count(play.cards)
+        plays.append((decision.player, at, lead, decision.reversed))
+    out: dict[int, int] = {}
+    for player, at, lead, reversed_order in plays:
+        slots = rank_slots[at] if seen[player, at] == 1 else 0
+        if lead:
+            top = 0 if reversed_order else last
+            for cheaper in (range(last, at, -1) if reversed_order else range(at)):
+                if cheaper != top and (player, cheaper) not in seen:
+                    slots |= rank_slots[cheaper]
+        out[player] = out.get(player, 0) | slots
+    return out
 
 
-Fact = tuple[int, tuple[tuple[int, int], ...], int, bool, tuple[int, ...] | None, int, int, int]
+Fact = tuple[int, tuple[tuple[int, int], ...], int, bool, tuple[int, ...] | None, int, int, int, bool]
 """An opponent's decision as `PlayModel.weight` reads it: (player, its play's cards as (rank index, count) of each
-rank it played, its wild cards, whether it played, the rank indices that beat the table weakest first or None where
-the model says nothing, the rank index played or -1 for a pass, the table's size, the top rank's index)."""
+rank it played, its wild cards, whether it played, the rank indices that beat the table weakest first (after a lead of
+one natural rank without wild cards: the ranks cheaper than the one led) or None where the model says nothing of them,
+the rank index played or -1 (a pass or a play of no natural rank), the table's size, the top rank's index, whether it
+led).  A play of one natural rank also says the player held no more of it."""
 
 
 class PlayModel:
@@ -145,8 +158,9 @@ class PlayModel:
         self._shifts = [rank_bucket_shift(rank) for rank in self.order]
 
     def facts(self, knowledge: DealKnowledge, me: int) -> list[Fact]:
-        """The opponents' decisions, latest first; decisions the model says nothing about (leads, joker plays)
-        keep only what they played.  Made once per decision: every sample is weighted by them."""
+        """The opponents' decisions, latest first; of a decision the model says nothing about (a play of jokers or
+        of wild cards alone, a follow of such a play, a lead with wild cards) only what it played counts.  Made once
+        per decision: every sample is weighted by them."""
         out: list[Fact] = []
         last = len(self.order) - 1
         for decision in reversed(knowledge.decisions):
@@ -155,17 +169,23 @@ class PlayModel:
             play, table = decision.play, decision.table
             counts, wilds = self.counts(play.cards) if play is not None else ([], 0)
             cards = tuple((at, count) for at, count in enumerate(counts) if count)
-            if table is None or table.rank not in self.index or (play is not None and play.rank not in self.index):
-                out.append((decision.player, cards, wilds, play is not None, None, -1, 0, 0))
+            played = -1 if play is None or play.rank not in self.index else self.index[play.rank]
+            top = 0 if decision.reversed else last
+            if table is None:
+                cheaper = None
+                if play is not None and played >= 0 and not wilds and len(cards) == 1:
+                    cheaper = tuple(range(last, played, -1)) if decision.reversed else tuple(range(played))
+                out.append((decision.player, cards, wilds, play is not None, cheaper, played, 0, top, True))
+                continue
+            if table.rank not in self.index or (play is not None and played < 0):
+                out.append((decision.player, cards, wilds, play is not None, None, played, 0, top, False))
                 continue
             at = self.index[table.rank]
-            played = -1 if play is None or play.rank is None else self.index[play.rank]
             if decision.reversed:
                 beating = tuple(range(at if self.equal_beats else at - 1, -1, -1))
             else:
                 beating = tuple(range(at if self.equal_beats else at + 1, last + 1))
-            out.append((decision.player, cards, wilds, play is not None, beating, played, table.size,
-                        0 if decision.reversed else last))
+            out.append((decision.player, cards, wilds, play is not None, beating, played, table.size, top, False))
         return out
 
     def counts(self, cards: CardSet) -> tuple[list[int], int]:
@@ -177,7 +197,7 @@ class PlayModel:
         """How likely the opponents' decisions (`facts`) were, were these their hands (up to a constant)."""
         held: dict[int, tuple[list[int], int]] = {}
         weight = 1.0
-        for player, cards, wild_cards, played_cards, beating, played, size, top in facts:
+        for player, cards, wild_cards, played_cards, beating, played, size, top, led in facts:
             found = held.get(player)
             if found is None:
                 found = held[player] = self.counts(hands[player])
@@ -187,36 +207,104 @@ class PlayModel:
                     counts[at] += count
                 wilds += wild_cards
                 held[player] = counts, wilds
+                if len(cards) == 1 and cards[0][0] == played and counts[played] > cards[0][1]:
+                    weight *= BREAK_GROUP
             if beating is None:
                 continue
-            factor = 1.0
+            if led:
+                for at in beating:
+                    if counts[at] and at != top:
+                        weight *= LEAD_OVER_CHEAPER
+                        break
+                continue
             for at in beating:  # weakest first
                 if at == played:
                     break
                 if counts[at] == size and at != top:
-                    factor = PASS_OVER_WHOLE_GROUP if played < 0 else SKIP_CHEAPER_GROUP
+                    weight *= PASS_OVER_WHOLE_GROUP if played < 0 else SKIP_CHEAPER_GROUP
                     break
             else:
                 if played < 0 and any(counts[at] and counts[at] + wilds >= size for at in beating):
-                    factor = PASS_OVER_BROKEN_GROUP
-            weight *= factor
+                    weight *= PASS_OVER_BROKEN_GROUP
         return weight
 
 
 class Sampler:
-    """Samples of everyone's hands for one decision, each with its weight (all alike without knowledge of play)."""
+    """Samples of everyone's hands for one decision, each with its weight (all alike without knowledge of play).
+
+    A sample deals the cards this player has not seen to the others so that `holdings` holds (a constraint that
+    cannot be met is dropped): to each player first what it surely holds, then to the players whose cards are
+    constrained, fewest allowed first, a uniform choice of the cards they may hold (of those the model of play finds
+    likely where there are enough), then the rest uniformly.  What does not change between the samples of a decision
+    is made once, and the draws use `rng.random()` alone (the random module's `sample` and `shuffle` are Python code,
+    the larger part of a sample's cost).
+    """
 
     def __init__(self, obs: Observation, knowledge: DealKnowledge | None, model: PlayModel,
                  rng: random.Random) -> None:
-        self._obs = obs
-        self._known = holdings(obs, knowledge)
         self._model = model
         self._facts = model.facts(knowledge, obs.player) if knowledge is not None else []
         self._rng = rng
+        known = holdings(obs, knowledge)
+        n = obs.rules.players
+        pool = obs.rules.deck.bits - obs.played.bits - obs.hand.bits
+        self._base = [0] * n
+        """Bits of each hand before the draw: this player's own, what the others surely hold."""
+        self._need = [0] * n
+        for p in range(n):
+            if p == obs.player or not obs.hand_sizes[p]:
+                continue
+            sure = common(known.must[p], pool)
+            if bits_size(sure) > obs.hand_sizes[p]:
+                sure = 0
+            self._base[p] = sure
+            pool -= sure
+            self._need[p] = obs.hand_sizes[p] - bits_size(sure)
+        self._base[obs.player] = obs.hand.bits
+        self._units = slots_of(pool)
+        """The slot of each card left to deal."""
+        likely = [known.allowed[p] & ~known.unlikely[p] for p in range(n)]
+        constrained = sorted((p for p in range(n) if self._need[p] and likely[p] != ALL_SLOTS),
+                             key=lambda p: bin(likely[p]).count("1"))
+        self._eligible = [(p, [[i for i, slot in enumerate(self._units) if mask >> slot & 1]
+                               for mask in (likely[p], known.allowed[p])]) for p in constrained]
+        """The constrained players in dealing order, each with the units it may get: the likely ones, the allowed."""
 
     def sample(self) -> tuple[list[CardSet], float]:
-        hands = sample_hands(self._obs, self._known, self._rng)
+        hands = self.deal()
         return hands, self._model.weight(hands, self._facts) if self._facts else 1.0
+
+    def deal(self) -> list[CardSet]:
+        """One deal of the unseen cards that fits what is known."""
+        rng = self._rng
+        units = self._units
+        hands = list(self._base)
+        need = list(self._need)
+        taken = [False] * len(units)
+        for p, choices in self._eligible:
+            free = []
+            for eligible in choices:
+                free = [i for i in eligible if not taken[i]]
+                if len(free) >= need[p]:
+                    break
+            else:
+                continue  # the knowledge does not fit these cards: deal this player freely below
+            for t in range(need[p]):  # the first need[p] of a partial Fisher-Yates shuffle: a uniform choice
+                j = t + int(rng.random() * (len(free) - t))
+                free[t], free[j] = free[j], free[t]
+                taken[free[t]] = True
+                hands[p] += 1 << (units[free[t]] * SLOT_BITS)
+            need[p] = 0
+        rest = [slot for i, slot in enumerate(units) if not taken[i]]
+        for t in range(len(rest) - 1, 0, -1):
+            j = int(rng.random() * (t + 1))
+            rest[t], rest[j] = rest[j], rest[t]
+        at = 0
+        for p, count in enumerate(need):
+            for slot in rest[at:at + count]:
+                hands[p] += 1 << (slot * SLOT_BITS)
+            at += count
+        return [CardSet.from_bits(h) for h in hands]
 
 
 def minus(a: int, b: int) -> int:
