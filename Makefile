@@ -8,7 +8,7 @@ RUN_STAMP := $(VENV)/.installed-run
 PYPROJECTS := engine/pyproject.toml protocol/pyproject.toml sdk/pyproject.toml service/pyproject.toml harness/pyproject.toml \
   learn/pyproject.toml
 
-.PHONY: all venv test lint typecheck pytest pytest-compiled engine-compiled bench bench-engine bench-bots bench-expert bench-expert-clock bench-expert-ladders bench-playouts bench-builtin-workers bench-service bench-arena \
+.PHONY: all venv test lint typecheck pytest pytest-compiled engine-compiled bench bench-engine bench-bots bench-expert bench-expert-clock bench-expert-ladders bench-playouts bench-expert-worlds bench-builtin-workers bench-service bench-arena \
   bench-ladder bench-ladder-speed bench-seat bench-streams bench-new-streams bench-flood bench-sandbox bench-tournament bench-kits bench-install run clean
 
 all: test
@@ -195,7 +195,7 @@ examples/node/node_modules/.package-lock.json: examples/node/package-lock.json
 ## bench: throughput figures (medians of 5 runs), and whether the expert keeps its clock (issue 28's bar); not a test.
 bench: bench-engine bench-bots bench-service bench-arena bench-ladder bench-ladder-speed bench-seat bench-streams \
   bench-new-streams bench-flood bench-sandbox bench-tournament bench-expert-clock bench-builtin-workers bench-kits \
-  bench-uecda bench-playouts bench-expert-ladders
+  bench-uecda bench-playouts bench-expert-worlds bench-expert-ladders
 
 bench-engine: $(STAMP) $(ENGINE_COMPILED)/.built
 	PRESIDENT_ENGINE_BUILD=source $(PY) benchmarks/engine_bench.py
@@ -211,6 +211,12 @@ bench-expert: $(STAMP)
 ## bench-playouts: the expert's playouts a second, its C playout against its Python policy on the engine, every preset.
 bench-playouts: $(STAMP) $(ENGINE_COMPILED)/.built
 	$(PY) benchmarks/playout_bench.py
+
+## bench-expert-worlds: how well the expert's worlds place the hidden cards at its decisions, every preset; then what
+## reading them perfectly would be worth (an oracle's lead over hard beside the expert's, 10 boards, ~5 min).
+bench-expert-worlds: $(STAMP) $(ENGINE_COMPILED)/.built
+	$(PY) benchmarks/expert_worlds.py
+	$(PY) benchmarks/expert_worlds.py --oracle
 
 ## bench-expert-ladders: issue 28's ladder bars as `president ladder` plays them: 240 duplicate matches of the built-in
 ## levels as shipped in each preset (examples/expert-ladders/), gated on expert > hard, then the expert against its

@@ -26,7 +26,9 @@ def test_engine_bench_prints_games_search_and_profile() -> None:
     done = _bench("engine_bench.py", "--seconds", "0.1", "--runs", "1", "--preset", "norwegian")
     assert done.returncode == 0, done.stderr
     assert "source (pure Python)" in done.stdout
-    assert [line.split()[0] for line in done.stdout.splitlines() if line.startswith("norwegian")] == ["norwegian"] * 2
+    tables = 3 if "versus OpenSpiel (interleaved" in done.stdout else 2  # OpenSpiel: the learn extra, when installed
+    norwegian = [line for line in done.stdout.splitlines() if line.startswith("norwegian")]
+    assert len(norwegian) == tables
     profiled = _bench("engine_bench.py", "--profile")  # as docs/engine-speed.md shows it
     assert profiled.returncode == 0, profiled.stderr
     for preset in ("cardverse", "italian", "norwegian"):
@@ -62,6 +64,21 @@ def test_playout_bench_prints_both_playouts_of_each_preset() -> None:
     assert "5 worlds a preset, medians of 1 runs" in done.stdout
     rows = [line.split() for line in done.stdout.splitlines() if line.startswith(("italian", "daifugo"))]
     assert [row[0] for row in rows] == ["daifugo", "italian"] and all(row[-1].endswith("x") for row in rows)
+
+
+def test_expert_worlds_bench_prints_the_reading_of_each_preset_and_the_oracles_lead() -> None:
+    done = _bench("expert_worlds.py", "--matches", "2", "--jobs", "1")
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines() if line.split()[:1] in (["cardverse"], ["daifugo"],
+                                                                                     ["italian"], ["norwegian"])]
+    assert [row[0] for row in rows] == ["cardverse", "daifugo", "italian", "norwegian"]
+    assert all(len(row) == 5 for row in rows)
+    done = _bench("expert_worlds.py", "--oracle", "--boards", "1", "--playouts", "4", "--preset", "cardverse",
+                  "--preset", "italian", "--jobs", "1")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split()[:2] for line in lines[1:]] == [["cardverse", "expert"], ["cardverse", "oracle"],
+                                                        ["italian", "skipped:"]]
 
 
 def test_sandbox_bench_prints_its_figures_beside_their_floors() -> None:
