@@ -26,7 +26,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from president_engine import Beat, CardSet, Observation, Rules, Suit
+from president_engine import Beat, CardSet, Observation, Rank, Rules, Suit
 from president_engine.cards import (
     BUCKET_BITS,
     BUCKET_SIZE,
@@ -35,6 +35,7 @@ from president_engine.cards import (
     SLOT_MAX,
     bits_size,
     card_slot,
+    rank_bucket_mask,
     rank_bucket_shift,
 )
 
@@ -156,6 +157,8 @@ class PlayModel:
         self.index = {rank: at for at, rank in enumerate(self.order)}
         self.equal_beats = rules.beat is Beat.EQUAL_OR_HIGHER
         self._shifts = [rank_bucket_shift(rank) for rank in self.order]
+        self._wild_bits = sum(rank_bucket_mask(rank) for rank in rules.wild_ranks) + (
+            rank_bucket_mask(Rank.JOKER) if rules.joker_wild else 0)
 
     def facts(self, knowledge: DealKnowledge, me: int) -> list[Fact]:
         """The opponents' decisions, latest first; of a decision the model says nothing about (a play of jokers or
@@ -191,7 +194,7 @@ class PlayModel:
     def counts(self, cards: CardSet) -> tuple[list[int], int]:
         """Cards of each natural rank (normal order), and wild cards."""
         bits = cards.bits
-        return [BUCKET_SIZE[bits >> shift & BUCKET_MASK] for shift in self._shifts], self.rules.wild_count(cards)
+        return [BUCKET_SIZE[bits >> shift & BUCKET_MASK] for shift in self._shifts], bits_size(bits & self._wild_bits)
 
     def weight(self, hands: list[CardSet], facts: list[Fact]) -> float:
         """How likely the opponents' decisions (`facts`) were, were these their hands (up to a constant)."""
@@ -261,12 +264,13 @@ class Sampler:
             pool -= sure
             self._need[p] = obs.hand_sizes[p] - bits_size(sure)
         self._base[obs.player] = obs.hand.bits
-        self._units = slots_of(pool)
-        """The slot of each card left to deal."""
+        self._units = [1 << (slot * SLOT_BITS) for slot in slots_of(pool)]
+        """The bit of each card left to deal (a card of a slot, once per copy)."""
         likely = [known.allowed[p] & ~known.unlikely[p] for p in range(n)]
         constrained = sorted((p for p in range(n) if self._need[p] and likely[p] != ALL_SLOTS),
                              key=lambda p: bin(likely[p]).count("1"))
-        self._eligible = [(p, [[i for i, slot in enumerate(self._units) if mask >> slot & 1]
+        slots = slots_of(pool)
+        self._eligible = [(p, [[i for i, slot in enumerate(slots) if mask >> slot & 1]
                                for mask in (likely[p], known.allowed[p])]) for p in constrained]
         """The constrained players in dealing order, each with the units it may get: the likely ones, the allowed."""
 
@@ -293,16 +297,18 @@ class Sampler:
                 j = t + int(rng.random() * (len(free) - t))
                 free[t], free[j] = free[j], free[t]
                 taken[free[t]] = True
-                hands[p] += 1 << (units[free[t]] * SLOT_BITS)
+                hands[p] += units[free[t]]
             need[p] = 0
-        rest = [slot for i, slot in enumerate(units) if not taken[i]]
-        for t in range(len(rest) - 1, 0, -1):
-            j = int(rng.random() * (t + 1))
-            rest[t], rest[j] = rest[j], rest[t]
+        rest = [bit for i, bit in enumerate(units) if not taken[i]]
+        left = len(rest)
         at = 0
         for p, count in enumerate(need):
-            for slot in rest[at:at + count]:
-                hands[p] += 1 << (slot * SLOT_BITS)
+            if count and at + count < left:  # a uniform choice of `count` of the rest (partial Fisher-Yates)
+                for t in range(at, at + count):
+                    j = t + int(rng.random() * (left - t))
+                    rest[t], rest[j] = rest[j], rest[t]
+            for bit in rest[at:at + count]:
+                hands[p] += bit
             at += count
         return [CardSet.from_bits(h) for h in hands]
 
