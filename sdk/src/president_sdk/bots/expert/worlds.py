@@ -64,9 +64,6 @@ class Holdings:
     """Bits of the cards each player surely holds."""
     allowed: tuple[int, ...]
     """Slots (bit s: card slot s) each player may hold besides those; ALL_SLOTS when nothing is known."""
-    unlikely: tuple[int, ...]
-    """Slots each player would hold none of were it playing as the model of play says (`whole_group_slots`): a
-    belief, not knowledge, so a sample keeps to it only where it can."""
 
 
 def holdings(obs: Observation, knowledge: DealKnowledge | None) -> Holdings:
@@ -75,7 +72,7 @@ def holdings(obs: Observation, knowledge: DealKnowledge | None) -> Holdings:
     must = [0] * n
     allowed = [ALL_SLOTS] * n
     if knowledge is None:
-        return Holdings(must=tuple(must), allowed=tuple(allowed), unlikely=(0,) * n)
+        return Holdings(must=tuple(must), allowed=tuple(allowed))
     me = obs.player
     order = [card.slot for card in obs.rules.best_first]
     position = {slot: at for at, slot in enumerate(order)}
@@ -98,45 +95,7 @@ def holdings(obs: Observation, knowledge: DealKnowledge | None) -> Holdings:
             if request.giver == me:
                 for slot in slots_of(request.cards.bits):
                     allowed[request.receiver] &= ~(1 << slot)
-    unlikely = [0] * n
-    for player, slots in whole_group_slots(obs, knowledge).items():
-        unlikely[player] = slots
-    return Holdings(must=tuple(must), allowed=tuple(allowed), unlikely=tuple(unlikely))
-
-
-def whole_group_slots(obs: Observation, knowledge: DealKnowledge) -> dict[int, int]:
-    """The slots (bit s: card slot s) each opponent holds none of, were it playing as the model says: no more of
-    a rank it played (one natural rank, wild cards or not), no rank but the top one cheaper than one it led (one
-    natural rank, no wild cards).  A rank a player played in two plays says nothing (it broke a group).  The weights
-    read the same facts: sampling by them spends no samples on worlds the weights would all but drop."""
-    rules = obs.rules
-    order = rules.natural_ranks
-    index = {rank: at for at, rank in enumerate(order)}
-    rank_slots = [sum(1 << card_slot(rank, suit) for suit in Suit) for rank in order]
-    last = len(order) - 1
-    plays: list[tuple[int, int, bool, bool]] = []
-    seen: dict[tuple[int, int], int] = {}
-    for decision in knowledge.decisions:
-        play = decision.play
-        if decision.player == obs.player or play is None:
-            continue
-        ranks = {card.rank for card in play.cards if card.rank in index}
-        if len(ranks) != 1:
-            continue
-        at = index[ranks.pop()]
-        seen[decision.player, at] = seen.get((decision.player, at), 0) + 1
-        lead = decision.table is None and not rules.wild_count(play.cards)
-        plays.append((decision.player, at, lead, decision.reversed))
-    out: dict[int, int] = {}
-    for player, at, lead, reversed_order in plays:
-        slots = rank_slots[at] if seen[player, at] == 1 else 0
-        if lead:
-            top = 0 if reversed_order else last
-            for cheaper in (range(last, at, -1) if reversed_order else range(at)):
-                if cheaper != top and (player, cheaper) not in seen:
-                    slots |= rank_slots[cheaper]
-        out[player] = out.get(player, 0) | slots
-    return out
+    return Holdings(must=tuple(must), allowed=tuple(allowed))
 
 
 Fact = tuple[int, tuple[tuple[int, int], ...], int, bool, tuple[int, ...] | None, int, int, int, bool]
@@ -157,6 +116,7 @@ class PlayModel:
         self.index = {rank: at for at, rank in enumerate(self.order)}
         self.equal_beats = rules.beat is Beat.EQUAL_OR_HIGHER
         self._shifts = [rank_bucket_shift(rank) for rank in self.order]
+        self._rank_slots = [sum(1 << card_slot(rank, suit) for suit in Suit) for rank in self.order]
         self._wild_bits = sum(rank_bucket_mask(rank) for rank in rules.wild_ranks) + (
             rank_bucket_mask(Rank.JOKER) if rules.joker_wild else 0)
 
@@ -189,6 +149,29 @@ class PlayModel:
             else:
                 beating = tuple(range(at if self.equal_beats else at + 1, last + 1))
             out.append((decision.player, cards, wilds, play is not None, beating, played, table.size, top, False))
+        return out
+
+    def unlikely(self, facts: list[Fact]) -> dict[int, int]:
+        """The slots (bit s: card slot s) each opponent holds none of, were it playing as the model says: no more of
+        a rank it played, no rank but the top one cheaper than one it led (the facts `weight` reads as BREAK_GROUP
+        and LEAD_OVER_CHEAPER).  A rank a player played in two plays says nothing (it broke a group).  A belief, not
+        knowledge: the sampler keeps to it where the cards allow, so that few samples are spent on worlds the weights
+        would all but drop."""
+        plays: dict[tuple[int, int], int] = {}
+        for player, cards, _, _, _, _, _, _, _ in facts:
+            if len(cards) == 1:
+                plays[player, cards[0][0]] = plays.get((player, cards[0][0]), 0) + 1
+        out: dict[int, int] = {}
+        for player, cards, _, _, beating, _, _, top, led in facts:
+            if len(cards) != 1:
+                continue
+            at = cards[0][0]
+            slots = self._rank_slots[at] if plays[player, at] == 1 else 0
+            if led and beating is not None:
+                for cheaper in beating:
+                    if cheaper != top and (player, cheaper) not in plays:
+                        slots |= self._rank_slots[cheaper]
+            out[player] = out.get(player, 0) | slots
         return out
 
     def counts(self, cards: CardSet) -> tuple[list[int], int]:
@@ -264,12 +247,13 @@ class Sampler:
             pool -= sure
             self._need[p] = obs.hand_sizes[p] - bits_size(sure)
         self._base[obs.player] = obs.hand.bits
-        self._units = [1 << (slot * SLOT_BITS) for slot in slots_of(pool)]
+        slots = slots_of(pool)
+        self._units = [1 << (slot * SLOT_BITS) for slot in slots]
         """The bit of each card left to deal (a card of a slot, once per copy)."""
-        likely = [known.allowed[p] & ~known.unlikely[p] for p in range(n)]
+        unlikely = model.unlikely(self._facts)
+        likely = [known.allowed[p] & ~unlikely.get(p, 0) for p in range(n)]
         constrained = sorted((p for p in range(n) if self._need[p] and likely[p] != ALL_SLOTS),
                              key=lambda p: bin(likely[p]).count("1"))
-        slots = slots_of(pool)
         self._eligible = [(p, [[i for i, slot in enumerate(slots) if mask >> slot & 1]
                                for mask in (likely[p], known.allowed[p])]) for p in constrained]
         """The constrained players in dealing order, each with the units it may get: the likely ones, the allowed."""
