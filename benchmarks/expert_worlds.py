@@ -6,8 +6,9 @@ rotating; at each of its searched decisions, 300 worlds of its sampler are
 compared with the true hands: the share of the hidden cards they place with
 their holder, weighted as the search weights them, and the same samples
 unweighted (what the constraints of the sampling alone achieve), and the
-effective size of a chunk of 16 weighted samples ((sum w)^2 / sum w^2: how
-many distinct worlds a chunk's draws amount to; 16 when all weigh alike).
+effective size of a chunk of the search's 16 weighted samples, (sum w)^2 /
+sum w^2: how many distinct worlds a chunk's draws amount to (16 when all
+weigh alike).
 
 With --oracle, the strength that perfect reading would give: on one-deal
 duplicate boards of easy, normal, hard and X (as bots_bench.py schedules
@@ -25,20 +26,19 @@ import argparse
 import random
 import statistics
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 from bots_bench import interval, table_config
-from president_engine import PRESETS, Action, CardSet, Match, Observation, Rules, visible_to
+from president_engine import PRESETS, CardSet, Match, Observation, Rules, visible_to
 from president_engine.events import DealEnded
 from president_harness.ladder.schedule import schedule
 from president_sdk.bot import Bot
 from president_sdk.bots import ExpertBot, builtin_bot
-from president_sdk.bots.expert.search import WorldPool, search
-from president_sdk.bots.expert.worlds import Sampler
+from president_sdk.bots.expert.search import CHUNK
+from president_sdk.bots.expert.worlds import PlayModel, Sampler
 
 SAMPLES = 300
-CHUNK = 16
 OPPONENTS = ("hard", "normal", "easy")
 
 
@@ -53,24 +53,17 @@ class Reader(ExpertBot):
         self.readings: list[tuple[float, float, float]] = []
         """(weighted share placed right, unweighted share, effective samples of a chunk) by searched decision."""
 
-    def _search_worlds(self, obs: Observation, candidates: Sequence[Action], preferred: Action,
-                       clock: object) -> Action:
+    def _worlds(self, obs: Observation, model: PlayModel) -> Callable[[], tuple[list[CardSet], float]]:
         if self.oracle:
-            _, rollout = self._tools(obs)
             truth = list(self.truth)
-            pool = WorldPool(lambda: (list(truth), 1.0), lambda hands: Match.from_view(obs, hands), self._rng)
-            first = pool.world(pool.draw(0))
-            actions = [first.check(c) for c in candidates]
-            result = search(actions, candidates.index(preferred), pool, rollout, obs.player,
-                            playouts=self.playouts, clock=None, values=None)
-            self.last_playouts = result.playouts
-            return candidates[actions.index(result.action)]
+            return lambda: (list(truth), 1.0)
         if self._knowledge.agrees_with(obs) and self._knowledge.decisions:
-            self.readings.append(self.read(obs))
-        return super()._search_worlds(obs, candidates, preferred, None)
+            self.readings.append(self.read(obs, model))
+        return super()._worlds(obs, model)
 
-    def read(self, obs: Observation) -> tuple[float, float, float]:
-        model, _ = self._tools(obs)
+    def read(self, obs: Observation, model: PlayModel) -> tuple[float, float, float]:
+        """Placed right, weighted and not, and a chunk's worth (a sampler of its own: the bot's draws stay as
+        they were)."""
         sampler = Sampler(obs, self._knowledge, model, random.Random(len(self.readings)))
         others = [p for p in range(obs.rules.players) if p != obs.player]
         hidden = sum(len(self.truth[p]) for p in others)
@@ -141,6 +134,8 @@ def main() -> int:
     parser.add_argument("--playouts", type=int, default=1000, help="playout cap of both (--oracle)")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
+    if min(args.matches, args.boards, args.playouts, args.jobs) < 1:
+        parser.error("--matches, --boards, --playouts and --jobs are at least 1")
     presets = args.preset or sorted(PRESETS)
     with ProcessPoolExecutor(args.jobs) as pool:
         if args.oracle:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from president_engine import Action, CardSet, Event, Match, Observation, Play, Request
 from president_engine.events import DealStarted
@@ -151,6 +151,12 @@ class ExpertBot(Bot):
         with collector_held() if clock is not None else contextlib.nullcontext():
             return self._search_worlds(obs, candidates, preferred, clock)
 
+    def _worlds(self, obs: Observation, model: PlayModel) -> Callable[[], tuple[list[CardSet], float]]:
+        """Where a search's worlds come from: samples of everyone's hands that fit what this player has seen, each
+        with its weight (worlds.py)."""
+        knowledge = self._knowledge if self._knowledge.agrees_with(obs) else None
+        return Sampler(obs, knowledge, model, self._rng).sample
+
     def _search_worlds(self, obs: Observation, candidates: Sequence[Action], preferred: Action,
                        clock: Clock | None) -> Action:
         """The search itself, apart so that its worlds are freed (by reference count) before the collector is back
@@ -161,9 +167,7 @@ class ExpertBot(Bot):
         if self.beyond_the_deal and stakes.follows(obs.deal):  # measured only where it will be used
             stakes.measure(clock, self.budget)
             values = stakes.values(obs.deal)
-        knowledge = self._knowledge if self._knowledge.agrees_with(obs) else None
-        sampler = Sampler(obs, knowledge, model, self._rng)
-        pool = WorldPool(sampler.sample, lambda hands: Match.from_view(obs, hands), self._rng)
+        pool = WorldPool(self._worlds(obs, model), lambda hands: Match.from_view(obs, hands), self._rng)
         try:
             first = pool.world(pool.draw(0, clock))
         except TimeUpError:  # no time even for the first worlds: the anchor, as after a search with no playout
