@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import shutil
 import sys
-import tempfile
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -82,20 +80,12 @@ def _commands() -> dict[str, type]:
             super().run()
             if self.editable_mode or _why_not():
                 return
-            package = Path(self.build_lib) / "president_engine"
-            out = package / build.WHEEL_DIR.name
-            with tempfile.TemporaryDirectory(prefix="president-engine-") as scratch:
-                folder = Path(scratch)
-                shutil.copytree(package, folder / package.name, ignore=shutil.ignore_patterns("__pycache__"))
-                log = folder / "build.log"
-                if build.compile_modules(folder, build.COMPILED_MODULES, log):
-                    tail = log.read_text().strip().splitlines()[-1:] or ["no output"]
-                    _note(f"mypyc failed, so the pure-Python engine is installed: {tail[0]}")
-                    return
-                shutil.rmtree(out, ignore_errors=True)
-                sources = build.keep_compiled(folder, out, [package.name])
-            build.write_manifest(out, sources)
-            _note(f"the compiled engine: {sum(1 for _ in out.rglob('*.so'))} modules compiled by mypyc")
+            failed = build.compile_wheel(Path(self.build_lib), "president_engine", build.COMPILED_MODULES)
+            if failed:
+                _note(f"{failed}, so the pure-Python engine is installed")
+                return
+            compiled = Path(self.build_lib) / "president_engine" / build.WHEEL_DIR.name
+            _note(f"the compiled engine: {sum(1 for _ in compiled.rglob('*.so'))} modules compiled by mypyc")
 
     class PlatformWheel(bdist_wheel):  # type: ignore[misc]
         """A compiled wheel is for this Python and platform only."""

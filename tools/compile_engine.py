@@ -49,8 +49,7 @@ sys.path.insert(0, str(ROOT / "engine"))
 from build_backend import build  # noqa: E402 (president_engine.build, read by path as the engine's wheel reads it)
 
 SOURCES = (ROOT / "engine" / "src" / "president_engine", ROOT / "sdk" / "src" / "president_sdk")
-COMPILED = [*build.COMPILED_MODULES,
-            *(f"president_sdk/bots/expert/{name}.py" for name in ("rollout", "search", "worlds"))]
+COMPILED = [*build.COMPILED_MODULES, *build.SEARCH_MODULES]
 EXTENSIONS = {"president_sdk.bots.expert._playout": "president_sdk/bots/expert/_playout.c"}
 """C extensions of the build: the expert's playouts on rank counts and on cards (rollout.py is their reference)."""
 BUILD_EXTENSIONS = ("from setuptools import Extension, setup; import json, sys; "

@@ -69,7 +69,7 @@ def test_pip_install_compiles_the_engine_where_it_can(tmp_path: Path) -> None:
     match.write_text(match.read_text() + "\n# edited\n")
     edited = _play(python)
     assert edited[0] == ("engine: the pure-Python source (the compiled build is older than president_engine/match.py;"
-                         " reinstall the engine to rebuild it)")
+                         " reinstall president-engine to rebuild it)")
     assert edited[1:] == installed[1:]
 
 
@@ -81,5 +81,5 @@ def test_without_a_compiler_pip_install_gives_the_source_and_says_so(tmp_path: P
                      "needs a C compiler and the Python headers)"]
     installed = _play(python)
     assert installed[0] == ("engine: the pure-Python source (installed without a compiled build: no C compiler and"
-                            " Python headers when it was installed)")
+                            " Python headers, or PRESIDENT_ENGINE_BUILD=source, when it was installed)")
     assert installed[1:] == _played_here()

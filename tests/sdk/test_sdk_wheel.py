@@ -1,10 +1,12 @@
-"""`pip install` of the SDK: a wheel carrying the expert's C playout where a C compiler is present, the Python
-playout alone where it is not (sdk/build_backend.py), each saying which; seeded experts play the same matches on
-either as on this checkout, since the C playout plays its reference's moves."""
+"""`pip install` of the SDK: a wheel carrying the expert's search compiled by mypyc and its C playout where a C
+compiler is present, the Python search and playout alone where it is not (sdk/build_backend.py), each saying which;
+seeded experts play the same matches on either as on this checkout, since the compiled search and the C playout
+play their references' moves."""
 
 from __future__ import annotations
 
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from wheel_support import build_wheel, install, run_installed
 
 pytestmark = pytest.mark.xdist_group("engine-builds")
 
+SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")
 PLAYOUTS = 60
 """Playouts of each of the experts' decisions (no clock: a seeded expert repeats its decisions exactly)."""
 PLAY = f"""
@@ -25,6 +28,8 @@ from president_sdk.bots.expert import rollout
 from president_sdk.local import play_local
 native = rollout._compiled()
 print("C playout:", native[0].__module__ if native else None, sys.modules.get("president_sdk.bots.expert._playout"))
+print("search:", *(getattr(sys.modules["president_sdk.bots.expert." + name], "__file__", None)
+                   for name in ("rollout", "search", "worlds")))
 for preset in sys.argv[1:]:
     rules = Rules.preset(preset, deals=1)
     bots = [ExpertBot(seed=3, budget=None, playouts={PLAYOUTS}),
@@ -36,7 +41,12 @@ for preset in sys.argv[1:]:
 
 def _played_here(*presets: str) -> list[str]:
     """The same matches played by the checkout (its compiled build where it is fresh, else its source)."""
-    return run_installed(Path(sys.executable), PLAY, *presets)[1:]
+    return run_installed(Path(sys.executable), PLAY, *presets)[2:]
+
+
+def _search(line: str) -> list[str]:
+    """Where rollout.py, search.py and worlds.py were loaded from, by their paths from site-packages."""
+    return [path.split("site-packages/")[-1] for path in line.split()[1:]]
 
 
 def _install(tmp_path: Path, **env: str) -> tuple[Path, str, Path]:
@@ -54,31 +64,52 @@ def _notes(output: str) -> list[str]:
 
 
 @pytest.mark.skipif(build.missing_toolchain() is not None, reason="needs a C compiler and the Python headers")
-def test_pip_install_of_the_sdk_compiles_the_experts_playout(tmp_path: Path) -> None:
+def test_pip_install_of_the_sdk_compiles_the_experts_search_and_playout(tmp_path: Path) -> None:
+    """The compiled search runs here on the pure-Python engine: it is compiled without the engine's types, for
+    either build (the compiled engine's wheel beside it: benchmarks/expert_clock.py, docs/engine-speed.md)."""
     python, output, wheel = _install(tmp_path)
-    assert _notes(output) == ["president-sdk: the expert's playouts in C (_playout.c)"]
+    assert _notes(output) == ["president-sdk: the expert's search compiled by mypyc",
+                              "president-sdk: the expert's playouts in C (_playout.c)"]
     assert not wheel.name.endswith("-none-any.whl")
     installed = run_installed(python, PLAY, *PRESETS)
     module, loaded = installed[0].split(" ", 3)[2:]
     assert module == "president_sdk.bots.expert._playout" and str(python.parents[1]) in loaded, installed[0]
-    assert installed[1:] == _played_here(*PRESETS)
+    assert _search(installed[1]) == [f"president_sdk/_compiled/president_sdk/bots/expert/{name}{SUFFIX}"
+                                     for name in ("rollout", "search", "worlds")]
+    assert installed[2:] == _played_here(*PRESETS)
     reference = run_installed(python, PLAY, *PRESETS, PRESIDENT_ENGINE_BUILD="source")
-    assert reference == ["C playout: None None", *installed[1:]]
+    assert reference[0] == "C playout: None None"
+    assert _search(reference[1]) == [f"president_sdk/bots/expert/{name}.py" for name in ("rollout", "search", "worlds")]
+    assert reference[2:] == installed[2:]
+
+
+def test_an_edited_source_is_not_shadowed_by_the_sdks_compiled_search(tmp_path: Path) -> None:
+    """The wheel's manifest names every source the search was compiled from: one edited, the source runs."""
+    python, _, _ = _install(tmp_path)
+    [site] = (python.parents[1] / "lib").glob("python*/site-packages")
+    knowledge = site / "president_sdk" / "bots" / "expert" / "knowledge.py"
+    knowledge.write_text(knowledge.read_text() + "\n")
+    installed = run_installed(python, PLAY, "cardverse")
+    assert _search(installed[1]) == [f"president_sdk/bots/expert/{name}.py" for name in ("rollout", "search", "worlds")]
 
 
 def test_without_a_compiler_the_sdk_plays_out_in_python_and_says_so(tmp_path: Path) -> None:
     python, output, _ = _install(tmp_path, CC="/nonexistent/cc")
-    [note] = _notes(output)
+    search, note = _notes(output)
+    assert search == "president-sdk: the expert's search in Python (no C compiler (/nonexistent/cc))"
     assert note.startswith("president-sdk: the expert's playouts in Python (compiling _playout.c failed: ")
     assert note.endswith("; it needs a C compiler and the Python headers)")
     installed = run_installed(python, PLAY, "daifugo")
-    assert installed == ["C playout: None None", *_played_here("daifugo")]
+    assert installed[0] == "C playout: None None"
+    assert _search(installed[1]) == [f"president_sdk/bots/expert/{name}.py" for name in ("rollout", "search", "worlds")]
+    assert installed[2:] == _played_here("daifugo")
 
 
 def test_the_engines_build_setting_asks_the_sdks_wheel_for_the_python_playout(tmp_path: Path) -> None:
     """sdk/build_backend.py reads PRESIDENT_ENGINE_BUILD by its own name (the engine is not importable in an
     isolated build): =source builds the wheel without the C playout, saying so."""
     wheel, output = build_wheel("sdk", tmp_path, PRESIDENT_ENGINE_BUILD="source")
-    assert _notes(output) == [f"president-sdk: the expert's playouts in Python ({build.ENVIRONMENT}=source)"]
+    assert _notes(output) == [f"president-sdk: the expert's search in Python ({build.ENVIRONMENT}=source)",
+                              f"president-sdk: the expert's playouts in Python ({build.ENVIRONMENT}=source)"]
     with zipfile.ZipFile(wheel) as built:
         assert not [name for name in built.namelist() if name.endswith((".so", ".pyd"))]

@@ -6,14 +6,16 @@ records a hash of every source file mypyc read.  It lives in one of two places:
 
 - in a checkout, build/engine-compiled (`make engine-compiled`, run by `make venv` and `make run`:
   tools/compile_engine.py), which holds the expert's search and its C playout too;
-- in an installed wheel, president_engine/_compiled (`pip install` of the engine on a machine with a C compiler
-  and the Python headers: engine/build_backend.py; the engine alone: the SDK's wheel carries the C playout
-  beside its source, sdk/build_backend.py).
+- in installed wheels, each distribution's own: president_engine/_compiled (`pip install` of the engine on a
+  machine with a C compiler and the Python headers: engine/build_backend.py) and president_sdk/_compiled, the
+  expert's search (`pip install` of the SDK: sdk/build_backend.py, which carries the C playout beside its source).
+  The SDK's search is compiled without the engine's types (SEARCH_WHEEL_FLAGS), so it runs on either build of
+  whichever engine is installed beside it.
 
 On import, `president_engine` and `president_sdk.bots.expert` put the compiled modules first on their package path
 when every recorded hash still matches the source beside them, so an edited source is never shadowed by an older
-build; anything not compiled is always read from the source.  The choice is made once per process, for both
-packages together (compiled code relies on the compiled classes it was built with).
+build; anything not compiled is always read from the source.  A checkout's build is chosen once per process, for
+both packages together (its search was compiled with the engine's classes); a wheel's, for its own distribution.
 
 PRESIDENT_ENGINE_BUILD=source runs the source (the reference, an installed SDK's C playout left unused too; `make
 pytest` tests it, and `pip install` with it set builds no compiled modules), =compiled fails unless the compiled
@@ -29,7 +31,8 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-from collections.abc import Iterable
+import tempfile
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -52,6 +55,12 @@ COMPILED_MODULES = tuple(f"president_engine/{name}.py" for name in (
 """The engine's modules mypyc compiles.  Left interpreted: `rules` (its constructor accepts the JSON forms of
 options, which mypyc's typed fields would refuse), `errors` (interpreted modules subclass its exceptions, which a
 compiled class forbids), `build`, `record`, `narrate`, `action_space` and the command line."""
+SEARCH_MODULES = tuple(f"president_sdk/bots/expert/{name}.py" for name in ("rollout", "search", "worlds"))
+"""The SDK's modules mypyc compiles: the expert's playout policy, search and world sampling, most of a searched
+decision's time (the rest of the SDK waits on the network or on the engine)."""
+SEARCH_WHEEL_FLAGS = ("--no-site-packages", "--ignore-missing-imports")
+"""mypy's flags for the SDK's wheel, built without the engine at hand: the engine's types are read as Any, whichever
+engine is installed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,13 +83,14 @@ def choose(build_dir: Path | None = None, root: Path | None = None, ext_suffix: 
         build_dir, root = location()
     manifest = build_dir / MANIFEST
     wheel = build_dir.name == WHEEL_DIR.name
-    rebuild = "reinstall the engine to rebuild it" if wheel else "make engine-compiled rebuilds it"
+    rebuild = f"reinstall {_distribution(build_dir.parent.name)} to rebuild it" if wheel else \
+        "make engine-compiled rebuilds it"
     try:
         recorded = json.loads(manifest.read_text())
     except FileNotFoundError:
         if wheel:
-            return Choice(False, "installed without a compiled build: no C compiler and Python headers when it was"
-                                 " installed")
+            return Choice(False, "installed without a compiled build: no C compiler and Python headers, or"
+                                 f" {SOURCE_WANTED}, when it was installed")
         if building(build_dir):
             log = build_dir.with_name(build_dir.name + ".log")
             return Choice(False, f"the compiled build is being made, see {shown(log)}; commands started after it"
@@ -151,18 +161,30 @@ def _one_line(kind: type[BaseException], error: BaseException, trace: TracebackT
 
 
 def redirect(package: str, path: list[str]) -> None:
-    """Put the compiled modules of `package` (its `__path__`, from its source folder) first, if they run here."""
-    if not current().compiled:
+    """Put the compiled modules of `package` (its `__path__`, from its source folder) first, if they run here: an
+    installed wheel's own (DISTRIBUTION/_compiled), else a checkout's build."""
+    if source_wanted():
         return
-    build_dir, root = location()
     folder = package.split(".")
-    source = root.joinpath(*folder) if build_dir == WHEEL_DIR else root.joinpath(*_source_folder(package))
+    source = Path(path[0]).resolve()
+    top = source.parents[len(folder) - 2] if len(folder) > 1 else source
+    if (top / WHEEL_DIR.name).is_dir():
+        build_dir = top / WHEEL_DIR.name
+        choice = current() if build_dir == WHEEL_DIR else choose(build_dir, top.parent)
+    elif IN_CHECKOUT and source == ROOT.joinpath(*_source_folder(package)):
+        build_dir, choice = BUILD_DIR, current()
+    else:
+        return
     compiled = build_dir.joinpath(*folder)
-    if Path(path[0]).resolve() != source or not compiled.is_dir():
+    if not choice.compiled or not compiled.is_dir():
         return
     path.insert(0, str(compiled))
     if str(build_dir) not in sys.path:
         sys.path.append(str(build_dir))  # the shared library of mypyc's module group is a top-level module
+
+
+def _distribution(package: str) -> str:
+    return package.replace("_", "-")
 
 
 def describe() -> str:
@@ -227,12 +249,32 @@ def missing_toolchain() -> str | None:
     return None
 
 
-def compile_modules(folder: Path, modules: Iterable[str], log: Path) -> int:
-    """mypyc over `modules` (paths from `folder`, which holds their packages' whole source); its exit code, its
-    output in `log`.  The compiled modules land beside their sources, mypyc's shared library in `folder`."""
+def compile_modules(folder: Path, modules: Iterable[str], log: Path, flags: Sequence[str] = ()) -> int:
+    """mypyc over `modules` (paths from `folder`, which holds their packages' whole source; `flags` mypy's); its
+    exit code, its output in `log`.  The compiled modules land beside their sources, mypyc's shared library in
+    `folder`."""
     with open(log, "a") as out:
-        return subprocess.run([sys.executable, "-m", "mypyc", *modules], cwd=folder, stdout=out,
+        return subprocess.run([sys.executable, "-m", "mypyc", *flags, *modules], cwd=folder, stdout=out,
                               stderr=subprocess.STDOUT, env={**os.environ, "MYPY_FORCE_COLOR": "0"}).returncode
+
+
+def compile_wheel(build_lib: Path, package: str, modules: Sequence[str], flags: Sequence[str] = ()) -> str | None:
+    """Compile `modules` of `package`, as a wheel's build copied it into `build_lib`, into the package's WHEEL_DIR
+    with its manifest; None when done, else why not (the wheel then carries the source alone)."""
+    source = build_lib / package
+    out = source / WHEEL_DIR.name
+    with tempfile.TemporaryDirectory(prefix=f"{package}-") as scratch:
+        folder = Path(scratch)
+        shutil.copytree(source, folder / package,
+                        ignore=shutil.ignore_patterns("__pycache__", WHEEL_DIR.name, "*.so", "*.pyd"))
+        log = folder / "build.log"
+        if compile_modules(folder, modules, log, flags):
+            tail = log.read_text().strip().splitlines()[-1:] or ["no output"]
+            return f"mypyc failed: {tail[0]}"
+        shutil.rmtree(out, ignore_errors=True)
+        sources = keep_compiled(folder, out, [package])
+    write_manifest(out, sources)
+    return None
 
 
 def keep_compiled(folder: Path, out: Path, packages: Iterable[str]) -> dict[str, str]:

@@ -32,7 +32,7 @@ reference, and the fallback wherever it is not built.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import cast
+from typing import TypeAlias, cast
 
 from president_engine import (
     PASS,
@@ -72,7 +72,7 @@ NO_MOVE = (-1, -1, 0)
 """_playout.c's first move when the policy makes it too."""
 NO_SUITED_MOVE = (0, -2, -1, -1)
 """The same for `finish_suited`."""
-CompiledState = PlayoutState | SuitedPlayoutState
+CompiledState: TypeAlias = PlayoutState | SuitedPlayoutState
 """What `Rollout.prepare` makes of a world for the compiled playout."""
 
 
