@@ -11,10 +11,11 @@ sum w^2: how many distinct worlds a chunk's draws amount to (16 when all
 weigh alike).
 
 With --oracle, the strength that perfect reading would give: on one-deal
-duplicate boards of easy, normal, hard and X (as bots_bench.py schedules
-them), X the expert and then an oracle, the same search with the true hands
-as its only world (a measuring device, never a bot to play against), both
-with the same playout cap; each one's lead over hard in places per board.
+duplicate boards of easy, normal, hard and X (random too at a table of five,
+as the expert's ladders seat it; as bots_bench.py schedules them), X the
+expert and then an oracle, the same search with the true hands as its only
+world (a measuring device, never a bot to play against), both with the same
+playout cap; each one's lead over hard in places per board.
 
     .venv/bin/python benchmarks/expert_worlds.py [--matches 60] [--preset cardverse]
     .venv/bin/python benchmarks/expert_worlds.py --oracle [--boards 10] [--playouts 1000] --preset cardverse
@@ -29,7 +30,7 @@ import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
-from bots_bench import interval, table_config
+from bots_bench import board_deals, interval, table_config
 from president_engine import PRESETS, CardSet, Match, Observation, Rules, visible_to
 from president_engine.events import DealEnded
 from president_harness.ladder.schedule import schedule
@@ -109,10 +110,15 @@ def reading(job: tuple[str, int]) -> list[tuple[float, float, float]]:
     return reader.readings
 
 
+def levels(preset: str) -> tuple[str, ...]:
+    """The table of --oracle: easy, normal, hard and X, and random at a table of five."""
+    return ("random", "easy", "normal", "hard", "x")[-Rules.preset(preset).players:]
+
+
 def oracle_board(job: tuple[str, int, int, int, bool]) -> float:
     """Hard's mean place less X's over one board's matches."""
     preset, boards, board, playouts, oracle = job
-    config = table_config(preset, ("easy", "normal", "hard", "x"), boards, 1, seed=28)
+    config = table_config(preset, levels(preset), boards, 1, seed=28)
     specs = [s for s in schedule(config) if s.board == board]
     lead = 0.0
     for spec in specs:
@@ -139,17 +145,15 @@ def main() -> int:
     presets = args.preset or sorted(PRESETS)
     with ProcessPoolExecutor(args.jobs) as pool:
         if args.oracle:
-            print(f"lead over hard in places per board, one-deal duplicate boards of easy, normal, hard and X, "
-                  f"{args.boards} boards, cap {args.playouts} playouts, no clock; 95% interval")
+            print(f"lead over hard in places per board, one-deal duplicate boards of (random,) easy, normal, hard "
+                  f"and X, {args.boards} boards, cap {args.playouts} playouts, no clock; 95% interval")
             for preset in presets:
                 players = Rules.preset(preset).players
-                if players != 4:
-                    print(f"{preset:<10} skipped: {players} players (the table is four)")
-                    continue
+                per_board = board_deals(preset, levels(preset), 1)
                 for oracle in (False, True):
                     jobs = [(preset, args.boards, b, args.playouts, oracle) for b in range(args.boards)]
                     leads = list(pool.map(oracle_board, jobs))
-                    lead = interval(leads, low=1 - players, high=players - 1, per_board=24)
+                    lead = interval(leads, low=1 - players, high=players - 1, per_board=per_board)
                     print(f"{preset:<10} {'oracle' if oracle else 'expert':<7} {lead.mean:>6.3f} "
                           f"[{lead.low:.3f}, {lead.high:.3f}]", flush=True)
             return 0
