@@ -15,10 +15,13 @@ duplicate boards of easy, normal, hard and X (random too at a table of five,
 as the expert's ladders seat it; as bots_bench.py schedules them), X the
 expert and then an oracle, the same search with the true hands as its only
 world (a measuring device, never a bot to play against), both with the same
-playout cap; each one's lead over hard in places per board.
+playout cap; each one's lead over hard in places per board.  Each --setting
+NAME=VALUE adds the expert with search.py's constant NAME set to VALUE (in
+every worker), and its gain over the expert on the same boards, paired.
 
     .venv/bin/python benchmarks/expert_worlds.py [--matches 60] [--preset cardverse]
     .venv/bin/python benchmarks/expert_worlds.py --oracle [--boards 10] [--playouts 1000] --preset cardverse
+    .venv/bin/python benchmarks/expert_worlds.py --oracle --preset cardverse --boards 20 --setting CONFIDENCE=0.5
 """
 
 from __future__ import annotations
@@ -36,10 +39,14 @@ from president_engine.events import DealEnded
 from president_harness.ladder.schedule import schedule
 from president_sdk.bot import Bot
 from president_sdk.bots import ExpertBot, builtin_bot
+from president_sdk.bots.expert import search
 from president_sdk.bots.expert.search import CHUNK
 from president_sdk.bots.expert.worlds import PlayModel, Sampler
 
 SAMPLES = 300
+SEARCH_DEFAULTS = {name: value for name, value in vars(search).items()
+                   if name.isupper() and isinstance(value, (int, float))}
+"""search.py's numeric constants as shipped, which --setting may change (a worker resets them before each board)."""
 OPPONENTS = ("hard", "normal", "easy")
 
 
@@ -115,9 +122,12 @@ def levels(preset: str) -> tuple[str, ...]:
     return ("random", "easy", "normal", "hard", "x")[-Rules.preset(preset).players:]
 
 
-def oracle_board(job: tuple[str, int, int, int, bool]) -> float:
-    """Hard's mean place less X's over one board's matches."""
-    preset, boards, board, playouts, oracle = job
+def oracle_board(job: tuple[str, int, int, int, bool, dict[str, float]]) -> float:
+    """Hard's mean place less X's over one board's matches (X's search with `settings` of search.py's
+    constants)."""
+    preset, boards, board, playouts, oracle, settings = job
+    for name, value in {**SEARCH_DEFAULTS, **settings}.items():
+        setattr(search, name, value)
     config = table_config(preset, levels(preset), boards, 1, seed=28)
     specs = [s for s in schedule(config) if s.board == board]
     lead = 0.0
@@ -138,10 +148,13 @@ def main() -> int:
     parser.add_argument("--oracle", action="store_true", help="the expert and the oracle against hard instead")
     parser.add_argument("--boards", type=int, default=10, help="duplicate boards per table (--oracle)")
     parser.add_argument("--playouts", type=int, default=1000, help="playout cap of both (--oracle)")
+    parser.add_argument("--setting", action="append", default=[], metavar="NAME=VALUE",
+                        help="also the expert with this constant of search.py (--oracle; repeatable)")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     if min(args.matches, args.boards, args.playouts, args.jobs) < 1:
         parser.error("--matches, --boards, --playouts and --jobs are at least 1")
+    settings = [_setting(parser, text) for text in args.setting]
     presets = args.preset or sorted(PRESETS)
     with ProcessPoolExecutor(args.jobs) as pool:
         if args.oracle:
@@ -150,12 +163,22 @@ def main() -> int:
             for preset in presets:
                 players = Rules.preset(preset).players
                 per_board = board_deals(preset, levels(preset), 1)
-                for oracle in (False, True):
-                    jobs = [(preset, args.boards, b, args.playouts, oracle) for b in range(args.boards)]
+                base: list[float] = []
+                for name, oracle, setting in [("expert", False, {}), *((f"expert {text}", False, setting)
+                                                                     for text, setting in zip(args.setting, settings,
+                                                                                              strict=True)),
+                                              ("oracle", True, {})]:
+                    jobs = [(preset, args.boards, b, args.playouts, oracle, setting) for b in range(args.boards)]
                     leads = list(pool.map(oracle_board, jobs))
                     lead = interval(leads, low=1 - players, high=players - 1, per_board=per_board)
-                    print(f"{preset:<10} {'oracle' if oracle else 'expert':<7} {lead.mean:>6.3f} "
-                          f"[{lead.low:.3f}, {lead.high:.3f}]", flush=True)
+                    gain = ""
+                    if setting and len(leads) > 1:
+                        diffs = [a - b for a, b in zip(leads, base, strict=True)]
+                        gain = (f"  gain over the expert {statistics.mean(diffs):+.3f} +- "
+                                f"{1.96 * statistics.stdev(diffs) / len(diffs) ** 0.5:.3f}")
+                    base = base or leads
+                    print(f"{preset:<10} {name:<7} {lead.mean:>6.3f} [{lead.low:.3f}, {lead.high:.3f}]{gain}",
+                          flush=True)
             return 0
         print(f"the expert's worlds against the true hands: {args.matches} one-deal matches per preset against "
               f"{', '.join(OPPONENTS)}, {SAMPLES} samples at each searched decision")
@@ -165,6 +188,18 @@ def main() -> int:
             weighted, unweighted, size = (statistics.mean(column) for column in zip(*rows, strict=True))
             print(f"{preset:<10} {len(rows):>9} {weighted:>9.3f} {unweighted:>11.3f} {size:>18.2f}", flush=True)
     return 0
+
+
+def _setting(parser: argparse.ArgumentParser, text: str) -> dict[str, float]:
+    """NAME=VALUE of --setting, NAME a numeric constant of search.py."""
+    name, _, value = text.partition("=")
+    if name not in SEARCH_DEFAULTS:
+        parser.error(f"--setting {text}: {name!r} is not a numeric constant of president_sdk.bots.expert.search")
+    kind = type(SEARCH_DEFAULTS[name])
+    try:
+        return {name: kind(value)}
+    except ValueError:
+        parser.error(f"--setting {text}: {value!r} is not a {kind.__name__}")
 
 
 if __name__ == "__main__":

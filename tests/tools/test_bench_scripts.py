@@ -73,12 +73,16 @@ def test_expert_worlds_bench_prints_the_reading_of_each_preset_and_the_oracles_l
                                                                                      ["italian"], ["norwegian"])]
     assert [row[0] for row in rows] == ["cardverse", "daifugo", "italian", "norwegian"]
     assert all(len(row) == 5 for row in rows)
-    done = _bench("expert_worlds.py", "--oracle", "--boards", "1", "--playouts", "4", "--preset", "cardverse",
-                  "--preset", "italian", "--jobs", "1")
+    done = _bench("expert_worlds.py", "--oracle", "--boards", "2", "--playouts", "4", "--preset", "italian",
+                  "--jobs", "1", "--setting", "CONFIDENCE=0.5")
     assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    assert [line.split()[:2] for line in lines[1:]] == [["cardverse", "expert"], ["cardverse", "oracle"],
-                                                        ["italian", "expert"], ["italian", "oracle"]]
+    lines = done.stdout.splitlines()[1:]
+    assert [" ".join(line.split("[")[0].split()[:-1]) for line in lines] == [
+        f"italian {name}" for name in ("expert", "expert CONFIDENCE=0.5", "oracle")]  # five players: random too
+    assert [("gain over the expert" in line) for line in lines] == [False, True, False]
+    refused = _bench("expert_worlds.py", "--oracle", "--setting", "NOPE=1")
+    assert refused.returncode == 2 and refused.stderr.splitlines()[-1].endswith(
+        "--setting NOPE=1: 'NOPE' is not a numeric constant of president_sdk.bots.expert.search")
 
 
 def test_sandbox_bench_prints_its_figures_beside_their_floors() -> None:
