@@ -32,12 +32,16 @@ def build_wheel(project: str, out: Path, **env: str) -> tuple[Path, str]:
     """The wheel of `project` (a folder of the checkout) built with the checkout's build requirements, as uv.lock
     has them; (the wheel, the build's output)."""
     out.mkdir(parents=True, exist_ok=True)
+    sources = out.with_name(out.name + "-sources")  # a private copy: setuptools builds in the project's build/
+    for member in ("engine", project):  # the SDK's backend reads engine/ beside it
+        if not (sources / member).exists():
+            shutil.copytree(ROOT / member, sources / member,
+                            ignore=shutil.ignore_patterns("build", "__pycache__", "*.egg-info", "_compiled"))
     before = set(out.glob("*.whl"))
     built = subprocess.run(["nice", "-n", "19", uv(), "build", "--wheel", "--no-build-isolation", "--python",
-                            sys.executable, "--out-dir", str(out), str(ROOT / project)],  # others' tests first
+                            sys.executable, "--out-dir", str(out), str(sources / project)],  # others' tests first
                            env=environment(**env), capture_output=True, text=True, timeout=300)
     assert built.returncode == 0, built.stderr[-3000:]
-    shutil.rmtree(ROOT / project / "build", ignore_errors=True)
     [wheel] = set(out.glob("*.whl")) - before
     return wheel, built.stderr
 
