@@ -197,9 +197,12 @@ def _setting(parser: argparse.ArgumentParser, text: str) -> dict[str, float]:
         parser.error(f"--setting {text}: {name!r} is not a numeric constant of president_sdk.bots.expert.search")
     kind = type(SEARCH_DEFAULTS[name])
     try:
-        return {name: kind(value)}
+        number = kind(value)
     except ValueError:
         parser.error(f"--setting {text}: {value!r} is not a {kind.__name__}")
+    if number < (1 if kind is int else 0):
+        parser.error(f"--setting {text}: {name} is at least {1 if kind is int else 0}")
+    return {name: number}
 
 
 if __name__ == "__main__":

@@ -63,21 +63,21 @@ def _engine_backend() -> ModuleType | None:
     return module
 
 
-def _search_why_not() -> str | None:
-    """Why this wheel's search is not compiled, or None when it is to be."""
+def _search_backend() -> tuple[ModuleType | None, str]:
+    """engine/build_backend.py when this wheel's search is to be compiled; else None and why not."""
     if os.environ.get(ENVIRONMENT) == "source":
-        return f"{ENVIRONMENT}=source"
+        return None, f"{ENVIRONMENT}=source"
     backend = _engine_backend()
     if backend is None:
-        return f"built outside a checkout: no {ENGINE_BACKEND.relative_to(ENGINE_BACKEND.parents[1])}"
-    why: str | None = backend.build.missing_toolchain()
-    return why
+        return None, f"built outside a checkout: no {ENGINE_BACKEND.relative_to(ENGINE_BACKEND.parents[1])}"
+    missing: str | None = backend.build.missing_toolchain()
+    return (None, missing) if missing else (backend, "")
 
 
 def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) -> list[str]:
     required: list[str] = build_meta.get_requires_for_build_wheel(config_settings)
-    backend = _engine_backend()
-    return required if _search_why_not() or backend is None else [*required, backend.MYPYC]
+    backend, _ = _search_backend()
+    return required if backend is None else [*required, backend.MYPYC]
 
 
 class SearchBuildPy(build_py):  # type: ignore[misc]
@@ -87,12 +87,11 @@ class SearchBuildPy(build_py):  # type: ignore[misc]
         super().run()
         if self.editable_mode:
             return
-        why = _search_why_not()
-        backend = _engine_backend()
-        if why is None and backend is not None:
+        backend, why = _search_backend()
+        if backend is not None:
             build = backend.build
             why = build.compile_wheel(Path(self.build_lib), "president_sdk", build.SEARCH_MODULES,
-                                      build.SEARCH_WHEEL_FLAGS)
+                                      build.SEARCH_WHEEL_FLAGS) or ""
         _note(f"the expert's search in Python ({why})" if why else "the expert's search compiled by mypyc")
 
 
