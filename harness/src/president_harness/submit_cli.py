@@ -2,6 +2,7 @@
 
     president submit mybot/ --server localhost:50051 --account-token TOKEN
     president versions --server localhost:50051 --account-token TOKEN [--current VERSION]
+    president versions --all --server localhost:50051 --admin-token SECRET
     president build-log VERSION --server localhost:50051 --account-token TOKEN
     president bot-output VERSION [--match MATCH] --server localhost:50051 --account-token TOKEN
 
@@ -25,16 +26,18 @@ import io
 import os
 import sys
 import tarfile
+import time
 import tomllib
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import grpc
-from president_engine.narrate import counted
+from president_engine.narrate import counted, duration
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
+from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_metadata
 from president_harness.rpc_errors import describe_rpc_error
 
 ACCOUNT_TOKEN_ENV = "PRESIDENT_ACCOUNT_TOKEN"
@@ -63,6 +66,9 @@ def add_submit_parsers(commands: argparse._SubParsersAction[argparse.ArgumentPar
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     versions.add_argument("--current", metavar="VERSION", help="first make VERSION (READY, or RETIRED to bring it"
                           " back) the account's current version: the one hosts run and the arena seats")
+    versions.add_argument("--all", action="store_true", help="the organiser's view, with the admin token: every"
+                          " account's versions, their builds, check matches, fault rates and last errors")
+    versions.add_argument("--admin-token", help=f"the server's admin token, for --all (or set {ADMIN_TOKEN_ENV})")
     versions.set_defaults(handler=versions_command)
     build_log = commands.add_parser("build-log", parents=[common], help="a version's build log",
                                     description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -195,7 +201,14 @@ def submit_command(args: argparse.Namespace) -> int:
 
 
 def versions_command(args: argparse.Namespace) -> int:
-    if (metadata := _token(args, "versions")) is None:
+    if args.all and args.current is not None:
+        print("president versions: --current is the author's (with the account token), --all the organiser's:"
+              " give one", file=sys.stderr)
+        return 2
+    if args.all:
+        if (metadata := admin_metadata(args.admin_token, "versions --all")) is None:
+            return 2
+    elif (metadata := _token(args, "versions")) is None:
         return 2
     with grpc.insecure_channel(args.server) as channel:
         stub = pb_grpc.PresidentServiceStub(channel)
@@ -210,23 +223,92 @@ def versions_command(args: argparse.Namespace) -> int:
         except grpc.RpcError as exc:
             print(f"president versions: {describe_rpc_error(exc, args.server)}", file=sys.stderr)
             return 1
-    _table(listed.versions)
+    if args.all:
+        _organiser_table(listed)
+    else:
+        _table(listed)
     return 0
 
 
-def _table(versions: Sequence[pb.BotVersion]) -> None:
-    if not versions:
+def _table(listed: pb.ListVersionsResponse) -> None:
+    if not listed.versions:
         print("no versions")
         return
     print(f"{'VERSION':<16}  {'STATE':<10}  {'SUBMITTED (UTC)':<16}  {'SHA256':<12}  NAME")
-    for v in versions:
+    for v in listed.versions:
         submitted = datetime.fromtimestamp(v.created_at.ToSeconds(), UTC).strftime("%Y-%m-%d %H:%M")
         state = STATES.get(v.state, "?") + (" *" if v.current else "")
-        check = "" if not v.player else "  (check match passed)" if v.checked else "  (check match to come)"
+        check = f"  ({check_text(v, without_arena=listed.without_arena)})" if v.player else ""
         print(f"{v.version_id:<16}  {state:<10}  {submitted:<16}  {v.sha256[:12]:<12}  {v.manifest.name}"
               + (f"  ({v.reason})" if v.reason else "") + check)
     print("* the account's current version, which a host runs and the arena seats: the one chosen last"
           " (--current), unless a newer version became READY since")
+
+
+def _organiser_table(listed: pb.ListVersionsResponse) -> None:
+    """Every account's versions: build state, check matches, faults per move and the last error."""
+    if not listed.versions:
+        print("no versions on this server")
+        return
+    if listed.without_arena:
+        print("this server runs without the arena: no check match comes (president serve --arena runs it)")
+    width = max(7, *(len(v.account) for v in listed.versions))
+    print(f"{'ACCOUNT':<{width}}  {'VERSION':<16}  {'STATE':<10}  {'CHECKS':<18}  {'FAULTS':<24}  NAME")
+    for v in listed.versions:
+        state = STATES.get(v.state, "?") + (" *" if v.current else "")
+        record = v.record
+        checks = (f"{record.check_matches - record.checks_failed} passed, {record.checks_failed} failed"
+                  if record.check_matches else "none")
+        print(f"{v.account:<{width}}  {v.version_id:<16}  {state:<10}  {checks:<18}  {fault_rate(record):<24}"
+              f"  {v.manifest.name}")
+        if v.player:
+            print(f"{'':<{width}}  check: {check_text(v, without_arena=listed.without_arena)}")
+        if error := last_error(v):
+            print(f"{'':<{width}}  last error: {error}")
+    print("* the account's current version, which a host runs and the arena seats; CHECKS: its check matches"
+          " against the house bots; FAULTS: errors, time-outs, illegal answers and strikes per move played in its"
+          " finished matches")
+
+
+def fault_rate(record: pb.VersionRecord) -> str:
+    """Its faults over the moves it was to make, as a count and a share ("-" before any move)."""
+    if not record.moves:
+        return "-"
+    faults = record.faults
+    total = faults.errors + faults.timeouts + faults.invalid + faults.strikes
+    return f"{total} in {counted(record.moves, 'move')} ({total / record.moves:.1%})"
+
+
+def last_error(v: pb.BotVersion) -> str:
+    """Why its build failed, else its last fault (empty: neither)."""
+    if v.state == pb.VERSION_STATE_FAILED:
+        return f"build failed: {v.reason}"
+    return v.record.last_fault
+
+
+def check_text(v: pb.BotVersion, *, without_arena: bool) -> str:
+    """What became of a built version's check matches, and what comes next, in one line."""
+    record = v.record
+    if v.checked:
+        return "check match passed" + (f" after {counted(record.checks_failed, 'failed one')}"
+                                       if record.checks_failed else "")
+    if without_arena:
+        return "no check match on this server: it runs without the arena"
+    if record.checks_failed:
+        said = f"check failed {counted(record.checks_failed, 'time')}" + (
+            f" of {record.check_matches}" if record.check_matches > record.checks_failed else "")
+        if record.last_check_failed and record.last_fault.startswith(f"check match {record.last_check_id}:"):
+            said += f"; the last, {record.last_fault}"
+    else:
+        said = "check match to come"
+    if v.state != pb.VERSION_STATE_READY:
+        return said + "; retired: it plays no more"
+    if not v.current:
+        return said + "; not current: the arena checks its account's current version only"
+    if v.HasField("next_check_at"):
+        wait = max(0.0, v.next_check_at.ToMicroseconds() / 1e6 - time.time())
+        return said + f"; next check in {duration(wait)}, or sooner if its bot reconnects"
+    return said + ("; next check as soon as its host plays it" if record.checks_failed else "")
 
 
 def build_log_command(args: argparse.Namespace) -> int:

@@ -289,8 +289,14 @@ class SessionClient:
         for match in list(self._matches.values()):
             if match.seat.match_id not in live:  # it ended while this client was away
                 asyncio.get_running_loop().create_task(self._ended_away(match))
-        log.info("account %s: %s%s", welcome.account, counted(len(live), "live match"),
-                 "; a check match against the house bots comes first" if welcome.check_pending else "")
+        if welcome.without_arena:  # nothing will seat it but a challenge, a match or a tournament of the organiser's
+            log.warning("account %s: %s; this server runs without the arena: no check match or arena match will"
+                        " come here, only challenges and the organiser's matches and tournaments (the organiser"
+                        " starts the server with --arena for them)", welcome.account,
+                        counted(len(live), "live match"))
+        else:
+            log.info("account %s: %s%s", welcome.account, counted(len(live), "live match"),
+                     "; a check match against the house bots comes first" if welcome.check_pending else "")
 
     async def _act(self, act: pb.MatchAct) -> None:
         """Send an act: with other acts decided meanwhile, in one message, when the server takes batches."""

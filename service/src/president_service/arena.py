@@ -334,6 +334,14 @@ class Arena:
                                          poke=loop.call_later(wait, self.poke))
         return wait
 
+    def next_check_at(self, account: str) -> float | None:
+        """When (wall clock) the account's next check match may start, while one waits after a failed one; None
+        when none waits."""
+        held = self._held.get(account)
+        if held is None or self._sessions.by_account.get(account) is not held.session:
+            return None
+        return time.time() + max(0.0, held.until - asyncio.get_running_loop().time())
+
     # ------------------------------------------------------------------ challenges
 
     async def _challenge(self, session: Session, request: pb.SessionRequest) -> None:

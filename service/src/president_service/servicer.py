@@ -42,6 +42,7 @@ from president_service.request_guard import next_request, opening_request
 from president_service.session import SessionContext, Sessions
 from president_service.stream_ends import DRAIN_SLICES, OVER_SLICES, Heard, hear_out
 from president_service.tournaments import Tournaments
+from president_service.version_records import PlayerRecords
 from president_service.versions import CHUNK_BYTES, Version, Versions, read_submission, read_upload
 
 log = logging.getLogger(__name__)
@@ -114,8 +115,10 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         self._registry = registry
         self._admin = admin
         self._default_clock = default_clock
-        self.sessions = Sessions(registry)
+        self.sessions = Sessions(registry, arena=(arena or ArenaSettings()).enabled)
         self.versions = Versions(registry.store, registry.limits)
+        self.records = PlayerRecords(registry.store)
+        registry.finishing.append(self.records.finishing)
         self.bot_output = BotOutput(registry.store)
         self.arena = Arena(registry, registry.accounts, self.sessions, Ratings(registry.store),
                            arena or ArenaSettings(), registry.limits, self.versions)
@@ -549,10 +552,18 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         return await _guard(context, listing())
 
     def version_listing(self, metadata: Iterable[tuple[str, str | bytes]] | None) -> pb.ListVersionsResponse:
-        """ListVersions: the versions of the account whose token `metadata` carries, newest first (the web's
+        """ListVersions: the versions of the account whose token `metadata` carries (the admin token: every
+        account's), newest first, each with its record and the wait before its next check match (the web's
         /api/versions calls it too, with the request's Authorization header)."""
-        account = self._registry.accounts.authenticate(metadata)
-        return pb.ListVersionsResponse(versions=self.versions.listing(account.name))
+        owner = None if self._admin.given(metadata) else self._registry.accounts.authenticate(metadata).name
+        versions = self.versions.listing(owner)
+        records = self.records.of(v.player for v in versions if v.player)
+        for version in versions:
+            if version.player in records:
+                version.record.CopyFrom(records[version.player])
+            if version.current and not version.checked and (at := self.arena.next_check_at(version.account)):
+                version.next_check_at.CopyFrom(timestamp(at))
+        return pb.ListVersionsResponse(versions=versions, without_arena=not self.arena.settings.enabled)
 
     async def GetBuildLog(self, request: pb.GetBuildLogRequest,  # noqa: N802
                           context: Context) -> pb.GetBuildLogResponse:

@@ -275,8 +275,10 @@ def _settle(item: _Outgoing, error: BaseException | None) -> None:
 class Sessions:
     """Every open Session, by account; the registry tells it when an account is seated in a new match."""
 
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: Registry, *, arena: bool = True) -> None:
         self._registry = registry
+        self._arena = arena
+        """Whether the server's arena forms matches (check matches among them): the Welcome says when not."""
         self.by_account: dict[str, Session] = {}
         self.on_change: list[Callable[[], None]] = []
         """Told when a session opens, closes or changes what it accepts (the arena matches up again)."""
@@ -331,7 +333,7 @@ class Sessions:
             await session.send(pb.SessionResponse(welcome=pb.SessionWelcome(
                 account=account.name, live_matches=[runner.match_id for runner, _ in seats],
                 max_matches=self._registry.limits.account_matches,
-                check_pending=not checked, batches=True)))
+                check_pending=not checked, batches=True, without_arena=not self._arena)))
             if unread:
                 await session.send(notice(ServiceError(
                     Reason.ACCOUNT_LIMIT, f"{unread} resume cursors of matches not live were not looked up: at most"

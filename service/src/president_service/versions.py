@@ -63,6 +63,8 @@ REASON_CHARS = 200
 NAME_CHARS = 64
 COMMAND_CHARS = 1024
 LIST_LIMIT = 200
+ALL_LIST_LIMIT = 1000
+"""The most versions the organiser's listing (every account's) holds, the newest."""
 UPLOAD_S = 60.0
 """A SubmitBot call must send its whole archive within this, so that a slow one does not hold its slot."""
 BUILT_UPLOAD_S = 300.0
@@ -256,10 +258,12 @@ class Versions:
             raise ServiceError(Reason.UNKNOWN_VERSION, f"no version {version_id[:64]!r} of this account")
         return _version(rows[0])
 
-    def listing(self, account: str) -> list[pb.BotVersion]:
-        """The account's versions, newest first."""
-        rows = self._store.query(f"SELECT {_COLUMNS} FROM versions WHERE account = ? ORDER BY created_at DESC"
-                                 " LIMIT ?", (account, LIST_LIMIT))
+    def listing(self, account: str | None) -> list[pb.BotVersion]:
+        """The account's versions (None: every account's, for the organiser), newest first."""
+        rows = (self._store.query(f"SELECT {_COLUMNS} FROM versions WHERE account = ? ORDER BY created_at DESC"
+                                  " LIMIT ?", (account, LIST_LIMIT)) if account is not None else
+                self._store.query(f"SELECT {_COLUMNS} FROM versions ORDER BY created_at DESC LIMIT ?",
+                                  (ALL_LIST_LIMIT,)))
         return [self.message(_version(row)) for row in rows]
 
     def message(self, version: Version) -> pb.BotVersion:

@@ -4224,6 +4224,7 @@ class SessionWelcome(_message.Message):
     MAX_MATCHES_FIELD_NUMBER: _builtins.int
     CHECK_PENDING_FIELD_NUMBER: _builtins.int
     BATCHES_FIELD_NUMBER: _builtins.int
+    WITHOUT_ARENA_FIELD_NUMBER: _builtins.int
     account: _builtins.str
     """The account."""
     max_matches: _builtins.int
@@ -4235,6 +4236,11 @@ class SessionWelcome(_message.Message):
     batches: _builtins.bool
     """This server takes `MatchActs` and, when SessionHello.batch_matches asks,
     sends `MatchUpdates`.
+    """
+    without_arena: _builtins.bool
+    """This server runs without the arena: no check match and no arena match
+    will come, whatever `check_pending` says; the account plays challenges
+    and the organiser's matches and tournaments only.
     """
     @_builtins.property
     def live_matches(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -4251,10 +4257,11 @@ class SessionWelcome(_message.Message):
         max_matches: _builtins.int = ...,
         check_pending: _builtins.bool = ...,
         batches: _builtins.bool = ...,
+        without_arena: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "batches", b"batches", "check_pending", b"check_pending", "live_matches", b"live_matches", "max_matches", b"max_matches"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "batches", b"batches", "check_pending", b"check_pending", "live_matches", b"live_matches", "max_matches", b"max_matches", "without_arena", b"without_arena"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -4733,6 +4740,8 @@ class BotVersion(_message.Message):
     PLAYER_FIELD_NUMBER: _builtins.int
     BUILT_SHA256_FIELD_NUMBER: _builtins.int
     BUILT_BYTES_FIELD_NUMBER: _builtins.int
+    RECORD_FIELD_NUMBER: _builtins.int
+    NEXT_CHECK_AT_FIELD_NUMBER: _builtins.int
     version_id: _builtins.str
     """Its id (16 hex digits), derived from the account, the manifest and the
     archive's hash.
@@ -4775,6 +4784,17 @@ class BotVersion(_message.Message):
     def created_at(self) -> _timestamp_pb2.Timestamp:
         """When it was first submitted."""
 
+    @_builtins.property
+    def record(self) -> Global___VersionRecord:
+        """What its finished matches showed so far: check matches, moves, faults."""
+
+    @_builtins.property
+    def next_check_at(self) -> _timestamp_pb2.Timestamp:
+        """When the arena seats its next check match, after a failed one (unset
+        while none waits: not failed, passed, or the arena waits for its host to
+        connect).
+        """
+
     def __init__(
         self,
         *,
@@ -4791,14 +4811,79 @@ class BotVersion(_message.Message):
         player: _builtins.str = ...,
         built_sha256: _builtins.str = ...,
         built_bytes: _builtins.int = ...,
+        record: Global___VersionRecord | None = ...,
+        next_check_at: _timestamp_pb2.Timestamp | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "manifest", b"manifest"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "manifest", b"manifest", "next_check_at", b"next_check_at", "record", b"record"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "archive_bytes", b"archive_bytes", "built_bytes", b"built_bytes", "built_sha256", b"built_sha256", "checked", b"checked", "created_at", b"created_at", "current", b"current", "manifest", b"manifest", "player", b"player", "reason", b"reason", "sha256", b"sha256", "state", b"state", "version_id", b"version_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "archive_bytes", b"archive_bytes", "built_bytes", b"built_bytes", "built_sha256", b"built_sha256", "checked", b"checked", "created_at", b"created_at", "current", b"current", "manifest", b"manifest", "next_check_at", b"next_check_at", "player", b"player", "reason", b"reason", "record", b"record", "sha256", b"sha256", "state", b"state", "version_id", b"version_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___BotVersion: _TypeAlias = BotVersion  # noqa: Y015
+
+@_typing.final
+class VersionRecord(_message.Message):
+    """What a version's (or an account's own bot's) finished matches showed,
+    counted as each one ended: its check matches and its faults per move.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCHES_FIELD_NUMBER: _builtins.int
+    MOVES_FIELD_NUMBER: _builtins.int
+    FAULTS_FIELD_NUMBER: _builtins.int
+    CHECK_MATCHES_FIELD_NUMBER: _builtins.int
+    CHECKS_FAILED_FIELD_NUMBER: _builtins.int
+    LAST_CHECK_ID_FIELD_NUMBER: _builtins.int
+    LAST_CHECK_FAILED_FIELD_NUMBER: _builtins.int
+    LAST_FAULT_FIELD_NUMBER: _builtins.int
+    LAST_FAULT_AT_FIELD_NUMBER: _builtins.int
+    matches: _builtins.int
+    """Its finished matches of every kind (check, arena, tournament, challenge)."""
+    moves: _builtins.int
+    """The turns it was to act in them (those the server played for it too)."""
+    check_matches: _builtins.int
+    """Its finished check matches against the house bots."""
+    checks_failed: _builtins.int
+    """Those it failed (an error, a time-out, an illegal answer or a strike)."""
+    last_check_id: _builtins.str
+    """Its last check match's id (empty: none finished yet)."""
+    last_check_failed: _builtins.bool
+    """Whether that check match failed."""
+    last_fault: _builtins.str
+    """Its last match with a fault, in one line: the match's kind and id and
+    the faults counted (empty: none yet). The bot's own words are in its
+    output (GetBotOutput with that match).
+    """
+    @_builtins.property
+    def faults(self) -> Global___FaultCounts:
+        """Its faults in them, summed; its fault rate is their sum over `moves`."""
+
+    @_builtins.property
+    def last_fault_at(self) -> _timestamp_pb2.Timestamp:
+        """When that match ended."""
+
+    def __init__(
+        self,
+        *,
+        matches: _builtins.int = ...,
+        moves: _builtins.int = ...,
+        faults: Global___FaultCounts | None = ...,
+        check_matches: _builtins.int = ...,
+        checks_failed: _builtins.int = ...,
+        last_check_id: _builtins.str = ...,
+        last_check_failed: _builtins.bool = ...,
+        last_fault: _builtins.str = ...,
+        last_fault_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["faults", b"faults", "last_fault_at", b"last_fault_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["check_matches", b"check_matches", "checks_failed", b"checks_failed", "faults", b"faults", "last_check_failed", b"last_check_failed", "last_check_id", b"last_check_id", "last_fault", b"last_fault", "last_fault_at", b"last_fault_at", "matches", b"matches", "moves", b"moves"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VersionRecord: _TypeAlias = VersionRecord  # noqa: Y015
 
 @_typing.final
 class ListVersionsRequest(_message.Message):
@@ -4824,18 +4909,27 @@ class ListVersionsResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     VERSIONS_FIELD_NUMBER: _builtins.int
+    WITHOUT_ARENA_FIELD_NUMBER: _builtins.int
+    without_arena: _builtins.bool
+    """This server runs without the arena: no check match (and no rated match)
+    comes here; its versions play only challenges and the organiser's
+    matches and tournaments.
+    """
     @_builtins.property
     def versions(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotVersion]:
-        """The account's versions, newest first (at most 200)."""
+        """The account's versions, newest first (at most 200); for the admin
+        token, every account's, newest first (at most 1000).
+        """
 
     def __init__(
         self,
         *,
         versions: _abc.Iterable[Global___BotVersion] | None = ...,
+        without_arena: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["versions", b"versions"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["versions", b"versions", "without_arena", b"without_arena"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

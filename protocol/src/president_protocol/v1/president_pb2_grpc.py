@@ -364,8 +364,9 @@ class PresidentServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListVersions(self, request, context):
-        """The versions of the account of the token in the metadata, newest first.
-        Errors: MISSING_TOKEN, BAD_TOKEN.
+        """The versions of the account of the token in the metadata, newest first;
+        with the admin token, every account's (the organiser's view), each with
+        its check matches and faults. Errors: MISSING_TOKEN, BAD_TOKEN.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -161,8 +161,9 @@ class PresidentServiceStub:
     with a retry hint), STORAGE, SHUTTING_DOWN.
     """
     ListVersions: _grpc.UnaryUnaryMultiCallable[_president_pb2.ListVersionsRequest, _president_pb2.ListVersionsResponse]
-    """The versions of the account of the token in the metadata, newest first.
-    Errors: MISSING_TOKEN, BAD_TOKEN.
+    """The versions of the account of the token in the metadata, newest first;
+    with the admin token, every account's (the organiser's view), each with
+    its check matches and faults. Errors: MISSING_TOKEN, BAD_TOKEN.
     """
     GetBuildLog: _grpc.UnaryUnaryMultiCallable[_president_pb2.GetBuildLogRequest, _president_pb2.GetBuildLogResponse]
     """A version's build log (capped): with the token of the account that
@@ -387,8 +388,9 @@ class PresidentServiceAsyncStub(PresidentServiceStub):
     with a retry hint), STORAGE, SHUTTING_DOWN.
     """
     ListVersions: _aio.UnaryUnaryMultiCallable[_president_pb2.ListVersionsRequest, _president_pb2.ListVersionsResponse]  # type: ignore[assignment]
-    """The versions of the account of the token in the metadata, newest first.
-    Errors: MISSING_TOKEN, BAD_TOKEN.
+    """The versions of the account of the token in the metadata, newest first;
+    with the admin token, every account's (the organiser's view), each with
+    its check matches and faults. Errors: MISSING_TOKEN, BAD_TOKEN.
     """
     GetBuildLog: _aio.UnaryUnaryMultiCallable[_president_pb2.GetBuildLogRequest, _president_pb2.GetBuildLogResponse]  # type: ignore[assignment]
     """A version's build log (capped): with the token of the account that
@@ -712,8 +714,9 @@ class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _president_pb2.ListVersionsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_president_pb2.ListVersionsResponse, _abc.Awaitable[_president_pb2.ListVersionsResponse]]:
-        """The versions of the account of the token in the metadata, newest first.
-        Errors: MISSING_TOKEN, BAD_TOKEN.
+        """The versions of the account of the token in the metadata, newest first;
+        with the admin token, every account's (the organiser's view), each with
+        its check matches and faults. Errors: MISSING_TOKEN, BAD_TOKEN.
         """
 
     @_abc_1.abstractmethod
