@@ -115,6 +115,7 @@ def test_an_authors_versions_and_build_logs_answer_as_the_rpcs_do_for_the_header
             assert status == 200
             assert [json_format.ParseDict(v["version"], pb.BotVersion()) for v in listed["versions"]] == list(
                 rpc.versions)
+            assert (listed["without_arena"], listed["every_account"]) == (True, False)
             ratings = {v["version"]["version_id"]: v["ratings"] for v in listed["versions"]}
             assert ratings[queued.version_id] == []
             (rating,) = ratings[built.version_id]
@@ -133,16 +134,21 @@ def test_an_authors_versions_and_build_logs_answer_as_the_rpcs_do_for_the_header
                     (f"/api/versions?token={ada}", {}, (401, "MISSING_TOKEN")),  # never read from the query
                     ("/api/versions", {"Authorization": f"Basic {ada}"}, (401, "BAD_TOKEN")),
                     ("/api/versions", {"Authorization": "Bearer nope"}, (401, "BAD_TOKEN")),
-                    ("/api/versions", {"Authorization": f"Bearer {ADMIN}"}, (401, "BAD_TOKEN")),  # not an account's
                     (log_path, {}, (401, "MISSING_TOKEN")),
                     (log_path, {"Authorization": f"Bearer {bob}"}, (404, "UNKNOWN_VERSION")),
                     ("/api/versions/0123456789abcdef/log", {"Authorization": f"Bearer {ada}"},
                      (404, "UNKNOWN_VERSION"))):
                 status, _, refused = await _get(web, path, **headers)
                 assert (status, refused["error"]["reason"]) == want, path
+            status, _, every = await _get(web, "/api/versions", Authorization=f"Bearer {ADMIN}")  # the organiser's
+            everyone = await stub.ListVersions(pb.ListVersionsRequest(), metadata=auth(ADMIN))
+            assert status == 200 and every["every_account"] and everyone.every_account
+            assert [json_format.ParseDict(v["version"], pb.BotVersion()) for v in every["versions"]] == list(
+                everyone.versions) == list(rpc.versions)  # bob has none
+            assert {v["version"]["version_id"]: v["ratings"] for v in every["versions"]} == ratings
             async with aiohttp.ClientSession() as session, session.get(
                     f"http://127.0.0.1:{web}/api/versions", headers={"Authorization": f"Bearer {bob}"}) as answer:
-                assert await answer.json() == {"versions": []}
+                assert await answer.json() == {"versions": [], "without_arena": True, "every_account": False}
                 assert answer.headers["Cache-Control"] == "no-store"  # an account's own answers: no cache keeps them
 
     asyncio.run(scenario())

@@ -12,6 +12,7 @@ build/screenshots.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import urllib.error
@@ -21,7 +22,12 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import BrowserContext, Page, Request, ViewportSize, expect
+from president_engine import Action, Observation
+from president_harness.builtin_sessions import BuiltinSessions
 from president_protocol.v1 import president_pb2 as pb
+from president_sdk import Bot
+from president_sdk.session_client import Appetite, SessionClient
+from president_service.arena import ArenaSettings
 from web_support import (
     ADMIN,
     DESKTOP,
@@ -164,7 +170,12 @@ def test_an_author_lists_their_versions_and_reads_a_build_log_as_text(browser: B
     bad = page.locator(f'#versions tr[data-version="{failed.version_id}"]')
     expect(good.locator("[data-state]")).to_have_text("READY")
     expect(good.locator("[data-current]")).to_have_text("current")
-    expect(good.locator(".check")).to_have_text("to come")  # READY, its check match not played yet
+    # READY, and no check match will come: this server runs without the arena, and the page says so
+    expect(good.locator(".check")).to_have_text("none: no arena on this server")
+    expect(page.locator("#no-arena")).to_contain_text("This server runs without the arena")
+    expect(good.locator(".faults")).to_have_text("\u2013")  # no match played
+    text = page.inner_text("#versions")
+    assert "null" not in text and "undefined" not in text and "NaN" not in text  # nothing from a missing field
     expect(good).to_contain_text(ready.sha256[:12])
     expect(good).to_contain_text(f"vp-ann@{ready.version_id}")
     rating = good.locator('.rating[data-preset="cardverse"][data-players="4"]')
@@ -232,7 +243,7 @@ def test_an_author_lists_their_versions_and_reads_a_build_log_as_text(browser: B
     assert status == 200 and body["log"] == LOG and body["version"]["version_id"] == ready.version_id
     assert cache == "no-store"
     status, body, cache = _api(server, "/api/versions", bob)
-    assert (status, body, cache) == (200, {"versions": []}, "no-store")
+    assert (status, body, cache) == (200, {"versions": [], "without_arena": True, "every_account": False}, "no-store")
     assert time.monotonic() - started < 40
 
 
@@ -320,3 +331,93 @@ def test_an_author_reads_a_hosted_bots_output_as_text(browser: BrowserContext, s
     assert cache == "no-store"
     status, body, _ = _api(server, f"/api/versions/{version.version_id}/output")
     assert (status, body["error"]["reason"]) == (401, "MISSING_TOKEN")
+
+
+class _Raising(Bot):
+    """A bot that raises at every move: its client plays the fallback and reports each an error."""
+
+    def play(self, obs: Observation) -> Action:
+        raise RuntimeError("this bot cannot play")
+
+
+def test_the_organiser_sees_every_accounts_versions_checks_faults_and_last_errors(
+        browser: BrowserContext, tmp_path_factory: pytest.TempPathFactory) -> None:
+    arena = ArenaSettings(enabled=True, queues=(("cardverse", 4),), check_retry_s=600.0, check_retry_max_s=3600.0)
+    server = BackgroundServer(tmp_path_factory.mktemp("organiser-web") / "web.db", arena=arena)
+    appetite = Appetite(presets=("cardverse",), players=(4,), max_matches=4, arena=True)
+    try:
+        async def make() -> tuple[list[str], dict[str, str], pb.BotVersion, pb.BotVersion, str]:
+            houses = []
+            for n in range(3):
+                made: pb.CreateAccountResponse = await server.stub.CreateAccount(
+                    pb.CreateAccountRequest(name=f"house-{n}", owner="web tests", house=True), metadata=ADMIN_METADATA)
+                houses.append(made.token)
+            tokens = {}
+            for name in ("org-ann", "org-bob"):
+                made = await server.stub.CreateAccount(pb.CreateAccountRequest(name=name, owner="web tests"),
+                                                       metadata=ADMIN_METADATA)
+                tokens[name] = made.token
+            broken = await _built(server, tokens["org-ann"], b"ann's raising bot", ready=True)
+            failed = await _built(server, tokens["org-bob"], b"bob's unbuildable bot", ready=False)
+            leased: pb.LeaseHostingResponse = await server.stub.LeaseHosting(
+                pb.LeaseHostingRequest(host="web tests", capacity=4), metadata=ADMIN_METADATA)
+            [hosted] = leased.start
+            return houses, tokens, broken, failed, hosted.token
+        houses, tokens, broken, failed, hosting = server.run(make())
+        raising = SessionClient(lambda _seat: _Raising(), hosting, server=server.address, appetite=appetite,
+                                threaded=False)
+        with BuiltinSessions(server.address, dict.fromkeys(houses, "easy"), appetite=appetite, workers=0):
+            playing = server.spawn(raising.run())
+
+            async def checked() -> pb.BotVersion:
+                while True:
+                    listed = await server.stub.ListVersions(pb.ListVersionsRequest(), metadata=ADMIN_METADATA)
+                    ann = next(v for v in listed.versions if v.account == "org-ann")
+                    if ann.record.checks_failed and ann.HasField("next_check_at"):
+                        return ann
+                    await asyncio.sleep(0.1)
+            ann = server.run(asyncio.wait_for(checked(), 90))
+            errors: list[str] = []
+            page = browser.new_page()
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(f"{server.base}/versions")
+            _type_token(page, ADMIN)
+            expect(page.locator("#versions-heading")).to_have_text("Every account's versions: 2")
+            expect(page.locator("#no-arena")).to_have_count(0)
+            rows = page.locator("#versions tbody tr")
+            expect(rows).to_have_count(2)
+            assert rows.evaluate_all("rows => rows.map(r => r.dataset.account)") == ["org-bob", "org-ann"]
+            good = page.locator(f'#versions tr[data-version="{broken.version_id}"]')
+            bad = page.locator(f'#versions tr[data-version="{failed.version_id}"]')
+            expect(good.locator(".account")).to_have_text("org-ann")
+            expect(good.locator("[data-state]")).to_have_text("READY")
+            check = good.locator(".check")
+            expect(check).to_have_attribute("data-failed", "1")
+            expect(check).to_contain_text(f"failed 1 time (the last, check match {ann.record.last_check_id}: ")
+            expect(check).to_contain_text("error")
+            expect(check).to_contain_text("; next check in 10 min, or sooner if its bot reconnects")
+            record = ann.record
+            rate = f"{100 * record.faults.errors / record.moves:.1f}%"
+            expect(good.locator(".faults")).to_have_text(f"{record.faults.errors} in {record.moves} moves ({rate})")
+            assert record.faults.errors > 0 and record.faults.errors == record.moves  # it raised at every move
+            expect(good.locator(".reason")).to_have_text(record.last_fault)
+            assert record.last_fault.startswith(f"check match {record.last_check_id}: ")
+            expect(bad.locator(".account")).to_have_text("org-bob")
+            expect(bad.locator("[data-state]")).to_have_text("FAILED")
+            expect(bad.locator(".reason")).to_have_text(REASON)
+            expect(bad.locator(".check")).to_have_text("\u2013")
+            expect(page.locator("button.current-button")).to_have_count(0)  # the author's choice, not the organiser's
+            text = page.inner_text("#versions")
+            assert "null" not in text and "undefined" not in text and "NaN" not in text  # nothing from a missing field
+            _shot(page, "versions-organiser")
+            bad.locator("button.log-button").click()  # the admin token reads every build log
+            expect(page.locator("#log-state")).to_contain_text(REASON)
+            page.close()
+            assert errors == []
+            status, body, cache = _api(server, "/api/versions", ADMIN)
+            assert status == 200 and body["every_account"] and not body["without_arena"] and cache == "no-store"
+            status, body, _ = _api(server, "/api/versions", tokens["org-bob"])  # an author sees only their own
+            assert status == 200 and [v["version"]["version_id"] for v in body["versions"]] == [failed.version_id]
+            playing.cancel()  # while its client plays, the next check match waits (ten minutes)
+    finally:
+        server.close()

@@ -62,13 +62,14 @@ def browser_context(profile: Path) -> Iterator[BrowserContext]:
 class BackgroundServer:
     """A real server (gRPC and web pages) on its own event loop in a thread, beside Playwright's."""
 
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path, **config: Any) -> None:
+        """`config`: more of the server's settings (`ServerConfig`), e.g. its arena."""
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="president-server", daemon=True)
         self._thread.start()
         # A seat that never connects is played by the clock soon (the matches without a clock never wait).
         self.server: RunningServer = self.run(start(ServerConfig(db=str(db), admin_token=ADMIN, port=0, http_port=0,
-                                                                 start_grace_s=0.05)))
+                                                                 start_grace_s=0.05, **config)))
         self._channel: grpc.aio.Channel = self.run(self._open())
         self.stub = pb_grpc.PresidentServiceStub(self._channel)
         self.base = f"http://127.0.0.1:{self.server.http_port}"

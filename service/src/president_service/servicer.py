@@ -563,7 +563,8 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                 version.record.CopyFrom(records[version.player])
             if version.current and not version.checked and (at := self.arena.next_check_at(version.account)):
                 version.next_check_at.CopyFrom(timestamp(at))
-        return pb.ListVersionsResponse(versions=versions, without_arena=not self.arena.settings.enabled)
+        return pb.ListVersionsResponse(versions=versions, without_arena=not self.arena.settings.enabled,
+                                       every_account=owner is None)
 
     async def GetBuildLog(self, request: pb.GetBuildLogRequest,  # noqa: N802
                           context: Context) -> pb.GetBuildLogResponse:

@@ -4910,10 +4910,15 @@ class ListVersionsResponse(_message.Message):
 
     VERSIONS_FIELD_NUMBER: _builtins.int
     WITHOUT_ARENA_FIELD_NUMBER: _builtins.int
+    EVERY_ACCOUNT_FIELD_NUMBER: _builtins.int
     without_arena: _builtins.bool
     """This server runs without the arena: no check match (and no rated match)
     comes here; its versions play only challenges and the organiser's
     matches and tournaments.
+    """
+    every_account: _builtins.bool
+    """The listing is every account's (asked with the admin token), not one
+    account's.
     """
     @_builtins.property
     def versions(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotVersion]:
@@ -4926,10 +4931,11 @@ class ListVersionsResponse(_message.Message):
         *,
         versions: _abc.Iterable[Global___BotVersion] | None = ...,
         without_arena: _builtins.bool = ...,
+        every_account: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["versions", b"versions", "without_arena", b"without_arena"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["every_account", b"every_account", "versions", b"versions", "without_arena", b"without_arena"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -5,7 +5,8 @@
     /matches/ID/replay           a finished match, every hand face up
     /tournaments                 the tournaments, newest first
     /tournaments/ID              a tournament: its standings and rounds, refreshed while it runs
-    /versions                    an author's bot versions (the account token typed into the page) and build logs
+    /versions                    an author's bot versions (the account token typed into the page) and build logs;
+                                 with the admin token, every account's: the organiser's view
     /api/matches[?player=NAME&offset=N&page_size=N]
                                  ListMatches, as JSON: every live match and a page of finished ones (50 unless
                                  page_size says), from `offset`, with how many finished matches there are
@@ -17,7 +18,8 @@
     /api/tournaments/ID          GetTournament, as JSON, with the ids of its live matches a spectator may
                                  not watch yet (`hidden`: another live match deals the same cards)
     /api/versions                ListVersions of the account whose token the `Authorization: Bearer T` header
-                                 carries, as JSON, each version with its arena ratings (its leaderboard entries)
+                                 carries (the admin token: every account's), as JSON, each version with its arena
+                                 ratings (its leaderboard entries)
     /api/versions/ID/log         GetBuildLog, as JSON, for the header's token: the version's account's, or the
                                  admin token
     POST /api/versions/ID/current
@@ -182,14 +184,15 @@ def _private(data: dict[str, Any]) -> web.Response:
     return web.json_response(data, dumps=_json, headers={"Cache-Control": "no-store"})
 
 
-def _ratings(servicer: PresidentServicer, account: str) -> dict[str, list[dict[str, Any]]]:
-    """Version id -> the account's arena ratings of it: its entry on each queue's leaderboard, with its rank there."""
+def _ratings(servicer: PresidentServicer, versions: set[str]) -> dict[str, list[dict[str, Any]]]:
+    """Version id -> the arena ratings of these versions: each one's entry on each queue's leaderboard, with its
+    rank there."""
     arena = servicer.arena
     found: dict[str, list[dict[str, Any]]] = {}
     for queue in arena.settings.queues:
         board = arena.leaderboard(queue)
         for rank, entry in enumerate(board.entries, 1):
-            if entry.version_id and entry.account == account:
+            if entry.version_id in versions:
                 found.setdefault(entry.version_id, []).append({
                     "preset": board.preset, "players": board.players, "rank": rank, "of": len(board.entries),
                     "ordinal": _finite(entry.ordinal), "matches": entry.matches, "deals": entry.deals,
@@ -209,9 +212,10 @@ async def _versions(request: web.Request) -> web.Response:
         listed = servicer.version_listing(_authorization(request))
     except ServiceError as exc:
         return _refusal(exc)
-    ratings = _ratings(servicer, listed.versions[0].account) if listed.versions else {}
+    ratings = _ratings(servicer, {v.version_id for v in listed.versions}) if listed.versions else {}
     return _private({"versions": [{"version": proto_json(v), "ratings": ratings.get(v.version_id, [])}
-                                  for v in listed.versions]})
+                                  for v in listed.versions],
+                     "without_arena": listed.without_arena, "every_account": listed.every_account})
 
 
 async def _build_log(request: web.Request) -> web.Response:

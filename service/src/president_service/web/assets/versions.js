@@ -1,4 +1,6 @@
-/* An author's bot versions (/versions): each one's state, check match and arena ratings, and its build log.
+/* An author's bot versions (/versions): each one's state, check matches, faults and arena ratings, and its build
+   log; with the admin token, every account's (the organiser's view: who submitted what, whether it built, passed
+   its check match, how often it faults and its last error).
    The account token is typed into the page and kept in this tab's sessionStorage only (Forget clears it); it
    is sent only as the Authorization header of the API's requests, never in an address. While a version waits
    for its build the page asks again every 3 seconds and draws it again only when the answer changed.
@@ -65,15 +67,15 @@
   // ------------------------------------------------------------------ the token
 
   const input = el("input", { type: "password", id: "token", autocomplete: "off", spellcheck: "false",
-    placeholder: "the token CreateAccount gave", "aria-describedby": "token-help" });
-  const show = el("button", { type: "submit", id: "show", text: "Show my versions" });
+    placeholder: "the token CreateAccount gave, or the admin token", "aria-describedby": "token-help" });
+  const show = el("button", { type: "submit", id: "show", text: "Show the versions" });
   const forget = el("button", { type: "button", id: "forget", text: "Forget the token" });
   // No name on the field and a POST form: even a submit the script missed would carry no token in an address.
   const form = el("form", { class: "token-form", id: "token-form", method: "post", autocomplete: "off" },
-    el("label", { for: "token", text: "Account token" }), input, show, forget);
-  const help = el("p", { class: "muted", id: "token-help", text: "Kept in this tab only (its session storage) and"
-    + " sent only as the Authorization header; Forget clears it. The admin token lists no versions: use the"
-    + " account's own." });
+    el("label", { for: "token", text: "Token" }), input, show, forget);
+  const help = el("p", { class: "muted", id: "token-help", text: "An account's token lists its versions; the"
+    + " organiser's admin token lists every account's. Kept in this tab only (its session storage) and sent only as"
+    + " the Authorization header; Forget clears it." });
   const refusal = el("div", { class: "notice error", id: "refusal", role: "status", hidden: true });
   const info = el("div", { class: "notice", id: "chosen", role: "status", hidden: true });
   const listing = el("section", { id: "versions" });
@@ -92,10 +94,50 @@
       v.current ? [" ", el("span", { class: "pill current", "data-current": "", title: "the account's current version, which a host runs and the arena seats", text: "current" })] : null];
   }
 
-  function checkText(v) {
+  function duration(seconds) {
+    return seconds < 90 ? `${Math.round(seconds)} s` : `${Math.round(seconds / 60)} min`;
+  }
+
+  function times(n) { return `${n} time${Number(n) === 1 ? "" : "s"}`; }
+
+  /** What became of a built version's check matches against the house bots, and what comes next. */
+  function checkText(v, withoutArena) {
     if (!v.player) return "\u2013";  // not built: it plays nothing
-    if (v.checked) return "passed";
-    return v.state === "VERSION_STATE_READY" ? "to come" : "not played";
+    const r = v.record || {};
+    const failed = Number(r.checks_failed || 0);
+    if (v.checked) return failed ? `passed, after failing ${times(failed)}` : "passed";
+    if (withoutArena) return "none: no arena on this server";
+    let said = "to come";
+    if (failed) {
+      said = `failed ${times(failed)}`;
+      if (r.last_check_failed && (r.last_fault || "").startsWith(`check match ${r.last_check_id}:`)) {
+        said += ` (the last, ${r.last_fault})`;
+      }
+    }
+    if (v.state !== "VERSION_STATE_READY") return `${said}; retired`;
+    if (!v.current) return `${said}; not current: only the current version is checked`;
+    if (v.next_check_at) {
+      const wait = Math.max(0, (new Date(v.next_check_at).getTime() - Date.now()) / 1000);
+      return `${said}; next check in ${duration(wait)}, or sooner if its bot reconnects`;
+    }
+    return failed ? `${said}; next check as soon as its host plays it` : said;
+  }
+
+  /** Its faults over the moves it was to make in its finished matches ("\u2013" before any move). */
+  function faultText(v) {
+    const r = v.record;
+    if (!r || !Number(r.moves)) return ["\u2013", ""];
+    const f = r.faults || {};
+    const [errors, timeouts, invalid, strikes] = [f.errors, f.timeouts, f.invalid, f.strikes].map((n) => Number(n || 0));
+    const total = errors + timeouts + invalid + strikes;
+    return [`${total} in ${r.moves} move${Number(r.moves) === 1 ? "" : "s"} (${(100 * total / Number(r.moves)).toFixed(1)}%)`,
+      `${errors} errors, ${timeouts} time-outs, ${invalid} illegal answers, ${strikes} strikes in ${matches(r.matches)}`];
+  }
+
+  /** Why its build failed, else its last fault. */
+  function lastError(v) {
+    if (v.state === "VERSION_STATE_FAILED") return v.reason || "";
+    return (v.record && v.record.last_fault) || "";
   }
 
   function ratingLine(r) {
@@ -106,7 +148,7 @@
       el("div", { class: "muted", text: `#${r.rank} of ${r.of} \u00B7 ${matches(r.matches)} \u00B7 mean place ${place}` }));
   }
 
-  function row(entry, token) {
+  function row(entry, token, answer) {
     const v = entry.version;
     const button = el("button", { type: "button", class: "log-button", "data-version": v.version_id, text: "Build log" });
     button.addEventListener("click", () => showLog(v.version_id, token));
@@ -115,21 +157,28 @@
       output = el("button", { type: "button", class: "output-button", "data-version": v.version_id, text: "Bot output" });
       output.addEventListener("click", () => showOutput(v.version_id, token, ""));
     }
-    const choosable = !v.current && (v.state === "VERSION_STATE_READY" || v.state === "VERSION_STATE_RETIRED");
+    // the author's choice: the admin token makes no version current
+    const choosable = !answer.every_account && !v.current
+      && (v.state === "VERSION_STATE_READY" || v.state === "VERSION_STATE_RETIRED");
     let choose = null;
     if (choosable) {
       choose = el("button", { type: "button", class: "current-button", "data-version": v.version_id, text: "Make current" });
       choose.addEventListener("click", () => makeCurrent(v.version_id, token));
     }
-    return el("tr", { "data-version": v.version_id, "data-state": v.state },
+    const [faults, faultDetail] = faultText(v);
+    const r = v.record || {};
+    return el("tr", { "data-version": v.version_id, "data-state": v.state, "data-account": v.account },
+      answer.every_account ? el("td", { class: "account", text: v.account }) : null,
       el("td", {}, el("span", { class: "id", text: v.version_id }),
         v.player ? el("div", { class: "muted player", title: "the name it plays under", text: v.player }) : null),
       el("td", { class: "name", text: v.manifest.name }),
       el("td", {}, statePill(v)),
       el("td", { class: "muted", text: when(v.created_at) }),
       el("td", {}, el("span", { class: "id", title: v.sha256, text: v.sha256.slice(0, 12) })),
-      el("td", { class: "check", text: checkText(v) }),
-      el("td", { class: "reason", text: v.reason || "" }),
+      el("td", { class: "check", "data-checks": Number(r.check_matches || 0), "data-failed": Number(r.checks_failed || 0),
+        text: checkText(v, answer.without_arena) }),
+      el("td", { class: "faults", title: faultDetail, text: faults }),
+      el("td", { class: "reason", text: lastError(v) }),
       el("td", { class: "ratings" }, entry.ratings.length ? entry.ratings.map(ratingLine) : el("span", { class: "muted", text: "not rated" })),
       el("td", {}, button, output, choose));
   }
@@ -137,16 +186,27 @@
   function table(answer, token) {
     const all = answer.versions;
     const account = all.length ? all[0].version.account : "";
-    return [el("h2", { text: all.length ? `Versions of ${account}: ${all.length}` : "Versions: none" }), all.length
+    const heading = answer.every_account ? `Every account's versions: ${all.length}`
+      : all.length ? `Versions of ${account}: ${all.length}` : "Versions: none";
+    const headers = ["Version", "Name", "State", "Submitted", "SHA-256", "Check match", "Faults", "Last error",
+      "Arena rating", ""];
+    return [el("h2", { id: "versions-heading", text: heading }),
+      answer.without_arena ? el("p", { class: "notice", id: "no-arena", text: "This server runs without the arena: no"
+        + " check match and no rated match comes here; versions play only challenges and the organiser's matches and"
+        + " tournaments (president serve --arena runs it)." }) : null,
+      all.length
       ? el("div", { class: "scroll" }, el("table", { class: "matches versions" },
-        el("thead", {}, el("tr", {}, ["Version", "Name", "State", "Submitted", "SHA-256", "Check match", "Why it failed",
-          "Arena rating", ""].map((h) => el("th", { text: h })))),
-        el("tbody", {}, all.map((entry) => row(entry, token)))))
-      : el("p", { class: "muted", text: "This account has submitted no version yet: president submit DIR sends one." }),
+        el("thead", {}, el("tr", {}, (answer.every_account ? ["Account", ...headers] : headers)
+          .map((h) => el("th", { text: h })))),
+        el("tbody", {}, all.map((entry) => row(entry, token, answer)))))
+      : el("p", { class: "muted", text: answer.every_account ? "No account has submitted a version yet."
+        : "This account has submitted no version yet: president submit DIR sends one." }),
     el("p", { class: "muted", text: "Current: the version a host runs and the arena seats: the one chosen last"
       + " (Make current, or president versions --current ID), unless a newer version became READY since."
-      + " Check match: a READY version first plays the house bots; the arena rates it once it passes."
-      + " Rating: OpenSkill's \u03BC \u2212 3\u03C3 on each arena leaderboard the version is on, with its rank there." })];
+      + " Check match: a READY version first plays the house bots; the arena rates it once it passes; after a"
+      + " failed one the next waits, twice as long after each further failure, until its bot reconnects."
+      + " Faults: errors, time-outs, illegal answers and strikes per move it was to make in its finished matches."
+      + " Rating: OpenSkill's \u03BC \u2212 3\u03C3 on each arena leaderboard the version is on, with its rank there." })].filter((part) => part !== null);
   }
 
   let timer = null;
