@@ -350,6 +350,34 @@ def test_president_bot_plays_an_accounts_matches_until_interrupted(server: Serve
         assert "Traceback" not in err
 
 
+def test_president_bot_is_told_when_the_server_runs_without_the_arena(server: Server) -> None:
+    """A bot waiting for its check match on a server without the arena hears at once that none will come
+    (the server here runs without it), instead of waiting for ever."""
+    channel, stub = admin_stub(server)
+    with channel:
+        token = account(stub, "no-arena")
+    bot = subprocess.Popen([sys.executable, "-m", "president_sdk.bot_cli", "builtin:easy", "--server", server.address,
+                            "--arena", "-q"], env=dict(os.environ, PRESIDENT_ACCOUNT_TOKEN=token),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    heard: list[str] = []
+
+    def read() -> None:
+        assert bot.stderr is not None
+        for line in bot.stderr:
+            heard.append(line)
+            if "without the arena" in line:
+                return
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(30)
+    bot.send_signal(signal.SIGINT)
+    bot.communicate(timeout=30)
+    said = [line for line in heard if "without the arena" in line]
+    assert said and "account no-arena: 0 live matches; this server runs without the arena: no check match or arena" \
+        " match will come here, only challenges and the organiser's matches and tournaments" in said[0], heard
+    assert not any("a check match against the house bots comes first" in line for line in heard), heard
+
+
 def test_president_bot_refuses_a_bad_account_token_in_one_line(server: Server) -> None:
     done = subprocess.run([sys.executable, "-m", "president_sdk.bot_cli", "builtin:easy", "--server",
                            server.address, "--account-token", "wrong"], capture_output=True, text=True, timeout=30)
