@@ -123,6 +123,9 @@ COVERED = {
         "tests/harness/test_submissions.py reads a READY and a FAILED version's log so",
     "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president builder --server unix:run/president.sock --work builds/"
     " --slot 2": "tests/harness/test_submissions.py runs the builder so (with --admin-token and --once)",
+    "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president versions --all --server unix:run/president.sock":
+        "tests/service/test_version_listing.py lists every account's versions so (the admin token from the"
+        " environment; over TCP)",
     ".venv/bin/president submit examples/go --server localhost:50051 --account-token TOKEN":
         "tests/harness/test_hosted_kits.py submits a built copy of the kit so to `president arena` (free ports)",
     ".venv/bin/president versions --server localhost:50051 --account-token TOKEN":

@@ -12,6 +12,7 @@
     president host --server unix:PATH --bot mybot/              a bot folder's bot in a sandbox, restarted if it dies
     president submit mybot/ --server HOST:PORT --account-token T a bot folder stored as a new version of its account
     president versions --server HOST:PORT --account-token T    the account's versions; build-log VERSION: a build's log
+    president versions --all --server HOST:PORT --admin-token S every account's versions, checks, faults, last errors
     president builder --server unix:PATH --admin-token SECRET   build submitted versions in a sandbox
     president tournament create NAME --entrants A,B --builtin hard  a tournament on a running server (then start,
                                                                 status, export)

@@ -62,7 +62,8 @@ def add_submit_parsers(commands: argparse._SubParsersAction[argparse.ArgumentPar
                                  description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     submit.add_argument("folder", type=Path, metavar="DIR", help=f"the bot's folder, with its {MANIFEST}")
     submit.set_defaults(handler=submit_command)
-    versions = commands.add_parser("versions", parents=[common], help="the account's versions and their states",
+    versions = commands.add_parser("versions", parents=[common], help="an account's versions and their states"
+                                   " (--all: every account's, for the organiser)",
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     versions.add_argument("--current", metavar="VERSION", help="first make VERSION (READY, or RETIRED to bring it"
                           " back) the account's current version: the one hosts run and the arena seats")
