@@ -162,3 +162,24 @@ def test_versions_all_without_the_admin_token_is_one_line(tmp_path: Path) -> Non
             assert (status, out, err) == (2, "", "president versions --all: give --admin-token or set"
                                                  " PRESIDENT_ADMIN_TOKEN\n")
     asyncio.run(main())
+
+
+def test_a_record_is_kept_across_a_restart_and_counts_no_match_twice(tmp_path: Path) -> None:
+    async def main() -> None:
+        db = tmp_path / "r.db"
+        async with running(db, arena=arena_settings(check_retry_s=600.0)) as server, client(server.port) as stub:
+            _, tasks = await house_bots(stub)
+            version = await ready_version(stub, await new_account(stub, "ada"), b"ada's bot")
+            [hosting] = (await _hosted(stub)).values()
+            faulty = SessionBot(stub, hosting, accepts=ARENA, first_fault=pb.BOT_FAULT_ERROR)
+            tasks.append(asyncio.create_task(faulty.run()))
+            [failed] = await asyncio.wait_for(_notices(faulty, "CHECK_FAILED", 1), 60)
+            [before] = (await stub.ListVersions(pb.ListVersionsRequest(), metadata=auth(ADMIN))).versions
+            for task in tasks:
+                task.cancel()
+        assert (before.record.check_matches, before.record.faults.errors) == (1, 1)
+        assert before.record.last_fault == f"check match {failed.match_id}: 1 error"
+        async with running(db) as server, client(server.port) as stub:
+            [after] = (await stub.ListVersions(pb.ListVersionsRequest(), metadata=auth(ADMIN))).versions
+        assert after.version_id == version.version_id and after.record == before.record
+    asyncio.run(main())
