@@ -1,12 +1,16 @@
-"""Bytes that are not a request: answered INVALID_ARGUMENT (MALFORMED), logged as one rate-limited line.
+"""Bytes that are not a request, or a request carrying what this server's contract does not have: answered
+INVALID_ARGUMENT (MALFORMED), logged as one rate-limited line.
 
 gRPC parses a request before any handler runs, and a body that does not
 parse would otherwise end the call as UNKNOWN with a traceback in the log.
 `GuardedServer` stands in for the server while the services are added: each
-method's parser it passes on returns `MALFORMED_REQUEST` instead of raising,
-and each handler refuses that with a status carrying ErrorInfo.  Handlers that
-read their stream with ``context.read()`` (the Play stream) get the marker
-from `read` and refuse it themselves (`is_malformed`).
+method's parser it passes on returns a `Refused` marker instead of raising,
+and each handler refuses that with a status carrying ErrorInfo.  The same
+parser checks every parsed message at every depth (`check_message`): a
+field this server does not know, or a timestamp or duration that is not one,
+is refused alike for every RPC, before any handler could store it.  Handlers
+that read their stream with ``context.read()`` (the Play stream, the
+Session) get the marker from `read` and refuse it themselves (`next_request`).
 
 It also caps the server's health `Watch` streams, which have no other bound.
 """
@@ -20,6 +24,8 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import grpc
+from google.protobuf.message import Message
+from google.protobuf.unknown_fields import UnknownFieldSet
 from president_protocol.v1 import president_pb2 as pb
 
 from president_service.errors import Reason, ServiceError
@@ -29,48 +35,157 @@ from president_service.throttled_log import Throttle, held_back
 log = logging.getLogger(__name__)
 
 HEALTH_WATCH = "/grpc.health.v1.Health/Watch"
-HELLO_TIMEOUT_S = 5.0
-"""How long a new Play stream or Session has to send its hello."""
 _Request = TypeVar("_Request", pb.PlayRequest, pb.SessionRequest)
+MIN_TIMESTAMP_S = -62_135_596_800
+"""0001-01-01T00:00:00Z, the earliest google.protobuf.Timestamp."""
+MAX_TIMESTAMP_S = 253_402_300_799
+"""9999-12-31T23:59:59Z, the latest google.protobuf.Timestamp."""
+MAX_DURATION_S = 315_576_000_000
+"""About 10,000 years, the longest google.protobuf.Duration."""
+_NANOS = 1_000_000_000
 
 
-class _Malformed:
-    """What the parser returns for bytes that are not the method's request message."""
+class Refused:
+    """What the parser returns for bytes that are not the method's request message, or one it refuses."""
+
+    def __init__(self, error: ServiceError) -> None:
+        self.error = error
 
     def __repr__(self) -> str:
-        return "MALFORMED_REQUEST"
+        return f"Refused({self.error.message!r})"
 
 
-MALFORMED_REQUEST: Any = _Malformed()
+MALFORMED_REQUEST: Any = Refused(ServiceError(Reason.MALFORMED,
+                                              "the request could not be parsed as its president.v1 message"))
 
 
-def is_malformed(request: object) -> bool:
-    return request is MALFORMED_REQUEST
+def check_message(message: Message, path: str = "") -> None:
+    """MALFORMED when `message`, or a message inside it at any depth, carries a field this server's contract does
+    not have, or a google.protobuf.Timestamp or Duration outside the range the contract gives it."""
+    where = path or message.DESCRIPTOR.name
+    unknown = UnknownFieldSet(message)
+    if len(unknown):
+        numbers = sorted({unknown[i].field_number for i in range(len(unknown))})
+        listed = ", ".join(map(str, numbers[:5]))
+        raise ServiceError(Reason.MALFORMED, f"{where}: unknown field number{'s' if len(numbers) > 1 else ''}"
+                                             f" {listed} (a newer client than this server?)", {"field": where})
+    kind = message.DESCRIPTOR.full_name
+    if kind == "google.protobuf.Timestamp":
+        seconds, nanos = message.seconds, message.nanos  # type: ignore[attr-defined]
+        if not MIN_TIMESTAMP_S <= seconds <= MAX_TIMESTAMP_S or not 0 <= nanos < _NANOS:
+            raise ServiceError(Reason.MALFORMED, f"{where}: not a timestamp (seconds from year 1 to 9999, nanos 0"
+                                                 " to 999,999,999)", {"field": where})
+    elif kind == "google.protobuf.Duration":
+        seconds, nanos = message.seconds, message.nanos  # type: ignore[attr-defined]
+        if abs(seconds) > MAX_DURATION_S or abs(nanos) >= _NANOS or seconds * nanos < 0:
+            raise ServiceError(Reason.MALFORMED, f"{where}: not a duration", {"field": where})
+    for field, value in message.ListFields():
+        if field.message_type is None:
+            continue
+        inner = f"{where}.{field.name}"
+        if field.message_type.GetOptions().map_entry:
+            if field.message_type.fields_by_name["value"].message_type is not None:
+                for key, item in value.items():
+                    check_message(item, f"{inner}[{key!r}]")
+        elif field.is_repeated:
+            for index, item in enumerate(value):
+                check_message(item, f"{inner}[{index}]")
+        else:
+            check_message(value, inner)
 
 
-def malformed_error() -> ServiceError:
-    return ServiceError(Reason.MALFORMED, "the request could not be parsed as its president.v1 message")
+def parsed(parse: Callable[[bytes], Any], data: bytes) -> Any:
+    """The request `parse` makes of `data`, checked (`check_message`); a `Refused` marker for a refused one."""
+    try:
+        request = parse(data)
+    except Exception:
+        return MALFORMED_REQUEST
+    if isinstance(request, Message):
+        try:
+            check_message(request)
+        except ServiceError as exc:
+            return Refused(exc)
+    return request
 
 
 async def next_request(context: grpc.aio.ServicerContext[_Request, Any]) -> _Request | None:
     """A stream's next message; None once the client has finished sending; MALFORMED for bytes that are not one."""
     request = await context.read()
-    if is_malformed(request):
-        raise malformed_error()
+    if isinstance(request, Refused):
+        raise request.error
     return None if request is grpc.aio.EOF else request
 
 
-async def opening_request(context: grpc.aio.ServicerContext[_Request, Any], kind: str, stream: str) -> _Request:
-    """A stream's first message, which must be `kind` (its hello) and come within `HELLO_TIMEOUT_S` of the
-    opening: MALFORMED otherwise, so a client that opens a stream and says nothing holds nothing for long."""
+async def opening_request(context: grpc.aio.ServicerContext[_Request, Any], kind: str, stream: str,
+                          window_s: float) -> _Request:
+    """A stream's first message, which must be `kind` (its hello) and come within `window_s` of the opening:
+    MALFORMED otherwise, so a client that opens a stream and says nothing holds nothing for long."""
     try:
-        first = await asyncio.wait_for(next_request(context), HELLO_TIMEOUT_S)
+        first = await asyncio.wait_for(next_request(context), window_s)
     except TimeoutError:
-        first = None
+        raise ServiceError(Reason.MALFORMED, f"the {stream} must open with its {kind}, sent within {window_s:g} s;"
+                                             " none came", {"expected": kind, "window_s": f"{window_s:g}"}) from None
     if first is None or first.WhichOneof("kind") != kind:
-        raise ServiceError(Reason.MALFORMED, f"the {stream} must open with its {kind}, sent within"
-                                             f" {HELLO_TIMEOUT_S:g} s")
+        raise ServiceError(Reason.MALFORMED, f"the {stream} must open with its {kind}, sent within {window_s:g} s",
+                           {"expected": kind, "window_s": f"{window_s:g}"})
     return first
+
+
+class OpeningStreams:
+    """The streams opening now (taken, their hello not yet read), on the whole server and by client address.
+
+    A client address is the peer's IP without its port; a peer on a Unix socket has none (it is local, and its
+    file's mode says who may connect) and counts only on the whole server."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self._by_peer: dict[str, int] = {}
+
+    def of(self, peer: str) -> int:
+        """Streams opening now from `peer`'s address."""
+        address = client_address(peer)
+        return 0 if address is None else self._by_peer.get(address, 0)
+
+    def admit(self, peer: str, *, per_peer: int, total: int | None, retry_after_s: float) -> Callable[[], None]:
+        """Count a new stream from `peer` (TOO_MANY_STREAMS with a retry hint past `per_peer` from its address,
+        or past `total` on the whole server when given); what is returned uncounts it, once."""
+        address = client_address(peer)
+        if address is not None and self._by_peer.get(address, 0) >= per_peer:
+            raise ServiceError(Reason.TOO_MANY_STREAMS, f"{per_peer} streams from {address} are opening without"
+                                                        " their hello yet, this server's limit per client",
+                               {"peer": address}, retry_after_s=retry_after_s)
+        if total is not None and self.total >= total:
+            raise ServiceError(Reason.TOO_MANY_STREAMS, f"this server has {self.total} Play streams opening, its"
+                                                        " limit", retry_after_s=RETRY_FULL_S)
+        counted_total = total is not None
+        if counted_total:
+            self.total += 1
+        if address is not None:
+            self._by_peer[address] = self._by_peer.get(address, 0) + 1
+        counted = True
+
+        def opened() -> None:
+            nonlocal counted
+            if not counted:
+                return
+            counted = False
+            if counted_total:
+                self.total -= 1
+            if address is not None:
+                left = self._by_peer[address] - 1
+                if left:
+                    self._by_peer[address] = left
+                else:
+                    del self._by_peer[address]
+        return opened
+
+
+def client_address(peer: str) -> str | None:
+    """The address of a gRPC peer ("ipv4:1.2.3.4:5", "ipv6:[::1]:5") without its port; None for a Unix socket's."""
+    family, _, rest = peer.partition(":")
+    if family not in ("ipv4", "ipv6"):
+        return None
+    return rest.rpartition(":")[0] or rest
 
 
 class GuardedServer:
@@ -97,10 +212,7 @@ class GuardedServer:
             return handler
 
         def safe_parse(data: bytes) -> Any:
-            try:
-                return parse(data)
-            except Exception:
-                return MALFORMED_REQUEST
+            return parsed(parse, data)
 
         changes: dict[str, Any] = {"request_deserializer": safe_parse}
         for kind in ("unary_unary", "unary_stream", "stream_unary", "stream_stream"):
@@ -110,10 +222,11 @@ class GuardedServer:
                 changes[kind] = self._capped(wrapped) if method == HEALTH_WATCH else wrapped
         return handler._replace(**changes)  # type: ignore[attr-defined, no-any-return]
 
-    def _refuse(self, method: str, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+    def _refuse(self, method: str, context: grpc.aio.ServicerContext[Any, Any], request: Refused) -> Any:
         if (held := self._malformed.admit()) is not None:
-            log.warning("malformed request to %s from %s%s", method, context.peer(), held_back(held))
-        return context.abort_with_status(malformed_error().to_status())
+            log.warning("malformed request to %s from %s: %s%s", method, context.peer(), request.error.message,
+                        held_back(held))
+        return context.abort_with_status(request.error.to_status())
 
     def _wrap(self, method: str, behaviour: Callable[..., Any], *, streaming_requests: bool) -> Callable[..., Any]:
         guard = self
@@ -121,8 +234,8 @@ class GuardedServer:
         def checked(requests: AsyncIterator[Any], context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
             async def gen() -> AsyncIterator[Any]:
                 async for request in requests:
-                    if is_malformed(request):
-                        await guard._refuse(method, context)
+                    if isinstance(request, Refused):
+                        await guard._refuse(method, context, request)
                     yield request
             return gen()
 
@@ -131,15 +244,15 @@ class GuardedServer:
 
         if inspect.isasyncgenfunction(behaviour):
             async def stream(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
-                if not streaming_requests and is_malformed(request):
-                    await guard._refuse(method, context)
+                if not streaming_requests and isinstance(request, Refused):
+                    await guard._refuse(method, context, request)
                 async for response in behaviour(first(request, context), context):
                     yield response
             return stream
 
         async def call(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-            if not streaming_requests and is_malformed(request):
-                await guard._refuse(method, context)
+            if not streaming_requests and isinstance(request, Refused):
+                await guard._refuse(method, context, request)
             return await behaviour(first(request, context), context)
         return call
 

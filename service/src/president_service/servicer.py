@@ -38,7 +38,7 @@ from president_service.match_request import check_name, read_match_request
 from president_service.match_runner import MatchRunner, Wake
 from president_service.messages import account_message, finished_summary, match_summary, result, timestamp
 from president_service.registry import Registry
-from president_service.request_guard import next_request, opening_request
+from president_service.request_guard import OpeningStreams, next_request, opening_request
 from president_service.session import SessionContext, Sessions
 from president_service.stream_ends import DRAIN_SLICES, OVER_SLICES, Heard, hear_out
 from president_service.tournaments import Tournaments
@@ -48,7 +48,6 @@ log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 _LIST_LIMIT = 200
 """Finished matches ListMatches shows at most on a page (newest first), and without a page size."""
-"""A Play stream that has not sent Hello by then is closed (it counts against its seat meanwhile)."""
 REFUSAL_READ_S = 1.0
 """How long a stream refused as it opens is read for its first message before its status is sent."""
 
@@ -124,8 +123,9 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         """Set when the server stops: new calls are refused, running ones finish."""
         self._streams = 0
         """Play and Spectate streams open now."""
-        self._opening = 0
-        """Play streams taken but not yet welcomed."""
+        self._opening = OpeningStreams()
+        """Play streams taken but not yet welcomed (on the server and by client), and Sessions before their hello
+        (by client)."""
         self.loop_lag = LoopLag()
         """How far behind the event loop runs (started with the server): new Play streams are refused past a bound."""
 
@@ -144,29 +144,25 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
     @property
     def opening_streams(self) -> int:
         """Play streams taken but not yet welcomed (bounded by `Limits.max_opening_streams`)."""
-        return self._opening
+        return self._opening.total
 
-    def _admit_opening(self) -> Callable[[], None]:
-        """Refuse a new Play stream at once (TOO_MANY_STREAMS, with a retry hint) when the server is past its bounds:
-        its loop runs more than `max_loop_lag_s` behind, or `max_opening_streams` Play streams are already opening.
-        Else count it as opening; what is returned uncounts it, once (its Welcome is sent, or it ends)."""
+    def opening_from(self, peer: str) -> int:
+        """Play streams and Sessions opening now from `peer`'s address (bounded by `Limits.max_opening_per_peer`)."""
+        return self._opening.of(peer)
+
+    def _admit_opening(self, context: grpc.aio.ServicerContext[Any, Any], *, play: bool) -> Callable[[], None]:
+        """Refuse a new Play stream (`play`) or Session at once (TOO_MANY_STREAMS, with a retry hint) when the server
+        is past its bounds: its loop runs more than `max_loop_lag_s` behind (a Play stream), `max_opening_streams`
+        Play streams are already opening, or `max_opening_per_peer` streams of its client's address are.  Else
+        count it as opening; what is returned uncounts it, once (its hello is read or Welcome sent, or it ends)."""
         limits = self._registry.limits
-        if (lag := self.loop_lag.lag) > limits.max_loop_lag_s:
+        if play and (lag := self.loop_lag.lag) > limits.max_loop_lag_s:
             raise ServiceError(Reason.TOO_MANY_STREAMS, f"this server is overloaded (it runs {lag:.2f} s behind, its"
                                                         f" bound {limits.max_loop_lag_s:g} s)",
                                retry_after_s=RETRY_FULL_S)
-        if self._opening >= limits.max_opening_streams:
-            raise ServiceError(Reason.TOO_MANY_STREAMS, f"this server has {self._opening} Play streams opening, its"
-                                                        " limit", retry_after_s=RETRY_FULL_S)
-        self._opening += 1
-        counted = True
-
-        def opened() -> None:
-            nonlocal counted
-            if counted:
-                counted = False
-                self._opening -= 1
-        return opened
+        return self._opening.admit(context.peer(), per_peer=limits.max_opening_per_peer,
+                                   total=limits.max_opening_streams if play else None,
+                                   retry_after_s=limits.hello_window_s)
 
     # ------------------------------------------------------------------ creating and joining
 
@@ -220,7 +216,8 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         # reader task can write too; it also holds less memory per open stream (docs/TEAM-NOTES.md).
         try:
             self._open()
-            opened = self._admit_opening()  # before anything else: refused at once when the server is past its bounds
+            # Before anything else: refused at once when the server is past its bounds.
+            opened = self._admit_opening(context, play=True)
         except ServiceError as exc:
             await _refuse_opening(context, exc)
         try:
@@ -246,7 +243,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
     async def _play(self, context: PlayContext, runner: MatchRunner, player: int, wake: Wake,
                     opened: Callable[[], None]) -> None:
         try:
-            first = await opening_request(context, "hello", "Play stream")
+            first = await opening_request(context, "hello", "Play stream", self._registry.limits.hello_window_s)
             cursor = first.hello.last_seq
             if cursor > runner.last_seq:
                 raise ServiceError(Reason.BAD_SEQ, f"last_seq {cursor} is beyond the last event {runner.last_seq}")
@@ -456,15 +453,22 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                       context: SessionContext) -> None:
         try:
             self._open()
-            account, version = self._session_player(context.invocation_metadata())
-            self._admit_stream()
+            opened = self._admit_opening(context, play=False)
         except ServiceError as exc:
             await _refuse_opening(context, exc)
         try:
-            await self.sessions.serve(account, context, version=version.version_id if version else "",
-                                      checked=version.checked if version else account.checked)
+            try:
+                account, version = self._session_player(context.invocation_metadata())
+                self._admit_stream()
+            except ServiceError as exc:
+                await _refuse_opening(context, exc)
+            try:
+                await self.sessions.serve(account, context, version=version.version_id if version else "",
+                                          checked=version.checked if version else account.checked, opened=opened)
+            finally:
+                self._streams -= 1
         finally:
-            self._streams -= 1
+            opened()
 
     def _session_player(self, metadata: Iterable[tuple[str, str | bytes]] | None) -> tuple[Account, Version | None]:
         """Who a Session plays as: an account (its own token), or a hosted version of it (its lease's token)."""
