@@ -22,6 +22,7 @@ import inspect
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, TypeVar
+from urllib.parse import unquote
 
 import grpc
 from google.protobuf.message import Message
@@ -181,11 +182,12 @@ class OpeningStreams:
 
 
 def client_address(peer: str) -> str | None:
-    """The address of a gRPC peer ("ipv4:1.2.3.4:5", "ipv6:[::1]:5") without its port; None for a Unix socket's."""
+    """The address of a gRPC peer ("ipv4:1.2.3.4:5", "ipv6:%5B::1%5D:5") without its port ("[::1]"); None for a
+    Unix socket's."""
     family, _, rest = peer.partition(":")
     if family not in ("ipv4", "ipv6"):
         return None
-    return rest.rpartition(":")[0] or rest
+    return unquote(rest.rpartition(":")[0] or rest)
 
 
 class GuardedServer:
