@@ -171,6 +171,8 @@ class FinishedSummary:
     rules: Rules
     names: tuple[str, ...]
     result: MatchResult
+    ended_at: float
+    """When its result was stored (its creation for a match stored before the server kept that)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -374,8 +376,9 @@ class MatchStore:
             params = (player,)
 
         def read() -> tuple[list[FinishedSummary], int]:
-            rows = self._reader.execute(f"SELECT id, created_at, preset, rules, names, result FROM matches WHERE"
-                                        f" {where} ORDER BY created_at DESC LIMIT ? OFFSET ?", (*params, limit, offset))
+            rows = self._reader.execute(f"SELECT id, created_at, preset, rules, names, result, ended_at FROM matches"
+                                        f" WHERE {where} ORDER BY created_at DESC LIMIT ? OFFSET ?",
+                                        (*params, limit, offset))
             page = [summary for row in rows if (summary := _finished_summary(row)) is not None]
             total: int = self._reader.execute(f"SELECT COUNT(*) FROM matches WHERE {where}", params).fetchone()[0]
             return page, total
@@ -441,11 +444,12 @@ class MatchStore:
 
 def _finished_summary(row: tuple[Any, ...]) -> FinishedSummary | None:
     """A finished match's row as a list shows it; None for one that cannot be read (left out of the list)."""
-    match_id, created_at, preset, rules, names, result = row
+    match_id, created_at, preset, rules, names, result, ended_at = row
     try:
         return FinishedSummary(match_id=match_id, created_at=float(created_at), preset=str(preset),
                                rules=Rules.from_dict(json.loads(rules)), names=tuple(map(str, json.loads(names))),
-                               result=MatchResult.loads(result))
+                               result=MatchResult.loads(result),
+                               ended_at=float(created_at if ended_at is None else ended_at))
     except Exception:
         return None
 

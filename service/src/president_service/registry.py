@@ -308,6 +308,10 @@ class Registry:
         if all(runner.claimed):
             runner.all_claimed()
 
+    def cached(self, match_id: str) -> MatchRunner | None:
+        """A finished match kept in memory, if this one is."""
+        return self._finished.get(match_id)
+
     def finished_in_play(self, match_id: str, ended_at: float) -> bool:
         """`deal_in_play` of a finished match that ended at `ended_at`, without loading it."""
         keys = self._twinned.get(match_id)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import ExitStack, aclosing, suppress
 from typing import Any, NoReturn, TypeVar
@@ -36,7 +37,14 @@ from president_service.limits import RETRY_FULL_S
 from president_service.loop_lag import LoopLag
 from president_service.match_request import check_name, read_match_request
 from president_service.match_runner import MatchRunner, Wake
-from president_service.messages import account_message, finished_summary, match_summary, result, timestamp
+from president_service.messages import (
+    account_message,
+    finished_summary,
+    hide_play,
+    match_summary,
+    result,
+    timestamp,
+)
 from president_service.registry import Registry
 from president_service.request_guard import OpeningStreams, next_request, opening_request
 from president_service.session import SessionContext, Sessions
@@ -319,10 +327,12 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                                                     " or with the admin token", retry_after_s=RETRY_FULL_S)
 
     def shown(self, match_id: str) -> bool:
-        """Whether a spectator without the admin token may watch this live match now; True for a match not live
-        (whose replay `replay` still refuses while another live match deals its cards)."""
-        runner = self._registry.live.get(match_id)
-        return runner is None or not self._registry.deal_in_play(runner)
+        """Whether a spectator without the admin token may see this match's play now: False while another live
+        match deals its cards (as far as the server knows without loading a finished match: `summary` knows)."""
+        runner = self._registry.live.get(match_id) or self._registry.cached(match_id)
+        if runner is not None:
+            return not self._registry.deal_in_play(runner)
+        return not self._registry.finished_in_play(match_id, math.inf)
 
     async def Spectate(self, request: pb.SpectateRequest, context: Context) -> AsyncIterator[pb.SpectateResponse]:  # noqa: N802
         admin = self._admin.given(context.invocation_metadata())
@@ -385,27 +395,38 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             self._streams -= 1
 
     async def GetMatch(self, request: pb.GetMatchRequest, context: Context) -> pb.GetMatchResponse:  # noqa: N802
-        return await _guard(context, self.summary(request.match_id))
+        return await _guard(context, self.summary(request.match_id,
+                                                  admin=self._admin.given(context.invocation_metadata())))
 
-    async def summary(self, match_id: str) -> pb.GetMatchResponse:
-        """GetMatch: a match's public summary, live or finished."""
-        return pb.GetMatchResponse(match=match_summary(await self._registry.get(match_id)))
+    async def summary(self, match_id: str, *, admin: bool = False) -> pb.GetMatchResponse:
+        """GetMatch: a match's public summary, live or finished; unless admin, without how its deals went while
+        another live match deals its cards (`hide_play`)."""
+        return pb.GetMatchResponse(match=self._public_summary(await self._registry.get(match_id), admin))
+
+    def _public_summary(self, runner: MatchRunner, admin: bool) -> pb.MatchSummary:
+        summary = match_summary(runner)
+        return summary if admin or not self._registry.deal_in_play(runner) else hide_play(summary)
 
     async def ListMatches(self, request: pb.ListMatchesRequest, context: Context) -> pb.ListMatchesResponse:  # noqa: N802
         return await _guard(context, self.summaries(request.status, page_size=request.page_size,
-                                                    offset=request.offset, player=request.player))
+                                                    offset=request.offset, player=request.player,
+                                                    admin=self._admin.given(context.invocation_metadata())))
 
     async def summaries(self, wanted: pb.MatchStatus.ValueType, *, page_size: int = 0, offset: int = 0,
-                        player: str = "") -> pb.ListMatchesResponse:
+                        player: str = "", admin: bool = False) -> pb.ListMatchesResponse:
         """ListMatches: every live match and a page of the finished ones, newest first (status 0: any; `player`:
-        only matches with a player of that name), with how many finished matches there are in all."""
+        only matches with a player of that name), with how many finished matches there are in all; unless admin,
+        a match whose cards another live match deals without how its deals went (`hide_play`)."""
         check_name(player, "player")
         live = [r for r in self._registry.live.values() if not player or player in r.names]
-        out = [match_summary(r) for r in sorted(live, key=lambda r: -r.created_at)]
+        out = [self._public_summary(r, admin) for r in sorted(live, key=lambda r: -r.created_at)]
         total = 0
         if wanted in (pb.MATCH_STATUS_UNSPECIFIED, pb.MATCH_STATUS_OVER):
             page, total = await self._registry.finished(min(page_size or _LIST_LIMIT, _LIST_LIMIT), offset, player)
-            out += [finished_summary(done) for done in page]
+            registry = self._registry
+            out += [hide_play(finished_summary(done))
+                    if not admin and registry.finished_in_play(done.match_id, done.ended_at)
+                    else finished_summary(done) for done in page]
         out = [m for m in out if wanted in (pb.MATCH_STATUS_UNSPECIFIED, m.status)]
         out.sort(key=lambda m: -m.created_at.ToNanoseconds())
         return pb.ListMatchesResponse(matches=out, finished_total=total)
