@@ -151,3 +151,25 @@ def test_stored_rows_the_server_cannot_load_are_skipped_marked_and_logged_once(t
     second = serve_and_check()  # marked: not loaded again, and said in one line
     assert "cannot be loaded" not in second, second
     assert "5 stored rows are marked unreadable and not loaded" in second, second
+
+
+def test_enum_values_this_server_does_not_have_and_endless_delays_are_refused(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path / "e.db") as server, client(server.port) as stub:
+            made = await create(stub)
+            before = (await stub.GetMatch(pb.GetMatchRequest(match_id=made.match_id))).match.last_seq
+            info = await refused(stub.ListMatches(pb.ListMatchesRequest(status=77)),  # type: ignore[arg-type]
+                                 grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED")
+            assert info.metadata["field"] == "ListMatchesRequest.status"
+            bad_fault = pb.SubmitActionRequest(turn_id=1, action=pb.Action(pass_turn=pb.PassAction()),
+                                               fault=99)  # type: ignore[arg-type]
+            info = await refused(stub.SubmitAction(bad_fault, metadata=auth(made.seats[0].token)),
+                                 grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED")
+            assert info.metadata["field"] == "SubmitActionRequest.fault"
+            got = await stub.GetMatch(pb.GetMatchRequest(match_id=made.match_id))
+            assert got.match.last_seq == before  # nothing was applied
+            info = await refused(stub.Spectate(pb.SpectateRequest(match_id=made.match_id,
+                                                                  delay_ms=2**32 - 1)).read(),
+                                 grpc.StatusCode.INVALID_ARGUMENT, "BAD_OPTION")
+            assert info.metadata["option"] == "delay_ms"
+    asyncio.run(main())

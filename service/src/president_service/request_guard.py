@@ -62,7 +62,7 @@ MALFORMED_REQUEST: Any = Refused(ServiceError(Reason.MALFORMED,
 
 def check_message(message: Message, path: str = "") -> None:
     """MALFORMED when `message`, or a message inside it at any depth, carries a field this server's contract does
-    not have, or a google.protobuf.Timestamp or Duration outside the range the contract gives it."""
+    not have, an enum value it does not have, or a google.protobuf.Timestamp or Duration outside its range."""
     where = path or message.DESCRIPTOR.name
     unknown = UnknownFieldSet(message)
     if len(unknown):
@@ -81,9 +81,14 @@ def check_message(message: Message, path: str = "") -> None:
         if abs(seconds) > MAX_DURATION_S or abs(nanos) >= _NANOS or seconds * nanos < 0:
             raise ServiceError(Reason.MALFORMED, f"{where}: not a duration", {"field": where})
     for field, value in message.ListFields():
+        inner = f"{where}.{field.name}"
+        if field.enum_type is not None:
+            known = field.enum_type.values_by_number
+            if any(number not in known for number in (value if field.is_repeated else (value,))):
+                raise ServiceError(Reason.MALFORMED, f"{inner}: not a value of {field.enum_type.name} (a newer"
+                                                     " client than this server?)", {"field": inner})
         if field.message_type is None:
             continue
-        inner = f"{where}.{field.name}"
         if field.message_type.GetOptions().map_entry:
             if field.message_type.fields_by_name["value"].message_type is not None:
                 for key, item in value.items():

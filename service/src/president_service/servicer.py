@@ -56,6 +56,8 @@ log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 _LIST_LIMIT = 200
 """Finished matches ListMatches shows at most on a page (newest first), and without a page size."""
+MAX_DELAY_MS = 3_600_000
+"""The longest delay a spectator may ask for (an hour): a stream held longer holds a slot for nothing."""
 REFUSAL_READ_S = 1.0
 """How long a stream refused as it opens is read for its first message before its status is sent."""
 
@@ -352,6 +354,8 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         drains.  The stream counts against the server's and the match's limits until it is closed.
         """
         self._open()
+        if delay_ms > MAX_DELAY_MS:
+            raise ServiceError(Reason.BAD_OPTION, f"delay_ms: at most {MAX_DELAY_MS} (an hour)", {"option": "delay_ms"})
         runner = await self._registry.get(match_id)
         self._check_shown(runner, admin)
         if from_seq > runner.last_seq + 1:
