@@ -18,7 +18,9 @@ It also caps the server's health `Watch` streams, which have no other bound.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
+import ipaddress
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -187,12 +189,17 @@ class OpeningStreams:
 
 
 def client_address(peer: str) -> str | None:
-    """The address of a gRPC peer ("ipv4:1.2.3.4:5", "ipv6:%5B::1%5D:5") without its port ("[::1]"); None for a
-    Unix socket's."""
+    """The client address of a gRPC peer ("ipv4:1.2.3.4:5", "ipv6:%5B2001:db8::1%5D:5") without its port: the IPv4
+    address, or the IPv6 address's /64 network ("2001:db8::/64": one client is given a whole /64 as easily as one
+    address); None for a Unix socket's peer."""
     family, _, rest = peer.partition(":")
     if family not in ("ipv4", "ipv6"):
         return None
-    return unquote(rest.rpartition(":")[0] or rest)
+    address = unquote(rest.rpartition(":")[0] or rest)
+    if family == "ipv6":
+        with contextlib.suppress(ValueError):
+            return str(ipaddress.IPv6Network(f"{address.strip('[]')}/64", strict=False))
+    return address
 
 
 class GuardedServer:
