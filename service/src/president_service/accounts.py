@@ -60,8 +60,8 @@ class Accounts:
     def _load(self, row: tuple[object, ...]) -> None:
         """One stored account; ValueError for a row that is not one."""
         name, owner, digest, created_at, revoked, house, checked = row
-        if not isinstance(name, str) or not NAME.match(name) or not isinstance(owner, str) \
-                or not isinstance(digest, bytes) or not isinstance(created_at, (int, float)):
+        if not isinstance(name, str) or not name or not isinstance(owner, str) or not isinstance(digest, bytes) \
+                or not isinstance(created_at, (int, float)):
             raise ValueError("not an account: a name, owner, token hash or creation time is not one")
         account = Account(name=name, owner=owner, created_at=float(created_at), revoked=bool(revoked),
                           house=bool(house), checked=bool(checked))
