@@ -76,6 +76,11 @@ def test_one_client_cannot_fill_the_opening_streams_and_its_silent_ones_are_clos
             await again.write(pb.PlayRequest(hello=pb.Hello()))
             welcome = await asyncio.wait_for(again.read(), WAIT_S)
             assert welcome is not grpc.aio.EOF and welcome.HasField("welcome"), welcome
-            for call in (seat, again):
+            session = noisy.Session(metadata=auth(account.token))  # a Session is opening until its hello only
+            await session.write(pb.SessionRequest(hello=pb.SessionHello()))
+            first = await asyncio.wait_for(session.read(), WAIT_S)
+            assert first is not grpc.aio.EOF and first.HasField("welcome"), first
+            assert server.servicer.opening_from(peer) == 0
+            for call in (seat, again, session):
                 call.cancel()
     asyncio.run(main())
