@@ -54,12 +54,20 @@ class Accounts:
         self._by_folded: dict[str, str] = {}
         """Case-folded name -> an account of that name, to refuse a new name differing from it only in case."""
         self._by_token: dict[bytes, str] = {}
-        for name, owner, digest, created_at, revoked, house, checked in store.query(
-                "SELECT name, owner, token_hash, created_at, revoked, house, checked FROM accounts"):
-            self._by_name[name] = Account(name=name, owner=owner, created_at=created_at, revoked=bool(revoked),
-                                          house=bool(house), checked=bool(checked))
-            self._by_folded.setdefault(name.casefold(), name)
-            self._by_token[bytes(digest)] = name
+        store.load_each("account", store.query("SELECT name, owner, token_hash, created_at, revoked, house, checked"
+                                               " FROM accounts"), lambda row: row[0], self._load)
+
+    def _load(self, row: tuple[object, ...]) -> None:
+        """One stored account; ValueError for a row that is not one."""
+        name, owner, digest, created_at, revoked, house, checked = row
+        if not isinstance(name, str) or not name or not isinstance(owner, str) or not isinstance(digest, bytes) \
+                or not isinstance(created_at, (int, float)):
+            raise ValueError("not an account: a name, owner, token hash or creation time is not one")
+        account = Account(name=name, owner=owner, created_at=float(created_at), revoked=bool(revoked),
+                          house=bool(house), checked=bool(checked))
+        self._by_name[name] = account
+        self._by_folded.setdefault(name.casefold(), name)
+        self._by_token[digest] = name
 
     def create(self, name: str, owner: str, *, house: bool = False) -> tuple[Account, str]:
         """A new account and its token (returned this once)."""

@@ -27,6 +27,13 @@ class Limits:
     max_opening_streams: int = 256
     """Play streams opening at once (taken by the server, their Welcome not yet sent); more are refused at once with
     a retry hint, so that a burst of new streams cannot hold the server's loop."""
+    max_opening_per_peer: int = 64
+    """Play streams and Sessions one client address (an IPv6 client's /64) holds opening at once (taken, their hello
+    not yet read); more are refused at once with a retry hint, so that one client cannot fill `max_opening_streams`
+    for the others (a quarter of it: an honest client's streams are opening for milliseconds each). Clients on the
+    server's Unix socket (a host's sandboxed bots) are the host's own and not bounded here."""
+    hello_window_s: float = 5.0
+    """How long a new Play stream or Session has to send its hello; then it is closed (MALFORMED, saying so)."""
     max_loop_lag_s: float = 0.5
     """How far behind the event loop may run before new Play streams are refused at once with a retry hint: a loop
     that far behind is busy with more than it can do (gRPC takes about one new call a loop cycle then), and a new

@@ -2,8 +2,9 @@
 
 Every value from outside is checked here, before anything is stored: a bad
 rule option, clock setting or a value beyond the server's bounds is
-BAD_OPTION naming the option; a card that cannot exist, an over-long name or
-a field this server does not know is MALFORMED.  What the request leaves
+BAD_OPTION naming the option; a card that cannot exist or an over-long name is
+MALFORMED (a field this server does not know is refused for every request
+by `request_guard.check_message`).  What the request leaves
 unset takes the server's defaults.  No refusal echoes more than a short
 piece of what was sent.
 """
@@ -12,8 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from google.protobuf.message import Message
-from google.protobuf.unknown_fields import UnknownFieldSet
 from president_engine import PRESETS, CardSet, Rules, RulesError
 from president_protocol import convert
 from president_protocol.names import MAX_NAME_CHARS, is_display_name
@@ -77,7 +76,6 @@ def clock_from_proto(msg: pb.ClockSettings) -> ClockSettings:
 
 def read_match_request(request: pb.CreateMatchRequest, default_clock: ClockSettings) -> MatchRequest:
     """What `request` asks for, checked; ServiceError (BAD_OPTION or MALFORMED) otherwise."""
-    refuse_unknown_fields(request)
     if request.preset not in PRESETS:
         raise ServiceError(Reason.BAD_OPTION, f"preset: unknown preset {shorten(request.preset)}"
                                               f" (known: {', '.join(PRESETS)})", {"option": "preset"})
@@ -123,23 +121,3 @@ def check_name(name: str, field: str) -> None:
 def shorten(text: str, most: int = 32) -> str:
     """A piece of a client's text fit to echo in an error: quoted, cut to `most` characters."""
     return repr(text if len(text) <= most else text[:most] + "...")
-
-
-def refuse_unknown_fields(message: Message, path: str = "") -> None:
-    """MALFORMED when `message` (or a message inside it) carries a field this server's contract does not have."""
-    unknown = UnknownFieldSet(message)
-    if len(unknown):
-        numbers = sorted({unknown[i].field_number for i in range(len(unknown))})
-        listed = ", ".join(map(str, numbers[:5]))
-        raise ServiceError(Reason.MALFORMED, f"{path or message.DESCRIPTOR.name}: unknown field"
-                                             f" number{'s' if len(numbers) > 1 else ''} {listed}"
-                                             " (a newer client than this server?)")
-    for field, value in message.ListFields():
-        if field.message_type is None:
-            continue
-        where = f"{path or message.DESCRIPTOR.name}.{field.name}"
-        if field.is_repeated:
-            for index, item in enumerate(value):
-                refuse_unknown_fields(item, f"{where}[{index}]")
-        else:
-            refuse_unknown_fields(value, where)

@@ -19,7 +19,7 @@ import json
 import logging
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import Enum, IntEnum
@@ -58,6 +58,13 @@ CREATE TABLE IF NOT EXISTS seats (
     named INTEGER NOT NULL DEFAULT 1
 );
 CREATE INDEX IF NOT EXISTS seats_by_match ON seats (match_id);
+CREATE TABLE IF NOT EXISTS unreadable (
+    kind TEXT NOT NULL,
+    id TEXT NOT NULL,
+    error TEXT NOT NULL,
+    marked_at REAL NOT NULL,
+    PRIMARY KEY (kind, id)
+);
 CREATE INDEX IF NOT EXISTS matches_by_creation ON matches (created_at);
 CREATE TABLE IF NOT EXISTS actions (
     match_id TEXT NOT NULL,
@@ -83,6 +90,7 @@ _MIGRATIONS = (
 
 
 _T = TypeVar("_T")
+_R = TypeVar("_R")
 _CHECKPOINT_EVERY = 500
 """Commits between two checkpoints (SQLite's automatic one comes after about 1000 pages)."""
 
@@ -163,6 +171,8 @@ class FinishedSummary:
     rules: Rules
     names: tuple[str, ...]
     result: MatchResult
+    ended_at: float
+    """When its result was stored (its creation for a match stored before the server kept that)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -209,6 +219,45 @@ class MatchStore:
         self._reader = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="president-db")
         self._commits = 0
+        self._unreadable: dict[str, set[str]] = {}
+        for kind, row_id in self._db.execute("SELECT kind, id FROM unreadable"):
+            self._unreadable.setdefault(kind, set()).add(row_id)
+        if marked := sum(map(len, self._unreadable.values())):
+            log.warning("%d stored %s marked unreadable and not loaded (SELECT * FROM unreadable): repair or delete"
+                        " each, then delete its mark", marked, "row is" if marked == 1 else "rows are")
+
+    # ------------------------------------------------------------------ rows the server cannot load
+
+    def load_each(self, kind: str, rows: Iterable[_R], row_id: Callable[[_R], str],
+                  load: Callable[[_R], object]) -> None:
+        """Run `load` on each of `rows` (the stored `kind` of row, e.g. "tournament"), skipping those marked
+        unreadable; a row whose `load` raises is marked (`mark_unreadable`) and the others go on.
+
+        Any exception: a stored row the server cannot read (edited by hand, or stored by an older server that
+        checked less) never stops it."""
+        for row in rows:
+            key = str(row_id(row))
+            if not self.is_unreadable(kind, key):
+                try:
+                    load(row)
+                except Exception as exc:
+                    self.mark_unreadable(kind, key, exc)
+
+    def is_unreadable(self, kind: str, row_id: str) -> bool:
+        return row_id in self._unreadable.get(kind, ())
+
+    def mark_unreadable(self, kind: str, row_id: str, exc: BaseException) -> None:
+        """Keep a stored row the server cannot load out of its loads from now on, in the table `unreadable` (where
+        an organiser sees it), and log it once."""
+        error = f"{type(exc).__name__}: {exc}"[:500]
+        self._unreadable.setdefault(kind, set()).add(row_id)
+        log.error("the stored %s %s cannot be loaded (%s): skipped, and marked in the table unreadable so it is"
+                  " not loaded again; repair or delete it, then delete its mark", kind, row_id[:64], error)
+        try:
+            self.write([("INSERT OR REPLACE INTO unreadable (kind, id, error, marked_at) VALUES (?,?,?,?)",
+                         (kind, row_id, error, time.time()))])
+        except sqlite3.Error:
+            log.exception("the mark of the stored %s %s could not be saved", kind, row_id[:64])
 
     # ------------------------------------------------------------------ writes (inline, one transaction each)
 
@@ -298,7 +347,13 @@ class MatchStore:
         """Every match without a final record, with its actions (read once, at start)."""
         ids = [row[0] for row in self._reader.execute(
             "SELECT id FROM matches WHERE record IS NULL ORDER BY created_at")]
-        return [m for m in map(self._load, ids) if m is not None]
+        loaded: list[StoredMatch] = []
+
+        def load(match_id: str) -> None:
+            if (stored := self._load(match_id)) is not None:
+                loaded.append(stored)
+        self.load_each("match", ids, str, load)
+        return loaded
 
     async def load(self, match_id: str) -> StoredMatch | None:
         return await self._read(lambda: self._load(match_id))
@@ -321,11 +376,10 @@ class MatchStore:
             params = (player,)
 
         def read() -> tuple[list[FinishedSummary], int]:
-            page = [FinishedSummary(match_id=i, created_at=c, preset=p, rules=Rules.from_dict(json.loads(r)),
-                                    names=tuple(json.loads(n)), result=MatchResult.loads(res))
-                    for i, c, p, r, n, res in self._reader.execute(
-                        f"SELECT id, created_at, preset, rules, names, result FROM matches WHERE {where}"
-                        " ORDER BY created_at DESC LIMIT ? OFFSET ?", (*params, limit, offset))]
+            rows = self._reader.execute(f"SELECT id, created_at, preset, rules, names, result, ended_at FROM matches"
+                                        f" WHERE {where} ORDER BY created_at DESC LIMIT ? OFFSET ?",
+                                        (*params, limit, offset))
+            page = [summary for row in rows if (summary := _finished_summary(row)) is not None]
             total: int = self._reader.execute(f"SELECT COUNT(*) FROM matches WHERE {where}", params).fetchone()[0]
             return page, total
         return await self._read(read)
@@ -386,6 +440,18 @@ class MatchStore:
         self._thread.shutdown(wait=True)
         self._reader.close()
         self._db.close()
+
+
+def _finished_summary(row: tuple[Any, ...]) -> FinishedSummary | None:
+    """A finished match's row as a list shows it; None for one that cannot be read (left out of the list)."""
+    match_id, created_at, preset, rules, names, result, ended_at = row
+    try:
+        return FinishedSummary(match_id=match_id, created_at=float(created_at), preset=str(preset),
+                               rules=Rules.from_dict(json.loads(rules)), names=tuple(map(str, json.loads(names))),
+                               result=MatchResult.loads(result),
+                               ended_at=float(created_at if ended_at is None else ended_at))
+    except Exception:
+        return None
 
 
 def _log_failure(done: Future[None]) -> None:

@@ -66,6 +66,22 @@ def match_summary(runner: MatchRunner) -> pb.MatchSummary:
     )
 
 
+def hide_play(summary: pb.MatchSummary) -> pb.MatchSummary:
+    """`summary` without what tells how its deals went (its result, each player's score, role, seat and hand size,
+    who is to act): for a match whose cards another live match deals (a duplicate board's other seatings)."""
+    summary.ClearField("result")
+    summary.ClearField("to_act")
+    for player in summary.players:
+        for name in ("score", "role", "seat", "hand_size"):
+            player.ClearField(name)
+    return summary
+
+
+def play_hidden(summary: pb.MatchSummary) -> bool:
+    """Whether `hide_play` left out a finished match's result (every other finished summary has one)."""
+    return summary.status == pb.MATCH_STATUS_OVER and not summary.HasField("result")
+
+
 def fault_counts(runner: MatchRunner, player: int) -> pb.FaultCounts:
     faults = runner.faults[player]
     return pb.FaultCounts(errors=faults[Fault.ERROR], timeouts=faults[Fault.TIMEOUT], invalid=faults[Fault.INVALID],

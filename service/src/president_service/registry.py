@@ -76,16 +76,13 @@ class Registry:
         """Rebuild every unfinished match from the store; returns how many are live again.
 
         The `on_over` listeners and `finishing` must be in place: a match found over is ended here."""
-        for stored in self.store.unfinished():
-            try:
-                runner = self._runner(stored)
-            except (ValueError, IndexError):
-                log.exception("match %s cannot be rebuilt from its log; left as it is", stored.match_id)
-                continue
+        def rebuild(stored: StoredMatch) -> None:
+            runner = self._runner(stored)
             if runner.is_over:  # its last move was stored, its result not: end it as at the move
                 runner.end()
             else:
                 self._go_live(runner)
+        self.store.load_each("match", self.store.unfinished(), lambda stored: stored.match_id, rebuild)
         self._restored = set(self.live)
         return len(self.live)
 
@@ -233,10 +230,21 @@ class Registry:
         runner = self.live.get(match_id) or self._finished.get(match_id)
         if runner is not None:
             return runner
-        stored = await self.store.load(match_id) if 0 < len(match_id) <= _MAX_ID_CHARS else None
-        if stored is None:
-            raise ServiceError(Reason.UNKNOWN_MATCH, f"no match {shorten(match_id)}")
-        runner = self.live.get(match_id) or self._runner(stored)
+        unknown = ServiceError(Reason.UNKNOWN_MATCH, f"no match {shorten(match_id)}")
+        if not 0 < len(match_id) <= _MAX_ID_CHARS:
+            raise unknown
+        if self.store.is_unreadable("match", match_id):
+            raise ServiceError(Reason.UNKNOWN_MATCH, f"the stored match {match_id} cannot be read")
+        try:
+            stored = await self.store.load(match_id)
+            if stored is None:
+                raise unknown
+            runner = self.live.get(match_id) or self._runner(stored)
+        except ServiceError:
+            raise
+        except Exception as exc:  # a stored row the server cannot read never stops it
+            self.store.mark_unreadable("match", match_id, exc)
+            raise ServiceError(Reason.UNKNOWN_MATCH, f"the stored match {match_id} cannot be read") from None
         if runner.is_over:
             self._cache(runner)
         return runner
@@ -299,6 +307,10 @@ class Registry:
         runner.claimed[player] = True
         if all(runner.claimed):
             runner.all_claimed()
+
+    def cached(self, match_id: str) -> MatchRunner | None:
+        """A finished match kept in memory, if this one is."""
+        return self._finished.get(match_id)
 
     def finished_in_play(self, match_id: str, ended_at: float) -> bool:
         """`deal_in_play` of a finished match that ended at `ended_at`, without loading it."""

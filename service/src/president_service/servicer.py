@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import ExitStack, aclosing, suppress
 from typing import Any, NoReturn, TypeVar
@@ -36,9 +37,16 @@ from president_service.limits import RETRY_FULL_S
 from president_service.loop_lag import LoopLag
 from president_service.match_request import check_name, read_match_request
 from president_service.match_runner import MatchRunner, Wake
-from president_service.messages import account_message, finished_summary, match_summary, result, timestamp
+from president_service.messages import (
+    account_message,
+    finished_summary,
+    hide_play,
+    match_summary,
+    result,
+    timestamp,
+)
 from president_service.registry import Registry
-from president_service.request_guard import next_request, opening_request
+from president_service.request_guard import OpeningStreams, next_request, opening_request
 from president_service.session import SessionContext, Sessions
 from president_service.stream_ends import DRAIN_SLICES, OVER_SLICES, Heard, hear_out
 from president_service.tournaments import Tournaments
@@ -49,7 +57,8 @@ log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 _LIST_LIMIT = 200
 """Finished matches ListMatches shows at most on a page (newest first), and without a page size."""
-"""A Play stream that has not sent Hello by then is closed (it counts against its seat meanwhile)."""
+MAX_DELAY_MS = 3_600_000
+"""The longest delay a spectator may ask for (an hour): a stream held longer holds a slot for nothing."""
 REFUSAL_READ_S = 1.0
 """How long a stream refused as it opens is read for its first message before its status is sent."""
 
@@ -127,8 +136,9 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         """Set when the server stops: new calls are refused, running ones finish."""
         self._streams = 0
         """Play and Spectate streams open now."""
-        self._opening = 0
-        """Play streams taken but not yet welcomed."""
+        self._opening = OpeningStreams()
+        """Play streams taken but not yet welcomed (on the server and by client), and Sessions before their hello
+        (by client)."""
         self.loop_lag = LoopLag()
         """How far behind the event loop runs (started with the server): new Play streams are refused past a bound."""
 
@@ -147,29 +157,25 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
     @property
     def opening_streams(self) -> int:
         """Play streams taken but not yet welcomed (bounded by `Limits.max_opening_streams`)."""
-        return self._opening
+        return self._opening.total
 
-    def _admit_opening(self) -> Callable[[], None]:
-        """Refuse a new Play stream at once (TOO_MANY_STREAMS, with a retry hint) when the server is past its bounds:
-        its loop runs more than `max_loop_lag_s` behind, or `max_opening_streams` Play streams are already opening.
-        Else count it as opening; what is returned uncounts it, once (its Welcome is sent, or it ends)."""
+    def opening_from(self, peer: str) -> int:
+        """Play streams and Sessions opening now from `peer`'s address (bounded by `Limits.max_opening_per_peer`)."""
+        return self._opening.of(peer)
+
+    def _admit_opening(self, context: grpc.aio.ServicerContext[Any, Any], *, play: bool) -> Callable[[], None]:
+        """Refuse a new Play stream (`play`) or Session at once (TOO_MANY_STREAMS, with a retry hint) when the server
+        is past its bounds: its loop runs more than `max_loop_lag_s` behind (a Play stream), `max_opening_streams`
+        Play streams are already opening, or `max_opening_per_peer` streams of its client's address are.  Else
+        count it as opening; what is returned uncounts it, once (its hello is read or Welcome sent, or it ends)."""
         limits = self._registry.limits
-        if (lag := self.loop_lag.lag) > limits.max_loop_lag_s:
+        if play and (lag := self.loop_lag.lag) > limits.max_loop_lag_s:
             raise ServiceError(Reason.TOO_MANY_STREAMS, f"this server is overloaded (it runs {lag:.2f} s behind, its"
                                                         f" bound {limits.max_loop_lag_s:g} s)",
                                retry_after_s=RETRY_FULL_S)
-        if self._opening >= limits.max_opening_streams:
-            raise ServiceError(Reason.TOO_MANY_STREAMS, f"this server has {self._opening} Play streams opening, its"
-                                                        " limit", retry_after_s=RETRY_FULL_S)
-        self._opening += 1
-        counted = True
-
-        def opened() -> None:
-            nonlocal counted
-            if counted:
-                counted = False
-                self._opening -= 1
-        return opened
+        return self._opening.admit(context.peer(), per_peer=limits.max_opening_per_peer,
+                                   total=limits.max_opening_streams if play else None,
+                                   retry_after_s=limits.hello_window_s)
 
     # ------------------------------------------------------------------ creating and joining
 
@@ -223,7 +229,8 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         # reader task can write too; it also holds less memory per open stream (docs/TEAM-NOTES.md).
         try:
             self._open()
-            opened = self._admit_opening()  # before anything else: refused at once when the server is past its bounds
+            # Before anything else: refused at once when the server is past its bounds.
+            opened = self._admit_opening(context, play=True)
         except ServiceError as exc:
             await _refuse_opening(context, exc)
         try:
@@ -249,7 +256,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
     async def _play(self, context: PlayContext, runner: MatchRunner, player: int, wake: Wake,
                     opened: Callable[[], None]) -> None:
         try:
-            first = await opening_request(context, "hello", "Play stream")
+            first = await opening_request(context, "hello", "Play stream", self._registry.limits.hello_window_s)
             cursor = first.hello.last_seq
             if cursor > runner.last_seq:
                 raise ServiceError(Reason.BAD_SEQ, f"last_seq {cursor} is beyond the last event {runner.last_seq}")
@@ -325,10 +332,12 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                                                     " or with the admin token", retry_after_s=RETRY_FULL_S)
 
     def shown(self, match_id: str) -> bool:
-        """Whether a spectator without the admin token may watch this live match now; True for a match not live
-        (whose replay `replay` still refuses while another live match deals its cards)."""
-        runner = self._registry.live.get(match_id)
-        return runner is None or not self._registry.deal_in_play(runner)
+        """Whether a spectator without the admin token may see this match's play now: False while another live
+        match deals its cards (as far as the server knows without loading a finished match: `summary` knows)."""
+        runner = self._registry.live.get(match_id) or self._registry.cached(match_id)
+        if runner is not None:
+            return not self._registry.deal_in_play(runner)
+        return not self._registry.finished_in_play(match_id, math.inf)
 
     async def Spectate(self, request: pb.SpectateRequest, context: Context) -> AsyncIterator[pb.SpectateResponse]:  # noqa: N802
         admin = self._admin.given(context.invocation_metadata())
@@ -348,6 +357,8 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         drains.  The stream counts against the server's and the match's limits until it is closed.
         """
         self._open()
+        if delay_ms > MAX_DELAY_MS:
+            raise ServiceError(Reason.BAD_OPTION, f"delay_ms: at most {MAX_DELAY_MS} (an hour)", {"option": "delay_ms"})
         runner = await self._registry.get(match_id)
         self._check_shown(runner, admin)
         if from_seq > runner.last_seq + 1:
@@ -391,27 +402,38 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             self._streams -= 1
 
     async def GetMatch(self, request: pb.GetMatchRequest, context: Context) -> pb.GetMatchResponse:  # noqa: N802
-        return await _guard(context, self.summary(request.match_id))
+        return await _guard(context, self.summary(request.match_id,
+                                                  admin=self._admin.given(context.invocation_metadata())))
 
-    async def summary(self, match_id: str) -> pb.GetMatchResponse:
-        """GetMatch: a match's public summary, live or finished."""
-        return pb.GetMatchResponse(match=match_summary(await self._registry.get(match_id)))
+    async def summary(self, match_id: str, *, admin: bool = False) -> pb.GetMatchResponse:
+        """GetMatch: a match's public summary, live or finished; unless admin, without how its deals went while
+        another live match deals its cards (`hide_play`)."""
+        return pb.GetMatchResponse(match=self._public_summary(await self._registry.get(match_id), admin))
+
+    def _public_summary(self, runner: MatchRunner, admin: bool) -> pb.MatchSummary:
+        summary = match_summary(runner)
+        return summary if admin or not self._registry.deal_in_play(runner) else hide_play(summary)
 
     async def ListMatches(self, request: pb.ListMatchesRequest, context: Context) -> pb.ListMatchesResponse:  # noqa: N802
         return await _guard(context, self.summaries(request.status, page_size=request.page_size,
-                                                    offset=request.offset, player=request.player))
+                                                    offset=request.offset, player=request.player,
+                                                    admin=self._admin.given(context.invocation_metadata())))
 
     async def summaries(self, wanted: pb.MatchStatus.ValueType, *, page_size: int = 0, offset: int = 0,
-                        player: str = "") -> pb.ListMatchesResponse:
+                        player: str = "", admin: bool = False) -> pb.ListMatchesResponse:
         """ListMatches: every live match and a page of the finished ones, newest first (status 0: any; `player`:
-        only matches with a player of that name), with how many finished matches there are in all."""
+        only matches with a player of that name), with how many finished matches there are in all; unless admin,
+        a match whose cards another live match deals without how its deals went (`hide_play`)."""
         check_name(player, "player")
         live = [r for r in self._registry.live.values() if not player or player in r.names]
-        out = [match_summary(r) for r in sorted(live, key=lambda r: -r.created_at)]
+        out = [self._public_summary(r, admin) for r in sorted(live, key=lambda r: -r.created_at)]
         total = 0
         if wanted in (pb.MATCH_STATUS_UNSPECIFIED, pb.MATCH_STATUS_OVER):
             page, total = await self._registry.finished(min(page_size or _LIST_LIMIT, _LIST_LIMIT), offset, player)
-            out += [finished_summary(done) for done in page]
+            registry = self._registry
+            out += [hide_play(finished_summary(done))
+                    if not admin and registry.finished_in_play(done.match_id, done.ended_at)
+                    else finished_summary(done) for done in page]
         out = [m for m in out if wanted in (pb.MATCH_STATUS_UNSPECIFIED, m.status)]
         out.sort(key=lambda m: -m.created_at.ToNanoseconds())
         return pb.ListMatchesResponse(matches=out, finished_total=total)
@@ -459,15 +481,22 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                       context: SessionContext) -> None:
         try:
             self._open()
-            account, version = self._session_player(context.invocation_metadata())
-            self._admit_stream()
+            opened = self._admit_opening(context, play=False)
         except ServiceError as exc:
             await _refuse_opening(context, exc)
         try:
-            await self.sessions.serve(account, context, version=version.version_id if version else "",
-                                      checked=version.checked if version else account.checked)
+            try:
+                account, version = self._session_player(context.invocation_metadata())
+                self._admit_stream()
+            except ServiceError as exc:
+                await _refuse_opening(context, exc)
+            try:
+                await self.sessions.serve(account, context, version=version.version_id if version else "",
+                                          checked=version.checked if version else account.checked, opened=opened)
+            finally:
+                self._streams -= 1
         finally:
-            self._streams -= 1
+            opened()
 
     def _session_player(self, metadata: Iterable[tuple[str, str | bytes]] | None) -> tuple[Account, Version | None]:
         """Who a Session plays as: an account (its own token), or a hosted version of it (its lease's token)."""

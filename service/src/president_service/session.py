@@ -310,12 +310,15 @@ class Sessions:
                 session.close(why)
 
     async def serve(self, account: Account, context: SessionContext, *, version: str = "",
-                    checked: bool = False) -> None:
-        """Run one Session until the client ends it or the server closes it."""
+                    checked: bool = False, opened: Callable[[], None] = lambda: None) -> None:
+        """Run one Session until the client ends it or the server closes it (`opened`: called once its hello is
+        read, or it ends)."""
         try:
-            first = await opening_request(context, "hello", "Session")
+            first = await opening_request(context, "hello", "Session", self._registry.limits.hello_window_s)
         except ServiceError as exc:
             await abort(context, exc)
+        finally:
+            opened()
         session = Session(account=account, context=context, version=version, checked=checked,
                           appetite=first.hello.accepts,
                           cursors={c.match_id: c.last_seq for c in first.hello.resume},

@@ -52,7 +52,6 @@ from president_service.match_request import (
     MAX_SEED,
     MatchRequest,
     clock_from_proto,
-    refuse_unknown_fields,
     rules_from_request,
     shorten,
 )
@@ -60,6 +59,7 @@ from president_service.match_runner import MatchRunner
 from president_service.match_store import MatchKind, MatchStore, Statement
 from president_service.messages import clock_message, timestamp
 from president_service.registry import Registry
+from president_service.request_guard import check_message
 from president_service.session import Sessions
 from president_service.tournament_pairing import (
     Format,
@@ -191,9 +191,9 @@ class Tournaments:
         self._filling = False
         self._retrying: asyncio.TimerHandle | None = None
         self._store.write([(sql, ()) for sql in _SCHEMA])
-        for row in self._store.query("SELECT id, created_at, spec, state, entrants, started_at, ended_at"
-                                     " FROM tournaments ORDER BY created_at"):
-            self._load(row)
+        self._store.load_each("tournament", self._store.query(
+            "SELECT id, created_at, spec, state, entrants, started_at, ended_at FROM tournaments ORDER BY created_at"),
+            lambda row: row[0], self._load)
         self._pin()
         registry.finishing.append(self._finishing)
         registry.on_over.append(self._over)
@@ -202,6 +202,8 @@ class Tournaments:
     def _load(self, row: tuple[Any, ...]) -> None:
         tournament_id, created_at, spec_bytes, state, entrants, started_at, ended_at = row
         spec = pb.TournamentSpec.FromString(spec_bytes)
+        check_spec(spec)
+        pb.TournamentState.Name(state)  # ValueError for a state this server does not have
         rules = rules_from_request(spec.preset, spec.rules)
         event = _Event(tournament_id=tournament_id, spec=spec, plan=_plan(spec, rules), rules=rules,
                        clock=clock_from_proto(spec.clock), state=state, created_at=created_at,
@@ -210,13 +212,15 @@ class Tournaments:
         for (pairing,) in self._store.query("SELECT pairing FROM tournament_rounds WHERE tournament_id = ?"
                                             " ORDER BY round", (tournament_id,)):
             event.rounds.append(_pairing_from_json(pairing))
+        by_match: dict[str, tuple[str, Spot]] = {}
         for match_id, round_, table, seating, absent, orders in self._store.query(
                 "SELECT match_id, round, tbl, seating, absent, orders FROM tournament_matches"
                 " WHERE tournament_id = ?", (tournament_id,)):
             event.played[(round_, table, seating)] = _Played(
                 match_id=match_id, absent=tuple(json.loads(absent)),
                 orders=None if orders is None else tuple(tuple(o) for o in json.loads(orders)))
-            self._by_match[match_id] = (tournament_id, (round_, table, seating))
+            by_match[match_id] = (tournament_id, (round_, table, seating))
+        self._by_match.update(by_match)  # only once the whole tournament is read
         self._events[tournament_id] = event
 
     def start(self, grace_s: float) -> None:
@@ -244,7 +248,6 @@ class Tournaments:
     # ------------------------------------------------------------------ creating and controlling
 
     def create(self, spec: pb.TournamentSpec) -> pb.Tournament:
-        refuse_unknown_fields(spec)
         if not 1 <= len(spec.name) <= NAME_CHARS or not spec.name.isprintable():
             raise ServiceError(Reason.MALFORMED, f"name: 1 to {NAME_CHARS} printable characters")
         if spec.preset not in PRESETS:
@@ -523,6 +526,12 @@ class Tournaments:
             self._store.write(statements)
         except Exception as exc:
             raise ServiceError(Reason.STORAGE, f"the tournament could not be saved: {exc}") from None
+
+
+def check_spec(spec: pb.TournamentSpec) -> None:
+    """MALFORMED for a stored spec this server would refuse at CreateTournament: a field it does not know, a
+    `start_at` that is not a time (a row stored by a server that did not check it cannot stop this one)."""
+    check_message(spec)
 
 
 def _plan(spec: pb.TournamentSpec, rules: Rules) -> Plan:

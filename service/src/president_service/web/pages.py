@@ -55,6 +55,7 @@ from president_protocol.v1 import president_pb2 as pb
 
 from president_service.errors import Reason, ServiceError
 from president_service.match_request import shorten
+from president_service.messages import play_hidden
 from president_service.servicer import PresidentServicer
 from president_service.web import ASSETS
 from president_service.web.proto_json import proto_json
@@ -123,7 +124,9 @@ def _json(data: Any) -> str:
 
 
 def _with_shown(servicer: PresidentServicer, summary: pb.MatchSummary) -> dict[str, Any]:
-    return {"match": proto_json(summary), "shown": servicer.shown(summary.match_id)}
+    """A summary as the API gives it, with whether its play may be seen now (not while another live match deals
+    its cards: then the summary has left out how its deals went, `hide_play`)."""
+    return {"match": proto_json(summary), "shown": servicer.shown(summary.match_id) and not play_hidden(summary)}
 
 
 def _whole_number(name: str, text: str) -> int:

@@ -1,0 +1,175 @@
+"""Bad input stays bad input (issue 44 item 5): refused before anything is stored, the same at every depth of every
+request; and a stored row the server cannot load is skipped, marked and logged once, never stopping the server."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
+from president_protocol.v1 import president_pb2 as pb
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
+from service_support import ADMIN, ServerProcess, auth, client, create, refused, running
+from support import free_port
+
+AFTER_9999 = 253_402_300_800
+"""The first second of year 10000: past the latest google.protobuf.Timestamp."""
+UNKNOWN_FIELD = bytes([0xF8, 0x07, 0x01])
+"""Field 127, varint 1: a field no president.v1 message has."""
+
+
+def _spec(**fields: object) -> pb.TournamentSpec:
+    return pb.TournamentSpec(name="cup", preset="cardverse", format=pb.TOURNAMENT_FORMAT_SWISS, rounds=1,
+                             entrants=list("abcd"), **fields)  # type: ignore[arg-type]
+
+
+async def _accounts(stub: pb_grpc.PresidentServiceAsyncStub) -> None:
+    for name in "abcd":
+        await stub.CreateAccount(pb.CreateAccountRequest(name=name, owner="o"), metadata=auth(ADMIN))
+
+
+async def _tournaments(stub: pb_grpc.PresidentServiceAsyncStub) -> list[str]:
+    return [t.tournament_id for t in (await stub.ListTournaments(pb.ListTournamentsRequest())).tournaments]
+
+
+def test_a_start_at_that_is_not_a_time_is_refused_and_nothing_is_stored(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path / "t.db") as server, client(server.port) as stub:
+            await _accounts(stub)
+            for stamp in (Timestamp(seconds=10, nanos=-1), Timestamp(seconds=AFTER_9999),
+                          Timestamp(seconds=10, nanos=1_000_000_000)):
+                info = await refused(stub.CreateTournament(pb.CreateTournamentRequest(spec=_spec(start_at=stamp)),
+                                                           metadata=auth(ADMIN)),
+                                     grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED")
+                assert info.metadata["field"] == "CreateTournamentRequest.spec.start_at", info
+            assert await _tournaments(stub) == []
+            line = pb.BotOutputLine(at=Timestamp(seconds=-1, nanos=-5), text="x")
+            await refused(stub.ReportBotOutput(pb.ReportBotOutputRequest(version_id="v", lines=[line]),
+                                               metadata=auth(ADMIN)), grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED")
+        async with running(tmp_path / "t.db") as server, client(server.port) as stub:  # and it starts again
+            assert await _tournaments(stub) == []
+    asyncio.run(main())
+
+
+def test_unknown_fields_are_refused_at_every_level_of_every_request(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path / "u.db") as server, client(server.port) as stub:
+            await _accounts(stub)
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+                def call(method: str) -> grpc.aio.UnaryUnaryMultiCallable[bytes, bytes]:
+                    return channel.unary_unary(f"/president.v1.PresidentService/{method}")
+                top = pb.CreateTournamentRequest(spec=_spec()).SerializeToString() + UNKNOWN_FIELD
+                info = await refused(call("CreateTournament")(top, metadata=auth(ADMIN)),
+                                     grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED")
+                assert info.metadata["field"] == "CreateTournamentRequest"
+                spec = _spec().SerializeToString() + UNKNOWN_FIELD
+                inner = bytes([0x0A, len(spec)]) + spec  # field 1 (spec), length-delimited
+                info = await refused(call("CreateTournament")(inner, metadata=auth(ADMIN)),
+                                     grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED")
+                assert info.metadata["field"] == "CreateTournamentRequest.spec"
+                rules = pb.Rules(players=4).SerializeToString() + UNKNOWN_FIELD
+                deep = _spec().SerializeToString() + bytes([0x1A, len(rules)]) + rules  # spec.rules (field 3)
+                assert pb.TournamentSpec.FromString(deep).rules.players == 4
+                deeper = bytes([0x0A, len(deep)]) + deep
+                info = await refused(call("CreateTournament")(deeper, metadata=auth(ADMIN)),
+                                     grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED")
+                assert info.metadata["field"] == "CreateTournamentRequest.spec.rules"
+                assert await _tournaments(stub) == []
+                account = pb.CreateAccountRequest(name="e", owner="o").SerializeToString() + UNKNOWN_FIELD
+                await refused(call("CreateAccount")(account, metadata=auth(ADMIN)),
+                              grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED")
+                accounts = await stub.ListAccounts(pb.ListAccountsRequest(), metadata=auth(ADMIN))
+                assert [a.name for a in accounts.accounts] == list("abcd")
+                await refused(call("GetMatch")(pb.GetMatchRequest(match_id="m").SerializeToString() + UNKNOWN_FIELD),
+                              grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED")
+            made = await create(stub)  # on a stream: a Hello with a field this server does not know
+            play = stub.Play(metadata=auth(made.seats[0].token))
+            hello = pb.Hello(name="n").SerializeToString() + UNKNOWN_FIELD
+            message = pb.PlayRequest()
+            message.MergeFromString(bytes([0x0A, len(hello)]) + hello)  # PlayRequest.hello is field 1
+            assert message.WhichOneof("kind") == "hello"
+            await play.write(message)
+            info = await refused(play.read(), grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED")
+            assert info.metadata["field"] == "PlayRequest.hello"
+    asyncio.run(main())
+
+
+def test_stored_rows_the_server_cannot_load_are_skipped_marked_and_logged_once(tmp_path: Path) -> None:
+    db = tmp_path / "rows.db"
+
+    async def fill() -> str:
+        async with running(db) as server, client(server.port) as stub:
+            await _accounts(stub)
+            made = await stub.CreateTournament(pb.CreateTournamentRequest(spec=_spec()), metadata=auth(ADMIN))
+            return made.tournament.tournament_id
+    good = asyncio.run(fill())
+    bad_spec = _spec(start_at=Timestamp(seconds=AFTER_9999 + 10, nanos=-1)).SerializeToString()
+    with sqlite3.connect(db) as conn:  # as a hand edit, or a server that checked less, left them
+        conn.execute("INSERT INTO tournaments (id, created_at, spec, state, entrants) VALUES (?,?,?,?,?)",
+                     ("badtime", 1.0, bad_spec, pb.TOURNAMENT_STATE_CREATED, "[]"))
+        conn.execute("INSERT INTO tournaments (id, created_at, spec, state, entrants) VALUES (?,?,?,?,?)",
+                     ("garbage", 2.0, b"\xff\xff\xff", pb.TOURNAMENT_STATE_RUNNING, "not json"))
+        conn.execute("INSERT INTO matches (id, created_at, preset, rules, seed, clock, names, open_seats)"
+                     " VALUES ('livegarbage', 1.0, 'cardverse', 'not json', 1, '{}', '[]', 0)")
+        conn.execute("INSERT INTO matches (id, created_at, preset, rules, seed, clock, names, open_seats, result,"
+                     " record) VALUES ('overgarbage', 1.0, 'cardverse', '{', 1, '{}', '[', 0, '{', '{')")
+        conn.execute("INSERT INTO accounts VALUES (?,?,?,?,?,?,?)", ("bad name!", "o", 7, "never", 0, 0, 0))
+
+    def serve_and_check() -> str:
+        server = ServerProcess(db, free_port())
+        try:
+            async def check() -> None:
+                async with client(server.port) as stub:
+                    assert await _tournaments(stub) == [good]
+                    listed = await stub.ListMatches(pb.ListMatchesRequest())
+                    assert "overgarbage" not in [m.match_id for m in listed.matches]
+                    for match_id in ("livegarbage", "overgarbage"):
+                        await refused(stub.GetMatch(pb.GetMatchRequest(match_id=match_id)),
+                                      grpc.StatusCode.NOT_FOUND, "UNKNOWN_MATCH")
+                    made = await create(stub)  # and it serves the rest
+                    got = await stub.GetMatch(pb.GetMatchRequest(match_id=made.match_id))
+                    assert got.match.match_id == made.match_id
+                    accounts = await stub.ListAccounts(pb.ListAccountsRequest(), metadata=auth(ADMIN))
+                    assert [a.name for a in accounts.accounts] == list("abcd")
+            asyncio.run(check())
+        finally:
+            server.stop()
+        return server.output.read_text()
+
+    first = serve_and_check()
+    for kind, row in (("tournament", "badtime"), ("tournament", "garbage"), ("match", "livegarbage"),
+                      ("match", "overgarbage"), ("account", "bad name!")):
+        said = [line for line in first.splitlines() if f"the stored {kind} {row} cannot be loaded" in line]
+        assert len(said) == 1, (kind, row, first)
+    assert "Traceback" not in first, first
+    with sqlite3.connect(db) as conn:
+        marked = set(conn.execute("SELECT kind, id FROM unreadable"))
+    assert marked == {("tournament", "badtime"), ("tournament", "garbage"), ("match", "livegarbage"),
+                      ("match", "overgarbage"), ("account", "bad name!")}
+    second = serve_and_check()  # marked: not loaded again, and said in one line
+    assert "cannot be loaded" not in second, second
+    assert "5 stored rows are marked unreadable and not loaded" in second, second
+
+
+def test_enum_values_this_server_does_not_have_and_endless_delays_are_refused(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path / "e.db") as server, client(server.port) as stub:
+            made = await create(stub)
+            before = (await stub.GetMatch(pb.GetMatchRequest(match_id=made.match_id))).match.last_seq
+            info = await refused(stub.ListMatches(pb.ListMatchesRequest(status=77)),  # type: ignore[arg-type]
+                                 grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED")
+            assert info.metadata["field"] == "ListMatchesRequest.status"
+            bad_fault = pb.SubmitActionRequest(turn_id=1, action=pb.Action(pass_turn=pb.PassAction()),
+                                               fault=99)  # type: ignore[arg-type]
+            info = await refused(stub.SubmitAction(bad_fault, metadata=auth(made.seats[0].token)),
+                                 grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED")
+            assert info.metadata["field"] == "SubmitActionRequest.fault"
+            got = await stub.GetMatch(pb.GetMatchRequest(match_id=made.match_id))
+            assert got.match.last_seq == before  # nothing was applied
+            info = await refused(stub.Spectate(pb.SpectateRequest(match_id=made.match_id,
+                                                                  delay_ms=2**32 - 1)).read(),
+                                 grpc.StatusCode.INVALID_ARGUMENT, "BAD_OPTION")
+            assert info.metadata["option"] == "delay_ms"
+    asyncio.run(main())
