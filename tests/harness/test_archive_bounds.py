@@ -1,0 +1,151 @@
+"""The builder's and the host's unpacking is bounded before tarfile reads anything (issue 44): small gzipped tars
+of huge, many, long or chained headers are refused with one line, and the unpacking process stays within a few
+hundred MB of memory and seconds of CPU (each case runs `unpack` in a child process under address-space and CPU
+limits, so that a blow-up fails the test by MemoryError or the kernel's kill, never by a timing).  An honest
+archive of long names, deep folders and links still unpacks."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import tarfile
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from president_harness.submit_cli import pack
+
+LIMIT_MB = 200
+"""The address space the unpacking may add to the child's, once it has imported the builder."""
+CPU_S = 20
+UNPACK = f"""
+import resource, sys
+from pathlib import Path
+from president_harness.builder import UnbuildableError, unpack
+archive = Path(sys.argv[1]).read_bytes()
+size = int(next(line for line in open("/proc/self/status") if line.startswith("VmSize:")).split()[1]) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (size + ({LIMIT_MB} << 20), size + ({LIMIT_MB} << 20)))
+resource.setrlimit(resource.RLIMIT_CPU, ({CPU_S}, {CPU_S}))
+try:
+    unpack(archive, Path(sys.argv[2]))
+except UnbuildableError as exc:
+    print(exc)
+else:
+    print("unpacked")
+"""
+
+
+def _unpacked(archive: bytes, tmp_path: Path) -> str:
+    """`unpack` of the archive in a child process under the limits: the line it printed (its refusal)."""
+    (tmp_path / "archive.tgz").write_bytes(archive)
+    (tmp_path / "into").mkdir()
+    done = subprocess.run([sys.executable, "-c", UNPACK, str(tmp_path / "archive.tgz"), str(tmp_path / "into")],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    return done.stdout.strip()
+
+
+def _header(name: str, kind: bytes, size: int) -> bytes:
+    info = tarfile.TarInfo(name)
+    info.type, info.size = kind, size
+    return info.tobuf(format=tarfile.USTAR_FORMAT)
+
+
+def _gzipped(pieces: Iterator[bytes]) -> bytes:
+    """The pieces one after another, gzipped as tightly as zlib can (a megabyte of zeros in about a kilobyte)."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    return b"".join(packer.compress(piece) for piece in pieces) + packer.flush()
+
+
+def _zeros(size: int) -> Iterator[bytes]:
+    chunk = bytes(1 << 20)
+    for _ in range(size >> 20):
+        yield chunk
+
+
+def test_chained_pax_headers_of_huge_payloads_are_refused_before_they_are_read(tmp_path: Path) -> None:
+    """Eight PAX headers of 32 MB (zero bytes: no records) before one entry: tarfile holds each payload while it
+    reads the next, 256 MB from 260 KB."""
+    def pieces() -> Iterator[bytes]:
+        for n in range(8):
+            yield _header(f"pax{n}", tarfile.XHDTYPE, 32 << 20)
+            yield from _zeros(32 << 20)
+        yield _header("bot.py", tarfile.REGTYPE, 0)
+        yield bytes(1024)
+    archive = _gzipped(pieces())
+    assert len(archive) < 400_000
+    assert _unpacked(archive, tmp_path) == ("the archive is refused: an extended header of 33554432 bytes, over its cap"
+                                            " of 16384")
+
+
+def test_thousands_of_members_with_long_names_are_refused_at_the_first(tmp_path: Path) -> None:
+    """Ten thousand entries, each named by a PAX header of 32 KB: tarfile keeps every name, 330 MB from 1.4 MB."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for n in range(10_000):
+            tar.addfile(tarfile.TarInfo(f"{n:05}" + "a" * (32 << 10)))
+    archive = _gzipped(iter([out.getvalue()]))
+    assert len(archive) < 2_000_000
+    assert _unpacked(archive, tmp_path) == ("the archive is refused: an extended header of 32785 bytes, over its cap"
+                                            " of 16384")
+
+
+def test_a_chain_of_thousands_of_extended_headers_is_refused(tmp_path: Path) -> None:
+    """Two thousand GNU long-name headers before one entry: tarfile follows them by recursion."""
+    name = b"x" * 100 + b"\0"
+
+    def pieces() -> Iterator[bytes]:
+        for _ in range(2000):
+            yield _header("././@LongLink", tarfile.GNUTYPE_LONGNAME, len(name))
+            yield name.ljust(512, b"\0")
+        yield _header("bot.py", tarfile.REGTYPE, 0)
+        yield bytes(1024)
+    assert _unpacked(_gzipped(pieces()), tmp_path) == ("the archive is refused: two extended headers of one kind"
+                                                      " before one entry, at byte 1024")
+
+
+def test_pax_headers_made_to_be_parsed_slowly_are_refused(tmp_path: Path) -> None:
+    """PAX headers whose path is a run of 16,000 digits: tarfile's search for 'hdrcharset' takes about a second of
+    CPU on each, so two hundred of them take minutes."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for n in range(200):
+            tar.addfile(tarfile.TarInfo(f"{n:03}" + "1" * 16_000))
+    assert _unpacked(_gzipped(iter([out.getvalue()])), tmp_path) == (
+        "the archive is refused: an extended header with a run of more than 32 digits")
+
+
+@pytest.mark.parametrize(("pieces", "reason"), [
+    ([_header("size", tarfile.XGLTYPE, 11), b"11 size=99\n".ljust(512, b"\0"), _header("a", tarfile.REGTYPE, 0)],
+     "a global header that sets a size or a sparse map"),
+    ([_header("pax", tarfile.XHDTYPE, 7), b"7 a=b\nZ".ljust(512, b"\0"), _header("a", tarfile.REGTYPE, 0)],
+     "a PAX record that cannot be read"),
+    ([_header("pax", tarfile.XHDTYPE, 20), b"5 path=abcdefghij\n".ljust(512, b"\0"), _header("a", tarfile.REGTYPE, 0)],
+     "a PAX record that cannot be read"),
+    ([_header("pax", tarfile.XHDTYPE, 2011), b"2011 path=" + b"a" * 2000 + b"\n", bytes(-2011 % 512),
+      _header("a", tarfile.REGTYPE, 0)], "a name of 2000 bytes, over its cap of 1024"),
+    ([_header("pax", tarfile.XHDTYPE, 0)], "an extended header with no entry after it"),
+    ([_header("sparse", tarfile.GNUTYPE_SPARSE, 0)], "a sparse file"),
+    ([_header("d/" * 65 + "x", tarfile.REGTYPE, 0)], "is more than 64 folders deep"),
+], ids=["global-size", "trailing-garbage", "record-overrun", "long-name", "dangling", "sparse", "deep"])
+def test_other_unusual_headers_are_refused_with_their_reason(pieces: list[bytes], reason: str,
+                                                             tmp_path: Path) -> None:
+    line = _unpacked(_gzipped(iter([*pieces, bytes(1024)])), tmp_path)
+    assert line.startswith("the archive is refused: ") and reason in line, line
+
+
+def test_an_honest_archive_of_long_names_deep_folders_and_links_unpacks(tmp_path: Path) -> None:
+    folder = tmp_path / "bot"
+    deep = folder.joinpath(*[f"folder{n}" for n in range(40)])
+    deep.mkdir(parents=True)
+    (deep / ("long" * 60 + ".py")).write_text("print('deep')\n")
+    (folder / "bot.py").write_text("print('bot')\n")
+    (folder / "link.py").symlink_to("bot.py")
+    (folder / "name with ünïcode.txt").write_text("ü\n")
+    assert _unpacked(pack(folder, skipped=()), tmp_path) == "unpacked"
+    into = tmp_path / "into"
+    assert (into / "bot.py").read_text() == "print('bot')\n" and (into / "link.py").is_symlink()
+    assert (into.joinpath(*[f"folder{n}" for n in range(40)]) / ("long" * 60 + ".py")).read_text() == "print('deep')\n"
+    assert (into / "name with ünïcode.txt").read_text() == "ü\n"
