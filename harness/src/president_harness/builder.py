@@ -299,7 +299,9 @@ def pack_built(folder: Path) -> bytes:
 
 
 def _upload_requests(lease: pb.BuildLease, archive: bytes) -> Iterator[pb.UploadBuildRequest]:
-    yield pb.UploadBuildRequest(lease=lease)
+    """The lease with the archive's size and SHA-256 (the server stores nothing else), then its chunks."""
+    yield pb.UploadBuildRequest(lease=lease, archive_bytes=len(archive),
+                                archive_sha256=hashlib.sha256(archive).hexdigest())
     for at in range(0, len(archive), CHUNK_BYTES):
         yield pb.UploadBuildRequest(chunk=archive[at:at + CHUNK_BYTES])
 
