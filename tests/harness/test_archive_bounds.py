@@ -6,16 +6,25 @@ archive of long names, deep folders and links still unpacks."""
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import io
 import subprocess
 import sys
 import tarfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import TypeVar
 
+import grpc
 import pytest
+from president_harness.builder import UnbuildableError
+from president_harness.hosting import fetch_built
 from president_harness.submit_cli import pack
+from president_protocol.v1 import president_pb2 as pb
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
+from president_service.grpc_server import ServerConfig, start
 
 LIMIT_MB = 200
 """The address space the unpacking may add to the child's, once it has imported the builder."""
@@ -149,3 +158,59 @@ def test_an_honest_archive_of_long_names_deep_folders_and_links_unpacks(tmp_path
     assert (into / "bot.py").read_text() == "print('bot')\n" and (into / "link.py").is_symlink()
     assert (into.joinpath(*[f"folder{n}" for n in range(40)]) / ("long" * 60 + ".py")).read_text() == "print('deep')\n"
     assert (into / "name with ünïcode.txt").read_text() == "ü\n"
+
+
+def test_a_host_refuses_a_built_folder_whose_headers_are_over_the_caps(tmp_path: Path) -> None:
+    """A built archive with a 32 MB PAX header (the server stores it as it came, never unpacking it): the host's
+    fetch refuses it in one line and leaves no folder."""
+    admin = (("authorization", "Bearer admin-secret"),)
+    built = _gzipped(iter([_header("pax", tarfile.XHDTYPE, 32 << 20), *_zeros(32 << 20),
+                           _header("bot.py", tarfile.REGTYPE, 0), bytes(1024)]))
+    source = _bot_archive(tmp_path / "bot")
+
+    async def main() -> None:
+        server = await start(ServerConfig(db=str(tmp_path / "v.db"), admin_token="admin-secret", port=0))
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+                stub = pb_grpc.PresidentServiceStub(channel)
+                token = (await stub.CreateAccount(pb.CreateAccountRequest(name="ada", owner="tests"),
+                                                  metadata=admin)).token
+                manifest = pb.BotManifest(name="bot", runtime=pb.RUNTIME_PYTHON, run="python bot.py")
+                await stub.SubmitBot(_chunked(pb.SubmitBotRequest(manifest=manifest), source),
+                                     metadata=(("authorization", f"Bearer {token}"),))
+                leased = await stub.LeaseBuild(pb.LeaseBuildRequest(builder="tests"), metadata=admin)
+                lease = pb.BuildLease(version_id=leased.version.version_id, lease_id=leased.lease_id)
+                await stub.UploadBuild(_chunked(pb.UploadBuildRequest(lease=lease), built), metadata=admin)
+                version = (await stub.ReportBuild(pb.ReportBuildRequest(
+                    version_id=lease.version_id, lease_id=lease.lease_id, ready=True), metadata=admin)).version
+            assert version.built_sha256 == hashlib.sha256(built).hexdigest()
+
+            def host() -> None:
+                with grpc.insecure_channel(f"127.0.0.1:{server.port}") as sync_channel:
+                    fetch_built(pb_grpc.PresidentServiceStub(sync_channel), admin, version,
+                                tmp_path / "built" / version.version_id)
+            with pytest.raises(UnbuildableError, match=r"^the archive is refused: an extended header of 33554432"
+                                                       r" bytes, over its cap of 16384$"):
+                await asyncio.to_thread(host)
+            assert list((tmp_path / "built").iterdir()) == []
+        finally:
+            await server.stop(0.5)
+    asyncio.run(main())
+
+
+def _bot_archive(folder: Path) -> bytes:
+    """A folder of one bot.py, packed as `president submit` packs it."""
+    folder.mkdir()
+    (folder / "bot.py").write_text("print('bot')\n")
+    return pack(folder, skipped=())
+
+
+_First = TypeVar("_First", pb.SubmitBotRequest, pb.UploadBuildRequest)
+
+
+async def _chunked(first: _First, archive: bytes) -> AsyncIterator[_First]:
+    """The first message, declaring the archive's size and SHA-256, then the archive's chunks."""
+    first.archive_bytes, first.archive_sha256 = len(archive), hashlib.sha256(archive).hexdigest()
+    yield first
+    for at in range(0, len(archive), 32 * 1024):
+        yield type(first)(chunk=archive[at:at + 32 * 1024])
