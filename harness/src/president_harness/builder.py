@@ -350,7 +350,7 @@ def _refusal(member: tarfile.TarInfo, links: set[PurePosixPath]) -> str | None:
     if max(len(member.name.encode(errors="surrogateescape")),
            len(member.linkname.encode(errors="surrogateescape"))) > NAME_BYTES:
         return f"has a name or link over {NAME_BYTES} bytes"
-    if len(parts) > DEPTH:
+    if len(parts) - 1 > DEPTH:
         return f"is more than {DEPTH} folders deep"
     if path.is_absolute():
         return "is an absolute path"

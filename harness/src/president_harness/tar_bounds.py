@@ -22,8 +22,9 @@ DEPTH = 64
 """The most folders an entry's name goes down through."""
 EXTENDED_BYTES = 16 * 1024
 """The largest PAX or GNU long-name header's payload."""
-EXTENDED_TOTAL = 8 * MB
-"""All extended headers' payloads together (as tarfile reads them, padded to 512-byte blocks)."""
+EXTENDED_TOTAL = 32 * MB
+"""All extended headers' payloads together (as tarfile reads them, padded to 512-byte blocks): room for a PAX
+header of a name and a link of NAME_BYTES each on every one of the builder's 10,000 entries."""
 RECORDS = 40_000
 """The most PAX records in all the archive's headers."""
 GLOBAL_RECORDS = 16
