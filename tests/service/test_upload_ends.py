@@ -99,7 +99,7 @@ async def _killed_client(port: int, token: str, rpc: str, leased: pb.LeaseBuildR
         leased.version.version_id if leased else "", leased.lease_id if leased else "",
         stdout=asyncio.subprocess.PIPE)
     assert child.stdout is not None
-    assert await asyncio.wait_for(child.stdout.readline(), 30) == b"sent\n"
+    assert await asyncio.wait_for(child.stdout.readline(), 60) == b"sent\n"
     await asyncio.sleep(0.5)  # the chunks reach the server
     child.send_signal(signal.SIGKILL)
     assert await child.wait() == -signal.SIGKILL
@@ -108,7 +108,7 @@ async def _killed_client(port: int, token: str, rpc: str, leased: pb.LeaseBuildR
 async def _settled(call: Callable[[], Awaitable[Any]]) -> str:
     """The reason `call` is refused with once the cut upload's handler has let its upload slot go (it is refused
     TOO_MANY_STREAMS until then)."""
-    for _ in range(200):
+    for _ in range(600):
         try:
             await call()
         except grpc.aio.AioRpcError as exc:
