@@ -160,6 +160,34 @@ def test_an_honest_archive_of_long_names_deep_folders_and_links_unpacks(tmp_path
     assert (into / "name with ünïcode.txt").read_text() == "ü\n"
 
 
+@pytest.mark.parametrize("tar_format", ["gnu", "pax"])
+def test_gnu_tars_of_long_names_and_links_unpack(tmp_path: Path, tar_format: str) -> None:
+    """GNU tar's own long names and links (GNU long-name and long-link headers, or PAX headers with times) pass."""
+    folder = tmp_path / "bot"
+    deep = folder / ("d" * 120) / ("e" * 120)
+    deep.mkdir(parents=True)
+    (deep / ("f" * 150)).write_text("deep\n")
+    (folder / ("link" * 30)).symlink_to(Path("d" * 120) / ("e" * 120) / ("f" * 150))
+    (tmp_path / "bot.tgz").unlink(missing_ok=True)
+    subprocess.run(["tar", f"--format={tar_format}", "-czf", str(tmp_path / "bot.tgz"), "-C", str(folder), "."],
+                   check=True)
+    assert _unpacked((tmp_path / "bot.tgz").read_bytes(), tmp_path) == "unpacked"
+    assert (tmp_path / "into" / ("link" * 30)).read_text() == "deep\n"
+
+
+def test_a_git_archive_with_its_global_header_unpacks(tmp_path: Path) -> None:
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "bot.py").write_text("print('bot')\n")
+    git = ["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@t"]
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "bot"]):
+        subprocess.run([*git, *args], check=True)
+    archive = subprocess.run([*git, "archive", "--format=tar.gz", "HEAD"], check=True, capture_output=True).stdout
+    assert b"comment=" in zlib.decompress(archive, 31)  # git's global PAX header, naming the commit
+    assert _unpacked(archive, tmp_path) == "unpacked"
+    assert (tmp_path / "into" / "bot.py").read_text() == "print('bot')\n"
+
+
 def test_a_host_refuses_a_built_folder_whose_headers_are_over_the_caps(tmp_path: Path) -> None:
     """A built archive with a 32 MB PAX header (the server stores it as it came, never unpacking it): the host's
     fetch refuses it in one line and leaves no folder."""
