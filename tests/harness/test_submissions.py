@@ -6,6 +6,7 @@ suite is)."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import re
@@ -187,9 +188,18 @@ def _entry(name: str, kind: bytes = tarfile.REGTYPE, link: str = "", size: int =
     return info
 
 
+def _pax_bomb() -> bytes:
+    """A PAX header of 32 MB (zero bytes) before an entry, in 33 KB gzipped: tarfile would read it whole."""
+    header = tarfile.TarInfo("pax")
+    header.type, header.size = tarfile.XHDTYPE, 32 << 20
+    entry = tarfile.TarInfo("bot.py")
+    return gzip.compress(header.tobuf(format=tarfile.USTAR_FORMAT) + bytes(32 << 20)
+                         + entry.tobuf(format=tarfile.USTAR_FORMAT) + bytes(1024), 9)
+
+
 def test_hostile_archives_fail_their_build_and_write_nothing_outside_their_folder(host: Host, tmp_path: Path) -> None:
     outside = tmp_path / "outside.txt"
-    hostile = {
+    hostile: dict[str, tuple[list[tarfile.TarInfo] | bytes, str]] = {
         "dotdot": ([_entry("bot.py"), _entry(f"../../../../../../..{outside}")], "has a '..'"),
         "absolute": ([_entry(str(outside))], "is an absolute path"),
         "etclink": ([_entry("etc", tarfile.SYMTYPE, "/etc")], "is a symbolic link out of its folder (to '/etc')"),
@@ -201,12 +211,13 @@ def test_hostile_archives_fail_their_build_and_write_nothing_outside_their_folde
         "device": ([_entry("null", tarfile.CHRTYPE)], "is a device or other special file"),
         "hardlink": ([_entry("passwd", tarfile.LNKTYPE, "/etc/passwd")], "is a hard link"),
         "bomb": ([_entry("big", size=65 * 1024 * 1024)], "more than 10000 entries or 64 MB unpacked"),
-        "garbage": (None, "not a gzipped tar that unpacks here: not a gzip file"),
+        "garbage": (b"not a tar at all", "not a gzipped tar that unpacks here: not a gzip file"),
+        "paxbomb": (_pax_bomb(), "an extended header of 33554432 bytes, over its cap of 16384"),
     }
     ids = {}
     for name, (entries, _) in hostile.items():
         (_, token), = host.accounts(1)
-        archive = b"not a tar at all" if entries is None else _archive(entries)
+        archive = entries if isinstance(entries, bytes) else _archive(entries)
         requests = [pb.SubmitBotRequest(manifest=pb.BotManifest(name=name, runtime=pb.RUNTIME_PYTHON,
                                                                 build="python -c pass", run="python bot.py")),
                     *(pb.SubmitBotRequest(chunk=archive[at:at + 32768]) for at in range(0, len(archive), 32768))]

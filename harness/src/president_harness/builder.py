@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import gzip
 import hashlib
 import io
 import os
@@ -42,6 +43,7 @@ from president_harness.interrupts import terminate_as_interrupt
 from president_harness.rpc_errors import describe_rpc_error, error_reason
 from president_harness.sandbox import MB, Exit, Sandbox, SandboxError, seconds_limit, slot_number, whole_limit
 from president_harness.submit_cli import CHUNK_BYTES, ManifestError, pack
+from president_harness.tar_bounds import DEPTH, NAME_BYTES, RefusedArchiveError, Within, scan
 
 UNPACKED_BYTES = 64 * MB
 """The most an archive may hold unpacked (the sizes its entries declare)."""
@@ -297,7 +299,9 @@ def pack_built(folder: Path) -> bytes:
 
 
 def _upload_requests(lease: pb.BuildLease, archive: bytes) -> Iterator[pb.UploadBuildRequest]:
-    yield pb.UploadBuildRequest(lease=lease)
+    """The lease with the archive's size and SHA-256 (the server stores nothing else), then its chunks."""
+    yield pb.UploadBuildRequest(lease=lease, archive_bytes=len(archive),
+                                archive_sha256=hashlib.sha256(archive).hexdigest())
     for at in range(0, len(archive), CHUNK_BYTES):
         yield pb.UploadBuildRequest(chunk=archive[at:at + CHUNK_BYTES])
 
@@ -305,8 +309,9 @@ def _upload_requests(lease: pb.BuildLease, archive: bytes) -> Iterator[pb.Upload
 def checked(members: Iterable[tarfile.TarInfo], refused: str) -> Iterator[tarfile.TarInfo]:
     """Each of an archive's entries, in order, once it passes the rules an archive is unpacked by (else
     UnbuildableError, its reason opened by `refused`): no absolute path, no '..', no path through a link, no link
-    out of the folder, no hard link, device or other special file, at most ENTRIES entries and UNPACKED_BYTES in
-    all.  One entry at a time, so a gzip bomb stops at the cap."""
+    out of the folder, no hard link, device or other special file, no name or link over NAME_BYTES or DEPTH
+    folders deep, at most ENTRIES entries and UNPACKED_BYTES in all.  One entry at a time, so a gzip bomb stops at
+    the cap."""
     links: set[PurePosixPath] = set()
     total = 0
     for count, member in enumerate(members, 1):
@@ -319,13 +324,19 @@ def checked(members: Iterable[tarfile.TarInfo], refused: str) -> Iterator[tarfil
 
 
 def unpack(archive: bytes, into: Path) -> None:
-    """Unpack a gzipped tar into the folder `into`, or refuse it (UnbuildableError) by `checked`'s rules.  Every
-    entry is checked before anything is written; tarfile's 'data' filter then checks each path again as it writes
-    (a chain of links that leads out is found only then: the caller removes what was written)."""
+    """Unpack a gzipped tar into the folder `into`, or refuse it (UnbuildableError) by `checked`'s rules.  Its
+    headers are walked and bounded first (`scan`: names, extended headers, entries and sizes), before tarfile reads
+    any, and tarfile is given only what passed; every entry is checked before anything is written; tarfile's 'data'
+    filter then checks each path again as it writes (a chain of links that leads out is found only then: the
+    caller removes what was written)."""
     try:
-        with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
+        end = scan(archive, entries=ENTRIES, unpacked_bytes=UNPACKED_BYTES)
+        with gzip.GzipFile(fileobj=io.BytesIO(archive)) as stream, \
+                tarfile.open(fileobj=Within(stream, end), mode="r:") as tar:
             members = list(checked(tar, "the archive is refused"))
             tar.extractall(into, members=members, filter="data")
+    except RefusedArchiveError as exc:
+        raise UnbuildableError(f"the archive is refused: {exc}") from None
     except tarfile.FilterError as exc:
         raise UnbuildableError(f"the archive is refused: {exc}") from None
     except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
@@ -336,6 +347,11 @@ def _refusal(member: tarfile.TarInfo, links: set[PurePosixPath]) -> str | None:
     """Why an entry may not be unpacked, or None; a link allowed is added to `links` (the links before it)."""
     path = PurePosixPath(member.name)
     parts = [p for p in path.parts if p != "."]
+    if max(len(member.name.encode(errors="surrogateescape")),
+           len(member.linkname.encode(errors="surrogateescape"))) > NAME_BYTES:
+        return f"has a name or link over {NAME_BYTES} bytes"
+    if len(parts) - 1 > DEPTH:
+        return f"is more than {DEPTH} folders deep"
     if path.is_absolute():
         return "is an absolute path"
     if ".." in parts:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import io
 import os
 import sys
@@ -164,7 +165,9 @@ def _entries(folder: Path, skipped: Collection[str]) -> Iterator[Path]:
 
 
 def _requests(manifest: pb.BotManifest, archive: bytes) -> Iterator[pb.SubmitBotRequest]:
-    yield pb.SubmitBotRequest(manifest=manifest)
+    """The manifest with the archive's size and SHA-256 (the server stores nothing else), then its chunks."""
+    yield pb.SubmitBotRequest(manifest=manifest, archive_bytes=len(archive),
+                              archive_sha256=hashlib.sha256(archive).hexdigest())
     for at in range(0, len(archive), CHUNK_BYTES):
         yield pb.SubmitBotRequest(chunk=archive[at:at + CHUNK_BYTES])
 

@@ -90,6 +90,20 @@ async def _guard(context: Context, work: Awaitable[_T]) -> _T:
         await abort(context, exc)
 
 
+async def _half_closed(context: Context) -> None:
+    """Return only if the client half-closed its request stream, which has just ended.
+
+    grpc's asyncio server ends a request stream the same way whether the client half-closed it or cancelled the
+    call (or went away): a failed read reads as the end.  The call's initial metadata is therefore sent first: on a
+    call that is over the batch fails, or the handler is cancelled meanwhile, and an upload cut short stores nothing.
+    """
+    try:
+        await context.send_initial_metadata(())
+    except Exception as exc:  # any failure means the call is over (CancelledError passes through)
+        raise ServiceError(Reason.MALFORMED, "the upload did not end with the client's half-close; nothing was"
+                                             " stored") from exc
+
+
 async def _answer_next(context: PlayContext, send: Callable[[pb.PlayResponse], Awaitable[None]],
                        runner: MatchRunner, player: int, heard: Heard) -> bool:
     """Read the next message and answer it; False at the end of the client's stream.  A function of its own so
@@ -569,7 +583,8 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             self._open()
             account = self._registry.accounts.authenticate(context.invocation_metadata())
             with self.versions.uploading(f"the account {account.name}"):
-                manifest, archive = await read_submission(request_iterator, self._registry.limits.archive_bytes)
+                manifest, archive = await read_submission(request_iterator, self._registry.limits.archive_bytes,
+                                                          lambda: _half_closed(context))
             version, existed = self.versions.submit(account.name, manifest, archive)
             return pb.SubmitBotResponse(version=self.versions.message(version), existed=existed)
         return await _guard(context, submit())
@@ -702,7 +717,8 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
                     """Refuse a lease no longer held before any chunk is read; else hold an upload slot."""
                     self.versions.check_lease(lease.version_id, lease.lease_id)
                     held.enter_context(self.versions.uploading(f"the build of {lease.version_id[:64]}"))
-                lease, archive = await read_upload(request_iterator, self._registry.limits.built_archive_bytes, admit)
+                lease, archive = await read_upload(request_iterator, self._registry.limits.built_archive_bytes, admit,
+                                                   lambda: _half_closed(context))
             version = self.versions.upload_built(lease.version_id, lease.lease_id, archive)
             return pb.UploadBuildResponse(version=self.versions.message(version))
         return await _guard(context, upload())

@@ -4669,8 +4669,21 @@ class SubmitBotRequest(_message.Message):
 
     MANIFEST_FIELD_NUMBER: _builtins.int
     CHUNK_FIELD_NUMBER: _builtins.int
+    ARCHIVE_BYTES_FIELD_NUMBER: _builtins.int
+    ARCHIVE_SHA256_FIELD_NUMBER: _builtins.int
     chunk: _builtins.bytes
     """Then the archive (a gzipped tar of the bot's folder), in order."""
+    archive_bytes: _builtins.int
+    """With the manifest, in the first message only: the archive's size in
+    bytes, which its chunks must add up to exactly (0: not declared). A
+    stream whose chunks add up to another size stores nothing (MALFORMED,
+    metadata `mismatch` = "size").
+    """
+    archive_sha256: _builtins.str
+    """With the manifest, in the first message only: the archive's SHA-256, 64
+    lowercase hex digits (empty: not declared). An archive of another digest
+    is not stored (MALFORMED, metadata `mismatch` = "sha256").
+    """
     @_builtins.property
     def manifest(self) -> Global___BotManifest:
         """First, once: the manifest."""
@@ -4680,10 +4693,12 @@ class SubmitBotRequest(_message.Message):
         *,
         manifest: Global___BotManifest | None = ...,
         chunk: _builtins.bytes = ...,
+        archive_bytes: _builtins.int = ...,
+        archive_sha256: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["chunk", b"chunk", "kind", b"kind", "manifest", b"manifest"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["chunk", b"chunk", "kind", b"kind", "manifest", b"manifest"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["archive_bytes", b"archive_bytes", "archive_sha256", b"archive_sha256", "chunk", b"chunk", "kind", b"kind", "manifest", b"manifest"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["manifest", "chunk"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
@@ -5183,8 +5198,20 @@ class UploadBuildRequest(_message.Message):
 
     LEASE_FIELD_NUMBER: _builtins.int
     CHUNK_FIELD_NUMBER: _builtins.int
+    ARCHIVE_BYTES_FIELD_NUMBER: _builtins.int
+    ARCHIVE_SHA256_FIELD_NUMBER: _builtins.int
     chunk: _builtins.bytes
     """Then the archive (a gzipped tar of the built folder), in order."""
+    archive_bytes: _builtins.int
+    """With the lease, in the first message only: the archive's size in bytes,
+    which its chunks must add up to exactly (0: not declared; see
+    SubmitBotRequest.archive_bytes).
+    """
+    archive_sha256: _builtins.str
+    """With the lease, in the first message only: the archive's SHA-256, 64
+    lowercase hex digits (empty: not declared; see
+    SubmitBotRequest.archive_sha256).
+    """
     @_builtins.property
     def lease(self) -> Global___BuildLease:
         """First, once: the version and its lease."""
@@ -5194,10 +5221,12 @@ class UploadBuildRequest(_message.Message):
         *,
         lease: Global___BuildLease | None = ...,
         chunk: _builtins.bytes = ...,
+        archive_bytes: _builtins.int = ...,
+        archive_sha256: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["chunk", b"chunk", "kind", b"kind", "lease", b"lease"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["chunk", b"chunk", "kind", b"kind", "lease", b"lease"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["archive_bytes", b"archive_bytes", "archive_sha256", b"archive_sha256", "chunk", b"chunk", "kind", b"kind", "lease", b"lease"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["lease", "chunk"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015

@@ -153,10 +153,14 @@ class PresidentServiceStub:
     cap; 8 MB in all). The server stores the archive as it came, never
     unpacking or running it, under its SHA-256; the same manifest and archive
     again give the same version (`existed`). A new version is QUEUED until a
-    builder builds it. Errors: MISSING_TOKEN, BAD_TOKEN, MALFORMED (no
-    manifest first, a bad manifest, an empty archive, an upload not finished
-    within 60 s), TOO_LARGE (past the archive cap; ErrorInfo metadata
-    `max_bytes`; nothing is stored), ACCOUNT_LIMIT (builds waiting or
+    builder builds it. Nothing is stored unless the stream ends with the
+    client's half-close (a cancelled or cut stream stores nothing) and, when
+    the first message declares them, the archive has the size and SHA-256
+    declared. Errors: MISSING_TOKEN, BAD_TOKEN, MALFORMED (no manifest first,
+    a bad manifest, an empty archive, an upload not finished within 60 s, a
+    size or SHA-256 not the one declared: ErrorInfo metadata `mismatch`,
+    `declared` and `received`), TOO_LARGE (past the archive cap; ErrorInfo
+    metadata `max_bytes`; nothing is stored), ACCOUNT_LIMIT (builds waiting or
     versions a day, with a retry hint), TOO_MANY_STREAMS (uploads at once,
     with a retry hint), STORAGE, SHUTTING_DOWN.
     """
@@ -208,8 +212,10 @@ class PresidentServiceStub:
     UNKNOWN_VERSION, LEASE_EXPIRED (the lease is no longer the version's: it
     expired and the version was leased again, or it was reported),
     MALFORMED (no lease first, an empty archive, an upload not finished
-    within 300 s), TOO_LARGE (past the cap; ErrorInfo metadata `max_bytes`;
-    nothing is stored), STORAGE, SHUTTING_DOWN.
+    within 300 s, a size or SHA-256 not the one declared, as for SubmitBot),
+    TOO_LARGE (past the cap; ErrorInfo metadata `max_bytes`; nothing is
+    stored), STORAGE, SHUTTING_DOWN. As for SubmitBot, nothing is stored
+    unless the stream ends with the client's half-close.
     """
     ReportBuild: _grpc.UnaryUnaryMultiCallable[_president_pb2.ReportBuildRequest, _president_pb2.ReportBuildResponse]
     """A builder's result for a version it leased: READY or FAILED, with a
@@ -380,10 +386,14 @@ class PresidentServiceAsyncStub(PresidentServiceStub):
     cap; 8 MB in all). The server stores the archive as it came, never
     unpacking or running it, under its SHA-256; the same manifest and archive
     again give the same version (`existed`). A new version is QUEUED until a
-    builder builds it. Errors: MISSING_TOKEN, BAD_TOKEN, MALFORMED (no
-    manifest first, a bad manifest, an empty archive, an upload not finished
-    within 60 s), TOO_LARGE (past the archive cap; ErrorInfo metadata
-    `max_bytes`; nothing is stored), ACCOUNT_LIMIT (builds waiting or
+    builder builds it. Nothing is stored unless the stream ends with the
+    client's half-close (a cancelled or cut stream stores nothing) and, when
+    the first message declares them, the archive has the size and SHA-256
+    declared. Errors: MISSING_TOKEN, BAD_TOKEN, MALFORMED (no manifest first,
+    a bad manifest, an empty archive, an upload not finished within 60 s, a
+    size or SHA-256 not the one declared: ErrorInfo metadata `mismatch`,
+    `declared` and `received`), TOO_LARGE (past the archive cap; ErrorInfo
+    metadata `max_bytes`; nothing is stored), ACCOUNT_LIMIT (builds waiting or
     versions a day, with a retry hint), TOO_MANY_STREAMS (uploads at once,
     with a retry hint), STORAGE, SHUTTING_DOWN.
     """
@@ -435,8 +445,10 @@ class PresidentServiceAsyncStub(PresidentServiceStub):
     UNKNOWN_VERSION, LEASE_EXPIRED (the lease is no longer the version's: it
     expired and the version was leased again, or it was reported),
     MALFORMED (no lease first, an empty archive, an upload not finished
-    within 300 s), TOO_LARGE (past the cap; ErrorInfo metadata `max_bytes`;
-    nothing is stored), STORAGE, SHUTTING_DOWN.
+    within 300 s, a size or SHA-256 not the one declared, as for SubmitBot),
+    TOO_LARGE (past the cap; ErrorInfo metadata `max_bytes`; nothing is
+    stored), STORAGE, SHUTTING_DOWN. As for SubmitBot, nothing is stored
+    unless the stream ends with the client's half-close.
     """
     ReportBuild: _aio.UnaryUnaryMultiCallable[_president_pb2.ReportBuildRequest, _president_pb2.ReportBuildResponse]  # type: ignore[assignment]
     """A builder's result for a version it leased: READY or FAILED, with a
@@ -700,10 +712,14 @@ class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
         cap; 8 MB in all). The server stores the archive as it came, never
         unpacking or running it, under its SHA-256; the same manifest and archive
         again give the same version (`existed`). A new version is QUEUED until a
-        builder builds it. Errors: MISSING_TOKEN, BAD_TOKEN, MALFORMED (no
-        manifest first, a bad manifest, an empty archive, an upload not finished
-        within 60 s), TOO_LARGE (past the archive cap; ErrorInfo metadata
-        `max_bytes`; nothing is stored), ACCOUNT_LIMIT (builds waiting or
+        builder builds it. Nothing is stored unless the stream ends with the
+        client's half-close (a cancelled or cut stream stores nothing) and, when
+        the first message declares them, the archive has the size and SHA-256
+        declared. Errors: MISSING_TOKEN, BAD_TOKEN, MALFORMED (no manifest first,
+        a bad manifest, an empty archive, an upload not finished within 60 s, a
+        size or SHA-256 not the one declared: ErrorInfo metadata `mismatch`,
+        `declared` and `received`), TOO_LARGE (past the archive cap; ErrorInfo
+        metadata `max_bytes`; nothing is stored), ACCOUNT_LIMIT (builds waiting or
         versions a day, with a retry hint), TOO_MANY_STREAMS (uploads at once,
         with a retry hint), STORAGE, SHUTTING_DOWN.
         """
@@ -791,8 +807,10 @@ class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
         UNKNOWN_VERSION, LEASE_EXPIRED (the lease is no longer the version's: it
         expired and the version was leased again, or it was reported),
         MALFORMED (no lease first, an empty archive, an upload not finished
-        within 300 s), TOO_LARGE (past the cap; ErrorInfo metadata `max_bytes`;
-        nothing is stored), STORAGE, SHUTTING_DOWN.
+        within 300 s, a size or SHA-256 not the one declared, as for SubmitBot),
+        TOO_LARGE (past the cap; ErrorInfo metadata `max_bytes`; nothing is
+        stored), STORAGE, SHUTTING_DOWN. As for SubmitBot, nothing is stored
+        unless the stream ends with the client's half-close.
         """
 
     @_abc_1.abstractmethod
