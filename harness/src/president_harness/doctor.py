@@ -209,7 +209,9 @@ def check_jail(bwrap: str | None, slot: int) -> Check:
                 ended = Sandbox(folder=folder, slot=slot, wall_s=TRIAL_S).run(
                     [sys.executable, "-c", JAIL_IMPORT], log=log)
             except (SandboxError, RuntimeError, OSError) as exc:
-                return Check(name, False, f"cannot start: {exc}", "fix the checks above")
+                missing = "is not installed" in str(exc)
+                return Check(name, False, f"cannot start: {exc}",
+                             "install what it names" if missing else "fix the checks above")
             said = _last_line(log.read_text(errors="replace"))
         if ended.status != 0:
             return Check(name, False, f"import president_engine, president_sdk failed: {said}",
