@@ -8,7 +8,7 @@ RUN_STAMP := $(VENV)/.installed-run
 PYPROJECTS := engine/pyproject.toml protocol/pyproject.toml sdk/pyproject.toml service/pyproject.toml harness/pyproject.toml \
   learn/pyproject.toml
 
-.PHONY: all venv test lint typecheck pytest pytest-compiled engine-compiled bench bench-engine bench-bots bench-expert bench-expert-clock bench-expert-ladders bench-playouts bench-expert-worlds bench-builtin-workers bench-service bench-arena \
+.PHONY: all venv test lint typecheck pytest pytest-source pytest-compiled pytest-default engine-compiled bench bench-engine bench-bots bench-expert bench-expert-clock bench-expert-ladders bench-playouts bench-expert-worlds bench-builtin-workers bench-service bench-arena \
   bench-ladder bench-ladder-speed bench-seat bench-streams bench-new-streams bench-flood bench-sandbox bench-tournament bench-kits bench-install run clean
 
 all: test
@@ -61,45 +61,63 @@ typecheck: $(STAMP)
 # kit once.
 PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -lt 2 ] && n=2; echo $$n)
 
-# Every test on the pure-Python source, the reference (the compiled build would otherwise run where it is built).
-pytest: $(STAMP)
-	PRESIDENT_ENGINE_BUILD=source $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=25
-
 ## engine-compiled: the engine's typed source and the expert's search compiled by mypyc into build/engine-compiled,
 ## which every command then runs while it matches the source (president_engine.build; PRESIDENT_ENGINE_BUILD=source
 ## runs the source).
-## pytest-compiled: the rules tests (tests/engine, tests/golden) and the search bot's (tests/sdk/test_expert.py,
-## tests/sdk/test_playout.py: its C playouts against the engine; test_next_deal.py) again, on the compiled build.
-## Without a C compiler and the Python headers both are skipped with a message; REQUIRE_COMPILED=1 (CI) makes that an error.
+## Without a C compiler and the Python headers it is skipped with a message (the source runs); REQUIRE_COMPILED=1
+## (CI) makes that an error.
 ENGINE_COMPILED := build/engine-compiled
 ENGINE_SOURCES := $(wildcard engine/src/president_engine/*.py sdk/src/president_sdk/*.py sdk/src/president_sdk/*/*.py \
   sdk/src/president_sdk/*/*/*.py sdk/src/president_sdk/*/*/*.c)
 
-# Niced: under `make test` it builds beside the tests, which come first.
 $(ENGINE_COMPILED)/.built: $(STAMP) $(ENGINE_SOURCES) tools/compile_engine.py
-	nice -n 10 $(PY) tools/compile_engine.py $(ENGINE_COMPILED) $(if $(REQUIRE_COMPILED),--require)
+	$(PY) tools/compile_engine.py $(ENGINE_COMPILED) $(if $(REQUIRE_COMPILED),--require)
 
 engine-compiled: $(ENGINE_COMPILED)/.built
 
 ## venv: everything installed, and the compiled engine built (the pure-Python source runs where it cannot be).
 venv: $(STAMP) $(ENGINE_COMPILED)/.built
 
-# The wheel's tests (tests/engine/test_wheel.py) build their own wheels: once, in `make pytest`, is enough.
-COMPILED_TESTS := tests/engine tests/golden tests/sdk/test_expert.py tests/sdk/test_playout.py \
-  tests/sdk/test_next_deal.py --ignore=tests/engine/test_wheel.py
+## pytest: every test, in three runs:
+## pytest-source: the rules reference suites (tests/engine, tests/golden, and the search bot's: tests/sdk/test_expert.py,
+## tests/sdk/test_playout.py, its C playouts against the engine, tests/sdk/test_next_deal.py) on the pure-Python
+## source, the reference; with the engine's wheel test (tests/engine/test_wheel.py builds its own wheels: once).
+## pytest-compiled: the same suites again on the compiled build (skipped with a message when there is none).
+## pytest-default: every other test (docs commands, hosting and the sandbox, tournaments, arena, UECda, web, service,
+## SDK) on the default install as `make venv` leaves it: the compiled build where it could be made, else the source.
+RULES_TESTS := tests/engine tests/golden tests/sdk/test_expert.py tests/sdk/test_playout.py tests/sdk/test_next_deal.py
+PYTEST_RUN := $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
+
+pytest: pytest-source pytest-compiled pytest-default
+
+pytest-source: $(STAMP)
+	PRESIDENT_ENGINE_BUILD=source $(SOURCE_NICE) $(PYTEST_RUN) $(RULES_TESTS)
 
 pytest-compiled: $(ENGINE_COMPILED)/.built
 	@if [ -f $(ENGINE_COMPILED)/.built ]; then \
-	  echo "PRESIDENT_ENGINE_BUILD=compiled $(BIN)/pytest -q -n $(PYTEST_WORKERS) $(COMPILED_TESTS)"; \
-	  PRESIDENT_ENGINE_BUILD=compiled $(BIN)/pytest -q -n $(PYTEST_WORKERS) $(COMPILED_TESTS); \
+	  echo "PRESIDENT_ENGINE_BUILD=compiled $(PYTEST_RUN) $(RULES_TESTS) --ignore=tests/engine/test_wheel.py"; \
+	  PRESIDENT_ENGINE_BUILD=compiled $(PYTEST_RUN) $(RULES_TESTS) --ignore=tests/engine/test_wheel.py; \
 	else echo "pytest-compiled: skipped (no compiled engine)"; fi
 
+pytest-default: $(ENGINE_COMPILED)/.built
+	PRESIDENT_ENGINE_BUILD= $(PYTEST_RUN) --durations=25 $(addprefix --ignore=,$(RULES_TESTS))
+
 ## test: everything CI checks: lint, types, and every test (the rules tests on both builds of the engine).
-## Two jobs: the compiled engine builds (niced) while the source's tests run, most of which wait on servers.
-CHECKS := lint typecheck buf-lint check-protos check-api-docs buf-breaking pytest pytest-compiled
+## Two lanes side by side (-j2): the compile, then the default install's tests (the longest run) as soon as it is
+## made; beside them the rules suites on the source (niced, off that path), the checks, and the rules suites on the
+## compiled build last.
+CHECKS := pytest-source lint typecheck buf-lint check-protos check-api-docs buf-breaking pytest-compiled
 
 test:
-	@$(MAKE) --no-print-directory -j2 $(CHECKS)
+	@$(MAKE) --no-print-directory -j2 test-default test-checks SOURCE_NICE="nice -n 10"
+
+.PHONY: test-default test-checks
+test-default:
+	@$(MAKE) --no-print-directory $(ENGINE_COMPILED)/.built
+	@$(MAKE) --no-print-directory pytest-default
+
+test-checks:
+	@$(MAKE) --no-print-directory $(CHECKS)
 
 ## protos: regenerate the Python code of the president.v1 contract (committed, in protocol/).
 ## check-protos: fail when the committed generated code is not what `make protos` writes.

@@ -107,6 +107,9 @@ COVERED = {
         "tests/cpp/test_cpp_kit.py",
     ".venv/bin/president conformance -- examples/cpp/bot --server {server} --account-token {account_token}":
         "tests/cpp/test_cpp_kit.py",
+    ".venv/bin/president doctor --db run/event.db --port 50051 --port 8080": "tests/harness/test_doctor.py runs it"
+                                                                              " (on a free port: tests/docs takes"
+                                                                              " these two)",
     "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president serve --db run/president.db --arena --unix run/president.sock":
         "tests/harness/test_host_cli.py serves on a Unix socket the same way (on a free TCP port beside it)",
     '.venv/bin/president account create theirbot --owner "Ada" --server unix:run/president.sock'

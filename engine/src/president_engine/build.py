@@ -183,6 +183,18 @@ def redirect(package: str, path: list[str]) -> None:
         sys.path.append(str(build_dir))  # the shared library of mypyc's module group is a top-level module
 
 
+def runtime() -> tuple[str, tuple[Path, ...]]:
+    """What a child process (a bot's jail) needs to run the build this process runs: the setting of
+    PRESIDENT_ENGINE_BUILD ("" when this process took the default without a compiled engine, so an installed SDK's
+    own compiled search is chosen alike), and the folders outside the packages' own that hold the build (a
+    checkout's compiled build; a wheel's lies inside its package)."""
+    choice = current()
+    if not choice.compiled:
+        return ("source" if source_wanted() else ""), ()
+    build_dir = Path(choice.why)
+    return "compiled", (() if build_dir.is_relative_to(PACKAGE) else (build_dir,))
+
+
 def _distribution(package: str) -> str:
     return package.replace("_", "-")
 

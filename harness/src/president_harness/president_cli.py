@@ -18,6 +18,7 @@
                                                                 status, export)
     president house hard,normal --server HOST:PORT              built-in levels playing house accounts
     president uecda serve --games 100                           five UECda contest clients play a match here
+    president doctor --db run/event.db                          whether this machine can host bots and serve
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from president_harness.arena_cli import add_arena_parser
 from president_harness.builder import add_builder_parser
 from president_harness.conformance import add_conformance_parser
 from president_harness.demo import add_demo_parser
+from president_harness.doctor import add_doctor_parser
 from president_harness.host_cli import add_host_parser
 from president_harness.house_cli import add_house_parser
 from president_harness.ladder.ladder_cli import add_ladder_parser
@@ -62,6 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     add_tournament_parser(commands)
     add_house_parser(commands)
     add_uecda_parser(commands)
+    add_doctor_parser(commands)
     return parser
 
 
