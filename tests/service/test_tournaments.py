@@ -80,13 +80,15 @@ async def playing(stub: pb_grpc.PresidentServiceAsyncStub, tokens: dict[str, str
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def recomputed(db: Path, tournament: pb.Tournament) -> list[tuple[str, float, int]]:
-    """The standings from the database alone: the stored pairings and each match's stored finishing orders."""
+def recomputed(db: Path, tournament: pb.Tournament) -> list[tuple[str, float, int, int, int, int, int]]:
+    """The standings from the database alone: the stored pairings and each match's stored finishing orders and
+    fault record."""
     with closing(sqlite3.connect(db)) as conn:
         rounds = [json.loads(p) for (p,) in conn.execute(
             "SELECT pairing FROM tournament_rounds WHERE tournament_id = ? ORDER BY round",
             (tournament.tournament_id,))]
-        rows = conn.execute("SELECT round, tbl, seating, orders FROM tournament_matches WHERE tournament_id = ?"
+        rows = conn.execute("SELECT round, tbl, seating, orders, conduct, absent FROM tournament_matches"
+                            " WHERE tournament_id = ?"
                             " ORDER BY round, tbl, seating", (tournament.tournament_id,)).fetchall()
     players = tournament.spec.rules.players
     history = []
@@ -99,14 +101,24 @@ def recomputed(db: Path, tournament: pb.Tournament) -> list[tuple[str, float, in
             seatings = players if tournament.spec.duplicate else 1
             if len(played) == seatings and all(row[3] is not None for row in played):
                 orders = tuple(tuple(o) for row in played for o in json.loads(row[3]))
-                results.append(TableResult(round=r, table=t, entrants=table, orders=orders))
+                conduct = [json.loads(row[4]) for row in played]
+                faults: Counter[str] = sum((Counter(c["faults"]) for c in conduct), Counter())
+                server: Counter[str] = sum((Counter(c["server_moves"]) for c in conduct), Counter())
+                results.append(TableResult(
+                    round=r, table=t, entrants=table, orders=orders,
+                    forfeits=tuple(frozenset(f) for c in conduct for f in c["forfeits"]),
+                    faults=tuple(faults.items()), server_moves=tuple(server.items()),
+                    absent=tuple({a for row in played for a in json.loads(row[5])})))
         history.append((pairing, results))
     entrants = [e.player for e in tournament.entrants]
-    return [(s.entrant, s.points, s.rank) for s in standings(entrants, players, history)]
+    forfeit = tournament.spec.fault_rule == pb.TOURNAMENT_FAULT_RULE_FORFEIT
+    return [(s.entrant, s.points, s.rank, s.forfeits, s.faults, s.server_moves, s.absences)
+            for s in standings(entrants, players, history, forfeit=forfeit)]
 
 
-def shown(tournament: pb.Tournament) -> list[tuple[str, float, int]]:
-    return [(s.player, s.points, s.rank) for s in tournament.standings]
+def shown(tournament: pb.Tournament) -> list[tuple[str, float, int, int, int, int, int]]:
+    return [(s.player, s.points, s.rank, s.forfeits, s.faults, s.server_moves, s.absences)
+            for s in tournament.standings]
 
 
 def check_played_once(db: Path, tournament: pb.Tournament) -> None:
@@ -275,7 +287,7 @@ async def _an_entrant_plays_the_version_pinned_at_the_start(tmp_path: Path) -> N
         first = await ready_version(stub, ada, b"first")
         leased = await stub.LeaseHosting(pb.LeaseHostingRequest(host="h", capacity=4), metadata=auth(ADMIN))
         [hosted] = leased.start
-        made = await create(stub, spec(entrants=(*NAMES[:3], "ada"), rounds=2))
+        made = await create(stub, spec(entrants=(*NAMES[:3], "ada"), rounds=2, unchecked=["ada"]))
         chosen: list[str] = []
 
         async def event() -> pb.Tournament:
