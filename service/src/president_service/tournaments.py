@@ -396,7 +396,7 @@ class Tournaments:
             version = newest[0]
             state = pb.VersionState.Name(version.state).removeprefix("VERSION_STATE_")
             return f"no READY version (its newest, {version.version_id}, is {state}" + (
-                f": {shorten(version.reason)})" if version.reason else ")")
+                f": {' '.join(version.reason.split())[:200]})" if version.reason.strip() else ")")
         if self._accounts.get(account).checked:
             return ""
         return "no version, and its own bot has not passed a check match"
