@@ -168,7 +168,10 @@ def test_a_swiss_tournament_is_followed_live_on_its_page(browser: BrowserContext
             assert cells[6] == (f"{standing.mean_place:.2f} [{standing.mean_place_low:.2f},"
                                 f" {standing.mean_place_high:.2f}]")
             assert cells[7] == f"{standing.ordinal:.2f}"
+        assert cells[10:14] == [str(standing.forfeits), str(standing.faults), str(standing.server_moves),
+                                str(standing.absences)], cells
     assert sum(s.byes for s in final.standings) == 2
+    expect(page.locator("#fault-rule")).to_contain_text("A forfeit scores last place in that deal")
 
     # the rounds, newest first and open; a bye in each; every table over, linking its replay
     rounds = page.locator("details.round")

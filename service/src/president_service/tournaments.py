@@ -350,7 +350,6 @@ class Tournaments:
         if strangers:
             raise ServiceError(Reason.BAD_OPTION, f"unchecked: {shorten(strangers[0])} is not an entrant",
                                {"option": "unchecked"})
-        self._refuse_unready([name for name in spec.entrants if name not in spec.unchecked])
         spec = _copy(spec)
         if not spec.HasField("seed"):
             spec.seed = secrets.randbelow(MAX_SEED)
@@ -363,6 +362,7 @@ class Tournaments:
             check_plan(plan, list(spec.entrants))
         except PairingError as exc:
             raise ServiceError(Reason.BAD_OPTION, str(exc), {"option": "format"}) from None
+        self._refuse_unready([name for name in spec.entrants if name not in spec.unchecked])
         event = _Event(tournament_id=secrets.token_hex(6), spec=spec, plan=plan, rules=rules, clock=clock,
                        state=pb.TOURNAMENT_STATE_CREATED, created_at=time.time(),
                        entrants=[self._entrant(name, pinned=False) for name in spec.entrants])
