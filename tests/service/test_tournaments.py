@@ -163,6 +163,10 @@ async def _a_swiss_event_is_played_to_its_end(tmp_path: Path) -> None:
         assert sum(s.deals for s in final.standings) == 3 * 4
         assert shown(final) == recomputed(tmp_path / "t.db", final)
         check_played_once(tmp_path / "t.db", final)
+        eve = {s.player: s for s in final.standings}["eve"]
+        assert final.spec.fault_rule == pb.TOURNAMENT_FAULT_RULE_FORFEIT, "the default, filled in"
+        assert eve.absences == eve.tables > 0 and eve.forfeits == eve.deals and eve.server_moves > 0
+        assert eve.points == 0 and eve.rank == 5, "absent: every deal forfeited, the bye worth nothing"
         listed = (await stub.ListTournaments(pb.ListTournamentsRequest())).tournaments
         assert [t.tournament_id for t in listed] == [made.tournament_id] and not listed[0].standings
 
@@ -255,6 +259,16 @@ async def _bad_requests_are_refused_and_change_nothing(tmp_path: Path) -> None:
         await refused(creating(spec(preset="bridge")), bad, "BAD_OPTION")
         await refused(creating(spec(entrants=(*NAMES[:4], "nobody"))), grpc.StatusCode.NOT_FOUND, "UNKNOWN_ACCOUNT")
         await refused(creating(spec(name="")), bad, "MALFORMED")
+        await new_account(stub, "nova")  # no version, its own bot never checked
+        ada = await new_account(stub, "ada")
+        await ready_version(stub, ada, b"not checked yet")
+        info = await refused(creating(spec(entrants=(*NAMES[:3], "nova", "ada"))), grpc.StatusCode.FAILED_PRECONDITION,
+                             "VERSION_STATE")
+        assert info.metadata["accounts"] == "nova,ada" and info.metadata["state"] == "VERSION_STATE_UNSPECIFIED"
+        info = await refused(creating(spec(entrants=(*NAMES[:3], "nova"), unchecked=["dee"])), bad, "BAD_OPTION")
+        await refused(creating(spec(entrants=(*NAMES[:3], "nova"), unchecked=["zed"])), bad, "BAD_OPTION")
+        assert info.metadata["option"] == "unchecked"
+        await refused(creating(spec(fault_rule=7)), bad, "BAD_OPTION")  # type: ignore[arg-type]
         await refused(creating(spec(), token="not-the-admin"), grpc.StatusCode.PERMISSION_DENIED, "NOT_ADMIN")
         assert not (await stub.ListTournaments(pb.ListTournamentsRequest())).tournaments
         made = await create(stub, spec())
