@@ -262,6 +262,8 @@ class Tournaments:
         """Whether new matches may start (after the start grace of a restart)."""
         self._filling = False
         self._retrying: asyncio.TimerHandle | None = None
+        self._finished: dict[str, _Conduct] = {}
+        """A match's fault record between the commit of its result and `_over` (computed once)."""
         self._store.write([(sql, ()) for sql in _SCHEMA])
         if "conduct" not in {row[1] for row in self._store.query("PRAGMA table_info(tournament_matches)")}:
             self._store.write([(_CONDUCT_COLUMN, ())])
@@ -631,8 +633,9 @@ class Tournaments:
         """A tournament match's finishing orders, committed with its result."""
         if runner.match_id not in self._by_match:
             return ()
+        conduct = self._finished[runner.match_id] = self._conduct(runner)
         return [("UPDATE tournament_matches SET orders = ?, conduct = ? WHERE match_id = ?",
-                 (json.dumps(_orders(runner)), self._conduct(runner).dumps(), runner.match_id))]
+                 (json.dumps(_orders(runner)), conduct.dumps(), runner.match_id))]
 
     def _conduct(self, runner: MatchRunner) -> _Conduct:
         """Each seat's forfeited deals, faults and server-played moves in a finished match, from its stored
@@ -670,7 +673,8 @@ class Tournaments:
         tournament_id, spot = found
         played = self._events[tournament_id].played[spot]
         played.orders = tuple(tuple(o) for o in _orders(runner))
-        played.conduct = self._conduct(runner)
+        finished = self._finished.pop(runner.match_id) if runner.match_id in self._finished else None
+        played.conduct = finished if finished is not None else self._conduct(runner)
         self.poke()
 
     # ------------------------------------------------------------------ reading
