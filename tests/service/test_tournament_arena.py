@@ -5,9 +5,11 @@ for whom."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from pathlib import Path
 
+import pytest
 from arena_support import ARENA, arena_settings, house_bots
 from president_protocol.v1 import president_pb2 as pb
 from president_service.match_store import MatchKind
@@ -17,8 +19,14 @@ from session_support import SessionBot, new_account
 TOURNAMENT_CLOCK = pb.ClockSettings(move_time_limit_ms=2_000, time_bank_ms=0, strikes_before_takeover=2)
 
 
-def test_a_due_table_comes_before_the_arena_and_says_whom_it_waits_for(tmp_path: Path) -> None:
+def test_a_due_table_comes_before_the_arena_and_says_whom_it_waits_for(tmp_path: Path,
+                                                                       caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="president_service.tournaments")
     asyncio.run(_a_due_table_comes_before_the_arena_and_says_whom_it_waits_for(tmp_path / "t.db"))
+    waits = [r.getMessage() for r in caplog.records if "waits for room" in r.getMessage()]
+    assert any(m.endswith("round 1 table 1 waits for room: bob plays 1 of its 1 matches at once (1 organised)")
+               for m in waits), waits
+    assert len(waits) <= 3, "one line per change of whom a table waits for, not one per look"
 
 
 async def _a_due_table_comes_before_the_arena_and_says_whom_it_waits_for(db: Path) -> None:
@@ -72,7 +80,7 @@ async def _a_due_table_comes_before_the_arena_and_says_whom_it_waits_for(db: Pat
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-        assert any(w.startswith("waiting for room: bob plays 1 of its 1 matches at once") for w in reasons), reasons
+        assert "waiting for room: bob plays 1 of its 1 matches at once (1 organised)" in reasons, reasons
         assert not alice_in_arena, "the arena left alice's room to the table waiting for her"
         assert carl_in_arena, "the arena went on matching the others meanwhile"
         final = t

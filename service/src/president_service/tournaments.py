@@ -590,7 +590,7 @@ class Tournaments:
         most = self._registry.limits.account_matches
         if session is not None and not session.ending:
             most = min(most, session.max_matches)
-        kinds = Counter(runner.kind.value for runner, _ in self._registry.seats_of(account))
+        kinds = Counter(runner.kind.name.lower() for runner, _ in self._registry.seats_of(account))
         detail = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
         return f"{account} plays {sum(kinds.values())} of its {most} matches at once ({detail})"
 
