@@ -354,3 +354,31 @@ async def _a_kill_mid_round_loses_and_double_counts_nothing(tmp_path: Path) -> N
         check_played_once(db, final)
     finally:
         server.stop()
+
+
+def test_a_fault_record_the_server_cannot_read_never_stops_it(tmp_path: Path) -> None:
+    """A finished match's stored fault record, damaged: the restarted server loads the event, logs it, and
+    counts the match without it; the fault record survives a restart otherwise (the absent entrant's forfeits)."""
+    asyncio.run(_a_fault_record_the_server_cannot_read_never_stops_it(tmp_path))
+
+
+async def _a_fault_record_the_server_cannot_read_never_stops_it(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    async with running(db, absence_s=0.2, start_grace_s=0.2) as server, client(server.port) as stub:
+        tokens = await accounts(stub, NAMES[:4])
+        made = await create(stub, spec(entrants=NAMES[:4], rounds=2))
+
+        async def event() -> pb.Tournament:
+            await asyncio.sleep(0.5)  # the Sessions open
+            await control(stub, made.tournament_id, pb.TOURNAMENT_CONTROL_START)
+            return await wait_for(stub, made.tournament_id, over)
+        before = await playing(stub, {n: t for n, t in tokens.items() if n != "dee"}, event)
+    dee = {s.player: s for s in before.standings}["dee"]
+    assert dee.forfeits == dee.deals == 2
+    async with running(db) as server, client(server.port) as stub:
+        assert shown(await get(stub, made.tournament_id)) == shown(before), "the record is stored, not recomputed"
+    with closing(sqlite3.connect(db)) as conn, conn:
+        conn.execute("UPDATE tournament_matches SET conduct = '{\"forfeits\": 7}' WHERE round = 0")
+    async with running(db) as server, client(server.port) as stub:
+        after = {s.player: s for s in (await get(stub, made.tournament_id)).standings}
+    assert after["dee"].forfeits == 1 and after["dee"].deals == 2

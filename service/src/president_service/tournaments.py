@@ -145,12 +145,20 @@ class _Conduct:
                            "server_moves": dict(self.server_moves)})
 
     @classmethod
-    def loads(cls, text: str | None) -> _Conduct:
+    def loads(cls, text: str | None, match_id: str) -> _Conduct:
+        """The stored record; none for a result stored before it was kept, or one the server cannot read
+        (logged: the event goes on, without that match's forfeits)."""
         if not text:
-            return cls()  # a result stored before the record was kept
-        data = json.loads(text)
-        return cls(forfeits=tuple(frozenset(f) for f in data["forfeits"]), faults=tuple(data["faults"].items()),
-                   server_moves=tuple(data["server_moves"].items()))
+            return cls()
+        try:
+            data = json.loads(text)
+            return cls(forfeits=tuple(frozenset(str(n) for n in f) for f in data["forfeits"]),
+                       faults=tuple((str(k), int(v)) for k, v in data["faults"].items()),
+                       server_moves=tuple((str(k), int(v)) for k, v in data["server_moves"].items()))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            log.warning("tournament match %s: its stored fault record cannot be read (%s): counted without it",
+                        match_id, exc)
+            return cls()
 
 
 @dataclass(kw_only=True, slots=True)
@@ -292,7 +300,7 @@ class Tournaments:
             event.played[(round_, table, seating)] = _Played(
                 match_id=match_id, absent=tuple(json.loads(absent)),
                 orders=None if orders is None else tuple(tuple(o) for o in json.loads(orders)),
-                conduct=_Conduct.loads(conduct))
+                conduct=_Conduct.loads(conduct, match_id))
             self._by_match[match_id] = (tournament_id, (round_, table, seating))
         self._events[tournament_id] = event
 
