@@ -151,8 +151,11 @@ COVERED = {
     ".venv/bin/president-bot examples/python/first_bot.py --account-token TOKEN --max-matches 8": TOURNAMENT_FLOW,
     ".venv/bin/president house hard,normal,easy,random --admin-token SECRET": TOURNAMENT_FLOW,
     ".venv/bin/president tournament create spring --format swiss --rounds 3 --duplicate --entrants alice"
-    " --builtin hard,normal,easy,random --admin-token SECRET": TOURNAMENT_FLOW,
+    " --unchecked alice --builtin hard,normal,easy,random --admin-token SECRET": TOURNAMENT_FLOW,
     ".venv/bin/president tournament start ID --admin-token SECRET": TOURNAMENT_FLOW,
+    ".venv/bin/president tournament create open --format swiss --rounds 3 --entrants ada,bob,cy --builtin"
+    " easy,random --admin-token SECRET": "tests/harness/test_tournament_faults.py runs it beside the arena (its own"
+    " names, the broken entrants named with --unchecked after the refusal)",
     ".venv/bin/president tournament status ID --watch": TOURNAMENT_FLOW,
     ".venv/bin/president tournament export ID --as md --out spring.md": TOURNAMENT_FLOW,
 }

@@ -66,7 +66,8 @@ def test_an_organiser_runs_a_swiss_event_through_a_kill_and_exports_it(tmp_path:
                                 "--server", server))
         wait_for_text(house_log, processes[-1], "Ctrl-C stops")
         made = president("tournament", "create", "spring", "--format", "swiss", "--rounds", "3", "--duplicate",
-                         "--entrants", "alice", "--builtin", LEVELS, "--admin-token", ADMIN, "--server", server).stdout
+                         "--entrants", "alice", "--unchecked", "alice", "--builtin", LEVELS, "--admin-token", ADMIN,
+                         "--server", server).stdout
         tournament_id = re.match(r"tournament (\S+) created: spring, swiss, 3 rounds at tables of 4, 5 entrants",
                                  made).group(1)  # type: ignore[union-attr]
         time.sleep(1)  # every Session open: no entrant absent

@@ -73,8 +73,8 @@ def test_a_contest_client_plays_a_daifugo_tournament(tmp_path: Path) -> None:
                                 "--server", server))
         wait_for_text(house_log, processes[-1], "Ctrl-C stops")
         made = president("tournament", "create", "contest-cup", "--format", "round-robin", "--players", "5",
-                         "--preset", "daifugo", "--deals", "3", "--entrants", "contest", "--builtin", LEVELS,
-                         "--admin-token", ADMIN, "--server", server).stdout
+                         "--preset", "daifugo", "--deals", "3", "--entrants", "contest", "--unchecked", "contest",
+                         "--builtin", LEVELS, "--admin-token", ADMIN, "--server", server).stdout
         tournament_id = made.split()[1]
         time.sleep(1)  # every Session open: no entrant absent
         president("tournament", "start", tournament_id, "--admin-token", ADMIN, "--server", server)

@@ -165,3 +165,40 @@ def test_an_elimination_ranks_by_the_stage_reached_then_by_that_stage_alone() ->
     assert set(order[:4]) == finalists and "e0" in finalists
     assert order[:4] == sorted(finalists, key=lambda n: -strength[n]), "the final's order, not the groups' points"
     assert set(order[4:]) == set(names) - finalists
+
+
+def test_a_forfeited_deal_scores_last_and_the_others_move_up() -> None:
+    """Tables of 4: in the first deal b forfeits though it finished first; in the second c and d both forfeit.
+    Under FORFEIT b is last in deal 1 (0 points; a, c, d move up) and c and d both score the last place in deal
+    2; under PLAY_ON the deals count as played."""
+    pairing = Pairing(tables=(("a", "b", "c", "d"),), byes=())
+    result = TableResult(round=0, table=0, entrants=("a", "b", "c", "d"), orders=(("b", "a", "c", "d"),
+                                                                                 ("c", "a", "d", "b")),
+                         forfeits=(frozenset("b"), frozenset("cd")), faults=(("b", 3),),
+                         server_moves=(("c", 1), ("d", 2)), absent=("d",))
+    found = {s.entrant: s for s in standings("abcd", 4, [(pairing, [result])], forfeit=True)}
+    assert {name: s.points for name, s in found.items()} == {"a": 3 + 3, "b": 0 + 2, "c": 2 + 0, "d": 1 + 0}
+    assert {name: (s.forfeits, s.faults, s.server_moves, s.absences) for name, s in found.items()} == {
+        "a": (0, 0, 0, 0), "b": (1, 3, 0, 0), "c": (1, 0, 1, 0), "d": (1, 0, 2, 1)}
+    assert found["c"].mean_place.mean == (2 + 4) / 2 and found["d"].mean_place.mean == (3 + 4) / 2
+    assert [s.entrant for s in sorted(found.values(), key=lambda s: s.rank)] == ["a", "b", "c", "d"]
+    played = {s.entrant: s.points for s in standings("abcd", 4, [(pairing, [result])])}
+    assert played == {"a": 2 + 2, "b": 3 + 0, "c": 1 + 3, "d": 0 + 1}, "PLAY_ON: as played"
+    assert {s.entrant: s.forfeits for s in standings("abcd", 4, [(pairing, [result])])}["b"] == 1, \
+        "counted whatever the rule"
+
+
+def test_a_bye_is_worth_its_share_only_in_the_deals_not_forfeited() -> None:
+    """Five entrants at tables of 4, two rounds of 2 deals: e sits out round 1 and forfeits both deals it plays in
+    round 2, so its bye is worth nothing; a, who sits out round 2 and forfeits one of its two deals, gets half."""
+    first = Pairing(tables=(("a", "b", "c", "d"),), byes=("e",))
+    second = Pairing(tables=(("b", "c", "d", "e"),), byes=("a",))
+    history = [(first, [TableResult(round=0, table=0, entrants=("a", "b", "c", "d"), orders=(tuple("abcd"),) * 2,
+                                    forfeits=(frozenset("a"), frozenset()))]),
+               (second, [TableResult(round=1, table=0, entrants=("b", "c", "d", "e"), orders=(tuple("ebcd"),) * 2,
+                                     forfeits=(frozenset("e"),) * 2)])]
+    score = points("abcde", 4, history, forfeit=True)
+    assert score["e"] == 0
+    assert score["a"] == 0 + 3 + Fraction(3, 2) * 2 * Fraction(1, 2)
+    assert points("abcde", 4, history)["e"] == Fraction(3, 2) * 2 + 3 * 2, "PLAY_ON: a bye is neutral"
+    assert ranking("abcde", 4, history, forfeit=True)[-1] == "e"

@@ -80,13 +80,15 @@ async def playing(stub: pb_grpc.PresidentServiceAsyncStub, tokens: dict[str, str
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def recomputed(db: Path, tournament: pb.Tournament) -> list[tuple[str, float, int]]:
-    """The standings from the database alone: the stored pairings and each match's stored finishing orders."""
+def recomputed(db: Path, tournament: pb.Tournament) -> list[tuple[str, float, int, int, int, int, int]]:
+    """The standings from the database alone: the stored pairings and each match's stored finishing orders and
+    fault record."""
     with closing(sqlite3.connect(db)) as conn:
         rounds = [json.loads(p) for (p,) in conn.execute(
             "SELECT pairing FROM tournament_rounds WHERE tournament_id = ? ORDER BY round",
             (tournament.tournament_id,))]
-        rows = conn.execute("SELECT round, tbl, seating, orders FROM tournament_matches WHERE tournament_id = ?"
+        rows = conn.execute("SELECT round, tbl, seating, orders, conduct, absent FROM tournament_matches"
+                            " WHERE tournament_id = ?"
                             " ORDER BY round, tbl, seating", (tournament.tournament_id,)).fetchall()
     players = tournament.spec.rules.players
     history = []
@@ -99,14 +101,24 @@ def recomputed(db: Path, tournament: pb.Tournament) -> list[tuple[str, float, in
             seatings = players if tournament.spec.duplicate else 1
             if len(played) == seatings and all(row[3] is not None for row in played):
                 orders = tuple(tuple(o) for row in played for o in json.loads(row[3]))
-                results.append(TableResult(round=r, table=t, entrants=table, orders=orders))
+                conduct = [json.loads(row[4]) for row in played]
+                faults: Counter[str] = sum((Counter(c["faults"]) for c in conduct), Counter())
+                server: Counter[str] = sum((Counter(c["server_moves"]) for c in conduct), Counter())
+                results.append(TableResult(
+                    round=r, table=t, entrants=table, orders=orders,
+                    forfeits=tuple(frozenset(f) for c in conduct for f in c["forfeits"]),
+                    faults=tuple(faults.items()), server_moves=tuple(server.items()),
+                    absent=tuple({a for row in played for a in json.loads(row[5])})))
         history.append((pairing, results))
     entrants = [e.player for e in tournament.entrants]
-    return [(s.entrant, s.points, s.rank) for s in standings(entrants, players, history)]
+    forfeit = tournament.spec.fault_rule == pb.TOURNAMENT_FAULT_RULE_FORFEIT
+    return [(s.entrant, s.points, s.rank, s.forfeits, s.faults, s.server_moves, s.absences)
+            for s in standings(entrants, players, history, forfeit=forfeit)]
 
 
-def shown(tournament: pb.Tournament) -> list[tuple[str, float, int]]:
-    return [(s.player, s.points, s.rank) for s in tournament.standings]
+def shown(tournament: pb.Tournament) -> list[tuple[str, float, int, int, int, int, int]]:
+    return [(s.player, s.points, s.rank, s.forfeits, s.faults, s.server_moves, s.absences)
+            for s in tournament.standings]
 
 
 def check_played_once(db: Path, tournament: pb.Tournament) -> None:
@@ -151,6 +163,10 @@ async def _a_swiss_event_is_played_to_its_end(tmp_path: Path) -> None:
         assert sum(s.deals for s in final.standings) == 3 * 4
         assert shown(final) == recomputed(tmp_path / "t.db", final)
         check_played_once(tmp_path / "t.db", final)
+        eve = {s.player: s for s in final.standings}["eve"]
+        assert final.spec.fault_rule == pb.TOURNAMENT_FAULT_RULE_FORFEIT, "the default, filled in"
+        assert eve.absences == eve.tables > 0 and eve.forfeits == eve.deals and eve.server_moves > 0
+        assert eve.points == 0 and eve.rank == 5, "absent: every deal forfeited, the bye worth nothing"
         listed = (await stub.ListTournaments(pb.ListTournamentsRequest())).tournaments
         assert [t.tournament_id for t in listed] == [made.tournament_id] and not listed[0].standings
 
@@ -243,6 +259,16 @@ async def _bad_requests_are_refused_and_change_nothing(tmp_path: Path) -> None:
         await refused(creating(spec(preset="bridge")), bad, "BAD_OPTION")
         await refused(creating(spec(entrants=(*NAMES[:4], "nobody"))), grpc.StatusCode.NOT_FOUND, "UNKNOWN_ACCOUNT")
         await refused(creating(spec(name="")), bad, "MALFORMED")
+        await new_account(stub, "nova")  # no version, its own bot never checked
+        ada = await new_account(stub, "ada")
+        await ready_version(stub, ada, b"not checked yet")
+        info = await refused(creating(spec(entrants=(*NAMES[:3], "nova", "ada"))), grpc.StatusCode.FAILED_PRECONDITION,
+                             "VERSION_STATE")
+        assert info.metadata["accounts"] == "nova,ada" and info.metadata["state"] == "VERSION_STATE_UNSPECIFIED"
+        info = await refused(creating(spec(entrants=(*NAMES[:3], "nova"), unchecked=["dee"])), bad, "BAD_OPTION")
+        await refused(creating(spec(entrants=(*NAMES[:3], "nova"), unchecked=["zed"])), bad, "BAD_OPTION")
+        assert info.metadata["option"] == "unchecked"
+        await refused(creating(spec(fault_rule=7)), bad, "BAD_OPTION")  # type: ignore[arg-type]
         await refused(creating(spec(), token="not-the-admin"), grpc.StatusCode.PERMISSION_DENIED, "NOT_ADMIN")
         assert not (await stub.ListTournaments(pb.ListTournamentsRequest())).tournaments
         made = await create(stub, spec())
@@ -275,7 +301,7 @@ async def _an_entrant_plays_the_version_pinned_at_the_start(tmp_path: Path) -> N
         first = await ready_version(stub, ada, b"first")
         leased = await stub.LeaseHosting(pb.LeaseHostingRequest(host="h", capacity=4), metadata=auth(ADMIN))
         [hosted] = leased.start
-        made = await create(stub, spec(entrants=(*NAMES[:3], "ada"), rounds=2))
+        made = await create(stub, spec(entrants=(*NAMES[:3], "ada"), rounds=2, unchecked=["ada"]))
         chosen: list[str] = []
 
         async def event() -> pb.Tournament:
@@ -328,3 +354,31 @@ async def _a_kill_mid_round_loses_and_double_counts_nothing(tmp_path: Path) -> N
         check_played_once(db, final)
     finally:
         server.stop()
+
+
+def test_a_fault_record_the_server_cannot_read_never_stops_it(tmp_path: Path) -> None:
+    """A finished match's stored fault record, damaged: the restarted server loads the event, logs it, and
+    counts the match without it; the fault record survives a restart otherwise (the absent entrant's forfeits)."""
+    asyncio.run(_a_fault_record_the_server_cannot_read_never_stops_it(tmp_path))
+
+
+async def _a_fault_record_the_server_cannot_read_never_stops_it(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    async with running(db, absence_s=0.2, start_grace_s=0.2) as server, client(server.port) as stub:
+        tokens = await accounts(stub, NAMES[:4])
+        made = await create(stub, spec(entrants=NAMES[:4], rounds=2))
+
+        async def event() -> pb.Tournament:
+            await asyncio.sleep(0.5)  # the Sessions open
+            await control(stub, made.tournament_id, pb.TOURNAMENT_CONTROL_START)
+            return await wait_for(stub, made.tournament_id, over)
+        before = await playing(stub, {n: t for n, t in tokens.items() if n != "dee"}, event)
+    dee = {s.player: s for s in before.standings}["dee"]
+    assert dee.forfeits == dee.deals == 2
+    async with running(db) as server, client(server.port) as stub:
+        assert shown(await get(stub, made.tournament_id)) == shown(before), "the record is stored, not recomputed"
+    with closing(sqlite3.connect(db)) as conn, conn:
+        conn.execute("UPDATE tournament_matches SET conduct = '{\"forfeits\": 7}' WHERE round = 0")
+    async with running(db) as server, client(server.port) as stub:
+        after = {s.player: s for s in (await get(stub, made.tournament_id)).standings}
+    assert after["dee"].forfeits == 1 and after["dee"].deals == 2

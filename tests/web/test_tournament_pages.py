@@ -20,6 +20,7 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 from president_harness.builtin_sessions import BuiltinSessions
 from president_protocol.v1 import president_pb2 as pb
+from president_sdk.session_client import Appetite
 from web_support import (
     ADMIN,
     CARD_TEXT,
@@ -77,7 +78,8 @@ def _create(server: BackgroundServer) -> str:
             spec=pb.TournamentSpec(name="Web cup", preset="cardverse", rules=pb.Rules(players=4, deals=1),
                                    clock=pb.ClockSettings(move_time_limit_ms=500, time_bank_ms=0,
                                                           strikes_before_takeover=1),
-                                   format=pb.TOURNAMENT_FORMAT_SWISS, rounds=2, entrants=list(ENTRANTS), seed=11)),
+                                   format=pb.TOURNAMENT_FORMAT_SWISS, rounds=2, entrants=list(ENTRANTS), seed=11,
+                                   unchecked=["tp-eve"])),
             metadata=ADMIN_METADATA)
         return made.tournament.tournament_id
     return server.run(create())
@@ -167,7 +169,10 @@ def test_a_swiss_tournament_is_followed_live_on_its_page(browser: BrowserContext
             assert cells[6] == (f"{standing.mean_place:.2f} [{standing.mean_place_low:.2f},"
                                 f" {standing.mean_place_high:.2f}]")
             assert cells[7] == f"{standing.ordinal:.2f}"
+        assert cells[10:14] == [str(standing.forfeits), str(standing.faults), str(standing.server_moves),
+                                str(standing.absences)], cells
     assert sum(s.byes for s in final.standings) == 2
+    expect(page.locator("#fault-rule")).to_contain_text("A forfeit scores last place in that deal")
 
     # the rounds, newest first and open; a bye in each; every table over, linking its replay
     rounds = page.locator("details.round")
@@ -226,4 +231,61 @@ def test_an_unknown_tournament_says_there_is_none(browser: BrowserContext, serve
     expect(page.locator("#standings")).to_have_count(0)
     with urllib.request.urlopen(f"{server.base}/api/tournaments", timeout=10) as answer:
         assert "tournaments" in json.loads(answer.read())
+    assert errors == []
+
+
+WAITING = {"tw-ann": "random", "tw-bob": "easy", "tw-cy": "random"}
+"""House entrants of the event whose table waits: tw-ann is busy with another match first."""
+
+
+def test_a_waiting_table_says_for_whom_and_an_absent_entrant_forfeits(browser: BrowserContext,
+                                                                        server: BackgroundServer) -> None:
+    """tw-ann plays one match at a time and is in one (its three other seats never connected, played by the clock)
+    when the event starts: round 1's table says it waits for her room; tw-zed, entered unchecked, never
+    connects: absent, every deal it played forfeited, its counts on the page."""
+    async def setup() -> dict[str, str]:
+        tokens = {}
+        for name in (*WAITING, "tw-x1", "tw-x2", "tw-x3", "tw-zed"):
+            made: pb.CreateAccountResponse = await server.stub.CreateAccount(pb.CreateAccountRequest(
+                name=name, owner="web tests", house=name != "tw-zed"), metadata=ADMIN_METADATA)
+            tokens[name] = made.token
+        return tokens
+    tokens = server.run(setup())
+    errors: list[str] = []
+    page = browser.new_page()
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    one = Appetite(max_matches=1)
+    with BuiltinSessions(server.address, {tokens[name]: level for name, level in WAITING.items()}, appetite=one):
+        _connected(server, set(WAITING))
+
+        async def busy_then_event() -> str:
+            await server.stub.CreateMatch(pb.CreateMatchRequest(
+                preset="cardverse", rules=pb.Rules(deals=1), seat_accounts=["tw-ann", "tw-x1", "tw-x2", "tw-x3"],
+                clock=pb.ClockSettings(move_time_limit_ms=1_500, time_bank_ms=0, strikes_before_takeover=2)),
+                metadata=ADMIN_METADATA)
+            made: pb.CreateTournamentResponse = await server.stub.CreateTournament(pb.CreateTournamentRequest(
+                spec=pb.TournamentSpec(name="Waiting cup", preset="cardverse", rules=pb.Rules(players=4, deals=2),
+                                       clock=pb.ClockSettings(move_time_limit_ms=300, time_bank_ms=0,
+                                                              strikes_before_takeover=1),
+                                       format=pb.TOURNAMENT_FORMAT_SWISS, rounds=1,
+                                       entrants=[*WAITING, "tw-zed"], unchecked=["tw-zed"], seed=5)),
+                metadata=ADMIN_METADATA)
+            await server.stub.ControlTournament(pb.ControlTournamentRequest(
+                tournament_id=made.tournament.tournament_id, control=pb.TOURNAMENT_CONTROL_START),
+                metadata=ADMIN_METADATA)
+            return made.tournament.tournament_id
+        tournament_id = server.run(busy_then_event())
+        page.goto(f"{server.base}/tournaments/{tournament_id}")
+        waiting = page.locator('details.round[data-round="1"] [data-waiting]')
+        expect(waiting).to_contain_text("waiting for room: tw-ann plays 1 of its 1 matches at once")
+        _shot(page, "tournament-waiting")
+        expect(page.locator("#tournament-state")).to_have_text("finished", timeout=60_000)
+        expect(waiting).to_have_count(0)
+    final = {s.player: s for s in _tournament(server, tournament_id).standings}
+    zed = final["tw-zed"]
+    assert zed.absences == 1 and zed.forfeits == zed.deals == 2 and zed.server_moves > 0 and zed.rank == 4
+    cells = page.locator('#standings tbody tr[data-player="tw-zed"] td').all_inner_texts()
+    assert cells[10:14] == ["2", "0", str(zed.server_moves), "1"], cells
+    _no_card(page)
     assert errors == []

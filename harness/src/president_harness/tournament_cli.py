@@ -9,9 +9,14 @@
 Entrants are accounts: a bot connected with its account token, an account
 whose hosted version plays, or a house bot.  ``--builtin LEVEL`` enters the
 house account ``house-LEVEL`` (made if it is missing); ``president house``
-plays the house accounts.  The admin token comes from --admin-token or
+plays the house accounts.  An account without a READY, checked version (or
+whose own bot has passed no check match) is refused, with why, unless named
+in ``--unchecked``.  A deal in which the server played a move for an
+entrant's seat, or its client reported one as a fallback, is a forfeit:
+last place (``--fault-rule forfeit``, the default) or as played
+(``play-on``).  The admin token comes from --admin-token or
 PRESIDENT_ADMIN_TOKEN (status, export and list need none).  The format,
-pairings and tie-breaks: docs/tournaments.md.
+pairings, tie-breaks and fault rules: docs/tournaments.md.
 """
 
 from __future__ import annotations
@@ -28,11 +33,12 @@ from datetime import UTC, datetime
 import grpc
 from google.protobuf.json_format import MessageToDict
 from president_engine import PRESETS
+from president_protocol.status import read_refusal
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk.bots import BUILTIN_BOTS
 
-from president_harness.admin_token import ADMIN_TOKEN_ENV, Metadata, admin_metadata
+from president_harness.admin_token import ADMIN_TOKEN_ENV, Metadata, admin_metadata, admin_token
 from president_harness.house_cli import HouseError, house_account, house_name
 from president_harness.rpc_errors import describe_rpc_error
 
@@ -40,9 +46,10 @@ FORMATS = {"swiss": pb.TOURNAMENT_FORMAT_SWISS, "round-robin": pb.TOURNAMENT_FOR
            "stages": pb.TOURNAMENT_FORMAT_STAGES}
 CONTROLS = {"start": pb.TOURNAMENT_CONTROL_START, "pause": pb.TOURNAMENT_CONTROL_PAUSE,
             "resume": pb.TOURNAMENT_CONTROL_RESUME, "cancel": pb.TOURNAMENT_CONTROL_CANCEL}
+FAULT_RULES = {"forfeit": pb.TOURNAMENT_FAULT_RULE_FORFEIT, "play-on": pb.TOURNAMENT_FAULT_RULE_PLAY_ON}
 EXPORTS = ("json", "csv", "md")
 _COLUMNS = ("rank", "player", "points", "tables", "deals", "byes", "mean place", "95% interval", "rating",
-            "head to head", "buchholz")
+            "head to head", "buchholz", "forfeits", "faults", "server moves", "absences")
 
 
 def add_tournament_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -70,6 +77,11 @@ def add_tournament_parser(commands: argparse._SubParsersAction[argparse.Argument
     create.add_argument("--advance", type=int, default=0, help="stages: how many of each group go on")
     create.add_argument("--move-ms", type=int, default=None, help="each move's time limit (default: the server's)")
     create.add_argument("--seed", type=int, default=None, help="the pairings' and shuffles' seed (default: drawn)")
+    create.add_argument("--unchecked", default="", metavar="ACCOUNTS",
+                        help="entrants entered on purpose without a READY, checked version (comma-separated)")
+    create.add_argument("--fault-rule", choices=sorted(FAULT_RULES), default="forfeit",
+                        help="a deal the server played a move in for an entrant, or its bot faulted in: last place"
+                        " (forfeit, the default) or as played (play-on)")
     create.add_argument("--start-in", type=float, default=None, metavar="SECONDS",
                         help="start by itself this many seconds from now (default: when `start` is run)")
     for action, what in (("start", "pin the entrants' versions and play the rounds"),
@@ -97,7 +109,7 @@ def tournament_command(args: argparse.Namespace) -> int:
         stub = pb_grpc.PresidentServiceStub(channel)
         try:
             if args.action == "create":
-                return _create(stub, args, admin)
+                return _create(stub, args, admin, admin_token(args.admin_token))
             if args.action in CONTROLS:
                 changed = stub.ControlTournament(pb.ControlTournamentRequest(
                     tournament_id=args.tournament_id, control=CONTROLS[args.action]), metadata=admin, timeout=10)
@@ -110,7 +122,13 @@ def tournament_command(args: argparse.Namespace) -> int:
                 return _export(_get(stub, args.tournament_id), args.kind, args.out)
             return _status(stub, args.tournament_id, watch=args.watch)
         except grpc.RpcError as exc:
-            print(f"president tournament: {describe_rpc_error(exc, args.server)}", file=sys.stderr)
+            refusal = read_refusal(exc)
+            hint = ""
+            if args.action == "create" and refusal.reason == "VERSION_STATE" and refusal.metadata.get("accounts"):
+                hint = f"; enter them anyway with --unchecked {refusal.metadata['accounts']}"
+            message = describe_rpc_error(exc, args.server).removesuffix(
+                " (name them in unchecked to enter them anyway)") if hint else describe_rpc_error(exc, args.server)
+            print(f"president tournament: {message}{hint}", file=sys.stderr)
             return 1
         except HouseError as exc:
             print(f"president tournament: {exc}", file=sys.stderr)
@@ -119,7 +137,8 @@ def tournament_command(args: argparse.Namespace) -> int:
             return 130
 
 
-def _create(stub: pb_grpc.PresidentServiceStub, args: argparse.Namespace, admin: tuple[tuple[str, str], ...]) -> int:
+def _create(stub: pb_grpc.PresidentServiceStub, args: argparse.Namespace, admin: tuple[tuple[str, str], ...],
+            token: str) -> int:
     levels = [level.strip() for level in args.builtin.split(",") if level.strip()]
     unknown = [level for level in levels if level not in BUILTIN_BOTS]
     if unknown:
@@ -134,7 +153,8 @@ def _create(stub: pb_grpc.PresidentServiceStub, args: argparse.Namespace, admin:
         rules.deals = args.deals
     spec = pb.TournamentSpec(name=args.name, preset=args.preset, rules=rules, format=FORMATS[args.format],
                              rounds=args.rounds, group_size=args.group_size, advance=args.advance,
-                             duplicate=args.duplicate, entrants=entrants)
+                             duplicate=args.duplicate, entrants=entrants, fault_rule=FAULT_RULES[args.fault_rule],
+                             unchecked=[name.strip() for name in args.unchecked.split(",") if name.strip()])
     if args.move_ms is not None:
         spec.clock.CopyFrom(pb.ClockSettings(move_time_limit_ms=args.move_ms, time_bank_ms=0,
                                              strikes_before_takeover=3))
@@ -145,11 +165,33 @@ def _create(stub: pb_grpc.PresidentServiceStub, args: argparse.Namespace, admin:
     made = stub.CreateTournament(pb.CreateTournamentRequest(spec=spec), metadata=admin, timeout=10).tournament
     print(f"tournament {made.tournament_id} created: {made.spec.name}, {args.format}, {made.round_count} rounds at"
           f" tables of {args.players}, {len(entrants)} entrants{' (duplicate boards)' if args.duplicate else ''}")
+    if (warning := bye_warning(made)) is not None:
+        print(f"president tournament: warning: {warning}", file=sys.stderr)
     if args.start_in is None:
-        print(f"start it: .venv/bin/president tournament start {made.tournament_id} --server {args.server}")
+        print(f"start it: .venv/bin/president tournament start {made.tournament_id} --server {args.server}"
+              f" --admin-token {token}")
     if levels:
-        print(f"play the house bots: .venv/bin/president house {','.join(levels)} --server {args.server}")
+        print(f"play the house bots: .venv/bin/president house {','.join(levels)} --server {args.server}"
+              f" --admin-token {token}")
     return 0
+
+
+def bye_warning(t: pb.Tournament) -> str | None:
+    """One line when most entrants will sit out a round (a bye), with the numbers; None otherwise (and for
+    stages, whose groups change from stage to stage)."""
+    entrants, players = len(t.entrants), t.spec.rules.players
+    out = entrants % players
+    if t.spec.format == pb.TOURNAMENT_FORMAT_STAGES or not out:
+        return None
+    byes = out * t.round_count
+    sitting = min(entrants, byes)
+    if 2 * sitting <= entrants:
+        return None
+    fewer, more = entrants - out, entrants - out + players
+    better = " or ".join(str(n) for n in (fewer, more) if n >= players)
+    return (f"{entrants} entrants at tables of {players}: {out} of them sit out each of the {t.round_count} rounds"
+            f" ({byes} byes; {sitting} of the {entrants} entrants sit out at least once); {better} entrants would"
+            " leave none out")
 
 
 def _get(stub: pb_grpc.PresidentServiceStub, tournament_id: str) -> pb.Tournament:
@@ -190,6 +232,9 @@ def _summary(t: pb.Tournament) -> str:
         absent = sorted({name for table in current.tables for name in table.absent})
         if absent:
             live += f" (absent: {', '.join(absent)})"
+        for i, table in enumerate(current.tables, 1):
+            if table.waiting:
+                live += f"\n  table {i} waits: {table.waiting}"
     return (f"{t.spec.name} ({t.tournament_id}): {_state(t.state)}, {t.rounds_begun} of {t.round_count} rounds"
             f" begun{live}")
 
@@ -202,7 +247,16 @@ def _row(s: pb.TournamentStanding) -> list[str]:
     return [str(s.rank), s.player, f"{s.points:g}", str(s.tables), str(s.deals), str(s.byes),
             f"{s.mean_place:.2f}" if s.tables else "-",
             f"[{s.mean_place_low:.2f}, {s.mean_place_high:.2f}]" if s.tables else "-",
-            f"{s.ordinal:.1f}", f"{s.head_to_head:g}", f"{s.buchholz:g}"]
+            f"{s.ordinal:.1f}", f"{s.head_to_head:g}", f"{s.buchholz:g}", str(s.forfeits), str(s.faults),
+            str(s.server_moves), str(s.absences)]
+
+
+def _rule(t: pb.Tournament) -> str:
+    """The fault rule in force, in a line under the table."""
+    if t.spec.fault_rule == pb.TOURNAMENT_FAULT_RULE_FORFEIT:
+        return ("A forfeit is a deal in which the server played a move for the entrant's seat (its clock, its"
+                " absence, the autopilot) or its bot faulted (a fallback its client reported): it scores last place.")
+    return "Fault rule: play on (a deal counts as it was played, the server's moves included)."
 
 
 def markdown(t: pb.Tournament) -> str:
@@ -214,19 +268,22 @@ def markdown(t: pb.Tournament) -> str:
 
 def _export(t: pb.Tournament, kind: str, out: str) -> int:
     if kind == "json":
-        text = json.dumps(MessageToDict(t, preserving_proto_field_name=True), indent=2) + "\n"
+        text = json.dumps(MessageToDict(t, preserving_proto_field_name=True, always_print_fields_with_no_presence=True),
+                          indent=2) + "\n"
     elif kind == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(["rank", "player", "points", "tables", "deals", "byes", "mean_place", "mean_place_low",
-                         "mean_place_high", "mu", "sigma", "rating", "head_to_head", "buchholz"])
+                         "mean_place_high", "mu", "sigma", "rating", "head_to_head", "buchholz", "forfeits", "faults",
+                         "server_moves", "absences"])
         for s in t.standings:
             writer.writerow([s.rank, s.player, f"{s.points:g}", s.tables, s.deals, s.byes, f"{s.mean_place:.4f}",
                              f"{s.mean_place_low:.4f}", f"{s.mean_place_high:.4f}", f"{s.mu:.4f}", f"{s.sigma:.4f}",
-                             f"{s.ordinal:.4f}", f"{s.head_to_head:g}", f"{s.buchholz:g}"])
+                             f"{s.ordinal:.4f}", f"{s.head_to_head:g}", f"{s.buchholz:g}", s.forfeits, s.faults,
+                             s.server_moves, s.absences])
         text = buffer.getvalue()
     else:
-        text = f"# {t.spec.name}\n\n{_summary(t)}\n\n{markdown(t)}\n"
+        text = f"# {t.spec.name}\n\n{_summary(t)}\n\n{markdown(t)}\n\n{_rule(t)}\n"
     if out == "-":
         sys.stdout.write(text)
     else:

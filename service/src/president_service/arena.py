@@ -23,6 +23,10 @@
   failure on the same Session (`check_retry_s` up to `check_retry_max_s`), so
   a broken bot is not handed check match after check match; a pass or a new
   Session (the bot fixed and reconnected) ends the wait.
+- Tournaments come first: `reserved` (the server's tournaments) says how
+  many of an account's match slots a due tournament table waits for; the
+  arena leaves them free, so it starts nothing for that account until the
+  table has started, while it goes on matching everyone else.
 - Arena matches are rated (`Ratings`) in the same transaction as their
   result.  Challenges: an account proposes a match to named accounts over
   its Session; each answers; when all accept the match starts.
@@ -36,7 +40,7 @@ import random
 import secrets
 import time
 from collections import Counter, deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -130,6 +134,8 @@ class Arena:
         """Accounts whose check match is being played (one at a time)."""
         self._held: dict[str, _HeldBack] = {}
         """Accounts waiting for their next check match after a failed one."""
+        self.reserved: Callable[[str], int] = lambda account: 0
+        """Match slots of an account a tournament waits for (`Tournaments.reserved`): the arena leaves them."""
         self._poked = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         registry.finishing.append(self._finishing)
@@ -164,9 +170,10 @@ class Arena:
     # ------------------------------------------------------------------ pairing
 
     def _room(self, session: Session) -> int:
-        """How many more matches the session's account may start now."""
-        live = len(self._registry.seats_of(session.account.name))
-        return min(session.max_matches, self._limits.account_matches) - live
+        """How many more matches the session's account may start now, less those a tournament waits for."""
+        name = session.account.name
+        live = len(self._registry.seats_of(name))
+        return min(session.max_matches, self._limits.account_matches) - live - self.reserved(name)
 
     def _accepts(self, session: Session, board: Board) -> bool:
         appetite = session.appetite

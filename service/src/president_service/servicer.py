@@ -146,6 +146,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         self.arena = Arena(registry, registry.accounts, self.sessions, Ratings(registry.store),
                            arena or ArenaSettings(), registry.limits, self.versions)
         self.tournaments = Tournaments(registry, self.sessions, self.versions, default_clock)
+        self.arena.reserved = self.tournaments.reserved  # a due tournament table comes before arena matchmaking
         self.draining = False
         """Set when the server stops: new calls are refused, running ones finish."""
         self._streams = 0

@@ -97,6 +97,8 @@ class Plan:
     """STAGES: entrants per group in the first stage (at least `players`); unused otherwise."""
     advance: int = 0
     """STAGES: the top `advance` of each group go on to the next stage; unused otherwise."""
+    forfeit: bool = False
+    """A deal an entrant forfeited scores it last (`tournament_standings`, the fault rule FORFEIT)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -122,6 +124,15 @@ class TableResult:
     """Index into that round's `Pairing.tables`."""
     entrants: tuple[str, ...]
     orders: tuple[tuple[str, ...], ...]
+    forfeits: tuple[frozenset[str], ...] = ()
+    """Per deal (as `orders`), the entrants that forfeited it: a move of their seat the server played or their
+    client reported as a fallback (empty: none did, or the results predate the record)."""
+    faults: tuple[tuple[str, int], ...] = ()
+    """Per entrant with any: its bot's faults at the table (reported fallbacks, answers refused as illegal)."""
+    server_moves: tuple[tuple[str, int], ...] = ()
+    """Per entrant with any: the moves the server played for its seat at the table."""
+    absent: tuple[str, ...] = ()
+    """Entrants absent when one of the table's matches started."""
 
 
 def check(plan: Plan, entrants: Sequence[str]) -> None:
@@ -412,7 +423,7 @@ def _advance(plan: Plan, groups: Sequence[tuple[str, ...]], stage_history: Histo
                            byes=tuple(name for name in pairing.byes if name in members)),
                    [result for result in results if members.issuperset(result.entrants)])
                   for pairing, results in stage_history]
-        for position, name in enumerate(ranking(group, plan.players, within)[:plan.advance]):
+        for position, name in enumerate(ranking(group, plan.players, within, forfeit=plan.forfeit)[:plan.advance]):
             place[name] = position
     return _snake(sorted(place, key=lambda name: (place[name], tie[name])), count)
 
@@ -422,7 +433,7 @@ def _advance(plan: Plan, groups: Sequence[tuple[str, ...]], stage_history: Histo
 
 def _swiss(plan: Plan, entrants: Sequence[str], history: History) -> Pairing:
     players = plan.players
-    score = points(entrants, players, history)
+    score = points(entrants, players, history, forfeit=plan.forfeit)
     order = sorted(_shuffled(entrants, derive_seed(plan.seed, "swiss", len(history))), key=lambda name: -score[name])
     index = {name: i for i, name in enumerate(order)}
     met = [[0] * len(order) for _ in order]

@@ -16,6 +16,17 @@
   pinned version's) when one of its table's matches starts is marked absent
   at that table: the match is played anyway and the server's clock plays its
   seat (strikes, then the autopilot) until it connects.
+- Entrants are accounts with a READY, checked version (or whose own bot
+  passed its check match), house bots, or accounts the organiser names in
+  `unchecked`; anything else is refused (VERSION_STATE) with why, in one line.
+- Faults: when a match ends, each deal in which the server played a move of
+  a seat or its client reported one as a fallback is recorded as forfeited
+  by that seat, with each entrant's faults and server-played moves, in the
+  transaction that stores the orders; the standings score a forfeited deal
+  last under the fault rule FORFEIT (the default) and count them all.
+- Precedence over the arena: `reserved` tells the arena how many of an
+  account's match slots a due table is waiting for, so the arena leaves them
+  free; `waiting` says, per table, why one is not started and for whom.
 - Nothing is lost or counted twice: a match's row here is written in the
   transaction that creates the match (so a crash never leaves a match the
   tournament does not know, or one it starts again), and its finishing
@@ -35,12 +46,13 @@ import json
 import logging
 import secrets
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
-from president_engine import PRESETS, Rules, RulesError, board_hands
+from president_engine import PRESETS, Match, Rules, RulesError, board_hands, parse_action
 from president_engine.events import DealEnded
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
@@ -56,7 +68,7 @@ from president_service.match_request import (
     shorten,
 )
 from president_service.match_runner import MatchRunner
-from president_service.match_store import MatchKind, MatchStore, Statement
+from president_service.match_store import MatchKind, MatchStore, Source, Statement
 from president_service.messages import clock_message, timestamp
 from president_service.registry import Registry
 from president_service.request_guard import check_message
@@ -85,6 +97,8 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS tournament_matches (match_id TEXT PRIMARY KEY, tournament_id TEXT NOT NULL,"
     " round INTEGER NOT NULL, tbl INTEGER NOT NULL, seating INTEGER NOT NULL, absent TEXT NOT NULL, orders TEXT)",
 )
+_CONDUCT_COLUMN = "ALTER TABLE tournament_matches ADD COLUMN conduct TEXT"
+"""Added since the first schema: each finished match's forfeits, faults and server-played moves (`_Conduct`)."""
 NAME_CHARS = 64
 _RETRY_S = 5.0
 """When a match could not start (a limit without a retry hint), how soon to try again."""
@@ -117,12 +131,43 @@ class Entrant:
     house: bool = False
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Conduct:
+    """How a finished match's seats were played, by player name: what the fault rules read."""
+
+    forfeits: tuple[frozenset[str], ...] = ()
+    """Per deal, the players that forfeited it (a move the server played, or a reported fallback)."""
+    faults: tuple[tuple[str, int], ...] = ()
+    server_moves: tuple[tuple[str, int], ...] = ()
+
+    def dumps(self) -> str:
+        return json.dumps({"forfeits": [sorted(f) for f in self.forfeits], "faults": dict(self.faults),
+                           "server_moves": dict(self.server_moves)})
+
+    @classmethod
+    def loads(cls, text: str | None, match_id: str) -> _Conduct:
+        """The stored record; none for a result stored before it was kept, or one the server cannot read
+        (logged: the event goes on, without that match's forfeits)."""
+        if not text:
+            return cls()
+        try:
+            data = json.loads(text)
+            return cls(forfeits=tuple(frozenset(str(n) for n in f) for f in data["forfeits"]),
+                       faults=tuple((str(k), int(v)) for k, v in data["faults"].items()),
+                       server_moves=tuple((str(k), int(v)) for k, v in data["server_moves"].items()))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            log.warning("tournament match %s: its stored fault record cannot be read (%s): counted without it",
+                        match_id, exc)
+            return cls()
+
+
 @dataclass(kw_only=True, slots=True)
 class _Played:
     match_id: str
     absent: tuple[str, ...]
     orders: tuple[tuple[str, ...], ...] | None = None
     """Each deal's finishing order by player, once the match is over."""
+    conduct: _Conduct = field(default_factory=_Conduct)
 
 
 @dataclass(kw_only=True)
@@ -142,8 +187,17 @@ class _Event:
     rounds: list[Pairing] = field(default_factory=list)
     played: dict[Spot, _Played] = field(default_factory=dict)
     timer: asyncio.TimerHandle | None = None
-    shown: tuple[tuple[int, ...], pb.Tournament] | None = None
+    shown: tuple[tuple[Any, ...], pb.Tournament] | None = None
     """The last full message, with what it was built from (`Tournaments.message`)."""
+    refused: str = ""
+    """Why the server last refused to start one of its matches (cleared when one starts)."""
+    logged: dict[tuple[int, int], str] = field(default_factory=dict)
+    """Per table of the current round, the wait last logged for it (one line per change)."""
+
+    @property
+    def forfeit(self) -> bool:
+        """The fault rule FORFEIT (a tournament stored before the rule existed plays on)."""
+        return self.spec.fault_rule == pb.TOURNAMENT_FAULT_RULE_FORFEIT
 
     @functools.cached_property
     def round_count(self) -> int:
@@ -168,10 +222,36 @@ class _Event:
         """Every round begun, with the results of its finished tables."""
         out = []
         for r, pairing in enumerate(self.rounds):
-            results = [TableResult(round=r, table=t, entrants=table, orders=tuple(
-                order for s in range(self.seatings()) for order in self.played[(r, t, s)].orders or ()))
-                for t, table in enumerate(pairing.tables) if self.table_done(r, t)]
+            results = [self._result(r, t, table) for t, table in enumerate(pairing.tables) if self.table_done(r, t)]
             out.append((pairing, results))
+        return out
+
+    def _result(self, round_: int, table: int, entrants: tuple[str, ...]) -> TableResult:
+        """A finished table's result: its seatings' deals in seating order, their forfeits, faults and absences."""
+        played = [self.played[(round_, table, s)] for s in range(self.seatings())]
+        faults: Counter[str] = Counter()
+        server: Counter[str] = Counter()
+        forfeits: list[frozenset[str]] = []
+        for p in played:
+            faults.update(dict(p.conduct.faults))
+            server.update(dict(p.conduct.server_moves))
+            deals = len(p.orders or ())
+            forfeits += [p.conduct.forfeits[d] if d < len(p.conduct.forfeits) else frozenset() for d in range(deals)]
+        return TableResult(round=round_, table=table, entrants=entrants,
+                           orders=tuple(order for p in played for order in p.orders or ()), forfeits=tuple(forfeits),
+                           faults=tuple(sorted(faults.items())), server_moves=tuple(sorted(server.items())),
+                           absent=tuple(sorted({a for p in played for a in p.absent})))
+
+    def due(self) -> list[tuple[int, tuple[str, ...], int]]:
+        """The current round's tables with matches still to start: (table, players, matches not started)."""
+        if not self.rounds:
+            return []
+        r = len(self.rounds) - 1
+        out = []
+        for t, table in enumerate(self.rounds[r].tables):
+            missing = sum((r, t, s) not in self.played for s in range(self.seatings()))
+            if missing:
+                out.append((t, table, missing))
         return out
 
 
@@ -190,7 +270,11 @@ class Tournaments:
         """Whether new matches may start (after the start grace of a restart)."""
         self._filling = False
         self._retrying: asyncio.TimerHandle | None = None
+        self._finished: dict[str, _Conduct] = {}
+        """A match's fault record between the commit of its result and `_over` (computed once)."""
         self._store.write([(sql, ()) for sql in _SCHEMA])
+        if "conduct" not in {row[1] for row in self._store.query("PRAGMA table_info(tournament_matches)")}:
+            self._store.write([(_CONDUCT_COLUMN, ())])
         self._store.load_each("tournament", self._store.query(
             "SELECT id, created_at, spec, state, entrants, started_at, ended_at FROM tournaments ORDER BY created_at"),
             lambda row: row[0], self._load)
@@ -213,12 +297,13 @@ class Tournaments:
                                             " ORDER BY round", (tournament_id,)):
             event.rounds.append(_pairing_from_json(pairing))
         by_match: dict[str, tuple[str, Spot]] = {}
-        for match_id, round_, table, seating, absent, orders in self._store.query(
-                "SELECT match_id, round, tbl, seating, absent, orders FROM tournament_matches"
+        for match_id, round_, table, seating, absent, orders, conduct in self._store.query(
+                "SELECT match_id, round, tbl, seating, absent, orders, conduct FROM tournament_matches"
                 " WHERE tournament_id = ?", (tournament_id,)):
             event.played[(round_, table, seating)] = _Played(
                 match_id=match_id, absent=tuple(json.loads(absent)),
-                orders=None if orders is None else tuple(tuple(o) for o in json.loads(orders)))
+                orders=None if orders is None else tuple(tuple(o) for o in json.loads(orders)),
+                conduct=_Conduct.loads(conduct, match_id))
             by_match[match_id] = (tournament_id, (round_, table, seating))
         self._by_match.update(by_match)  # only once the whole tournament is read
         self._events[tournament_id] = event
@@ -271,9 +356,18 @@ class Tournaments:
             raise ServiceError(Reason.BAD_OPTION, f"entrants: at most {MAX_ENTRANTS}", {"option": "entrants"})
         for name in spec.entrants:
             self._accounts.usable(name)
+        if spec.fault_rule not in (pb.TOURNAMENT_FAULT_RULE_UNSPECIFIED, pb.TOURNAMENT_FAULT_RULE_FORFEIT,
+                                   pb.TOURNAMENT_FAULT_RULE_PLAY_ON):
+            raise ServiceError(Reason.BAD_OPTION, "fault_rule: forfeit or play on", {"option": "fault_rule"})
+        strangers = [name for name in spec.unchecked if name not in spec.entrants]
+        if strangers:
+            raise ServiceError(Reason.BAD_OPTION, f"unchecked: {shorten(strangers[0])} is not an entrant",
+                               {"option": "unchecked"})
         spec = _copy(spec)
         if not spec.HasField("seed"):
             spec.seed = secrets.randbelow(MAX_SEED)
+        if spec.fault_rule == pb.TOURNAMENT_FAULT_RULE_UNSPECIFIED:
+            spec.fault_rule = pb.TOURNAMENT_FAULT_RULE_FORFEIT
         spec.clock.CopyFrom(clock_message(clock))
         spec.rules.CopyFrom(convert.rules_to_proto(rules))  # every option in force, the table size included
         plan = _plan(spec, rules)
@@ -281,6 +375,7 @@ class Tournaments:
             check_plan(plan, list(spec.entrants))
         except PairingError as exc:
             raise ServiceError(Reason.BAD_OPTION, str(exc), {"option": "format"}) from None
+        self._refuse_unready([name for name in spec.entrants if name not in spec.unchecked])
         event = _Event(tournament_id=secrets.token_hex(6), spec=spec, plan=plan, rules=rules, clock=clock,
                        state=pb.TOURNAMENT_STATE_CREATED, created_at=time.time(),
                        entrants=[self._entrant(name, pinned=False) for name in spec.entrants])
@@ -290,6 +385,38 @@ class Tournaments:
         self._events[event.tournament_id] = event
         self._arm(event)
         return self.message(event.tournament_id)
+
+    def _refuse_unready(self, names: Sequence[str]) -> None:
+        """VERSION_STATE, naming every entrant without a READY, checked version (nor a passed check match of its
+        own bot), and why: the organiser enters such an account only by naming it in `unchecked`."""
+        why = {name: reason for name in names if (reason := self.unready(name))}
+        if why:
+            first = next(iter(why))
+            listed = "; ".join(f"{name}: {reason}" for name, reason in why.items())
+            raise ServiceError(Reason.VERSION_STATE, f"not ready to be entered: {listed} (name them in unchecked to"
+                               " enter them anyway)", {"accounts": ",".join(why), "account": first,
+                                                         "state": self._newest_state(first)})
+
+    def unready(self, account: str) -> str:
+        """Why the account cannot be entered without being named in `unchecked` ("" when it can)."""
+        if self._accounts.get(account).house:
+            return ""
+        current = self._versions.current.get(account)
+        if current:
+            return "" if self._versions.checked(current) else f"its version {current} has not passed its check match"
+        newest = self._versions.listing(account)[:1]
+        if newest:
+            version = newest[0]
+            state = pb.VersionState.Name(version.state).removeprefix("VERSION_STATE_")
+            return f"no READY version (its newest, {version.version_id}, is {state}" + (
+                f": {' '.join(version.reason.split())[:200]})" if version.reason.strip() else ")")
+        if self._accounts.get(account).checked:
+            return ""
+        return "no version, and its own bot has not passed a check match"
+
+    def _newest_state(self, account: str) -> str:
+        newest = self._versions.listing(account)[:1]
+        return pb.VersionState.Name(newest[0].state if newest else pb.VERSION_STATE_UNSPECIFIED)
 
     def _entrant(self, account: str, *, pinned: bool) -> Entrant:
         version = self._versions.current.get(account, "") if pinned else ""
@@ -378,6 +505,7 @@ class Tournaments:
     def _retry(self, event: _Event, exc: ServiceError) -> None:
         """A match that could not start (a limit): try again when the refusal says, or at the next change; one
         retry pending at a time, and one line for it."""
+        event.refused = exc.message
         if self._retrying is not None:
             return
         wait = exc.retry_after_s or _RETRY_S
@@ -417,6 +545,7 @@ class Tournaments:
                     continue
                 entrants = [by_player[p] for p in table]
                 if not all(self._room(e.account) for e in entrants):
+                    self._log_wait(event, round_, t)
                     continue
                 try:
                     self._start_match(event, (round_, t, seating), entrants)
@@ -451,7 +580,61 @@ class Tournaments:
             also=(("INSERT INTO tournament_matches (match_id, tournament_id, round, tbl, seating, absent)"
                    " VALUES (?,?,?,?,?,?)", (match_id, event.tournament_id, round_, t, seating, json.dumps(absent))),)))
         event.played[spot] = _Played(match_id=match_id, absent=absent)
+        event.refused = ""
+        event.logged.pop((round_, t), None)
         self._by_match[match_id] = (event.tournament_id, spot)
+
+    def reserved(self, account: str) -> int:
+        """How many match slots of the account the running tournaments' due tables wait for: the arena leaves
+        them free (and so holds the account) until those matches have started."""
+        if not self._live:
+            return 0
+        return sum(missing for event in self._events.values() if event.state == pb.TOURNAMENT_STATE_RUNNING
+                   for _, table, missing in event.due()
+                   for e in event.entrants if e.player in table and e.account == account)
+
+    def _busy(self, account: str) -> str:
+        """Why the account has no room for another match now ("" when it has): its matches and its limit."""
+        if self._room(account):
+            return ""
+        session = self._sessions.by_account.get(account)
+        most = self._registry.limits.account_matches
+        if session is not None and not session.ending:
+            most = min(most, session.max_matches)
+        kinds = Counter(runner.kind.name.lower() for runner, _ in self._registry.seats_of(account))
+        detail = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+        return f"{account} plays {sum(kinds.values())} of its {most} matches at once ({detail})"
+
+    def _waiting(self, event: _Event) -> dict[int, str]:
+        """Per table of the current round with a match still to start, why it has not started and for whom."""
+        out: dict[int, str] = {}
+        if event.state not in (pb.TOURNAMENT_STATE_RUNNING, pb.TOURNAMENT_STATE_PAUSED):
+            return out
+        by_player = {e.player: e for e in event.entrants}
+        for t, table, _ in event.due():
+            if event.state == pb.TOURNAMENT_STATE_PAUSED:
+                out[t] = "the tournament is paused"
+            elif not self._live:
+                missing = [e.player for e in (by_player[p] for p in table) if not self._present(e)]
+                out[t] = ("the server restarted: waiting for the entrants' bots to reconnect"
+                          + (f" ({', '.join(missing)})" if missing else ""))
+            elif busy := [why for p in table if (why := self._busy(by_player[p].account))]:
+                out[t] = "waiting for room: " + "; ".join(busy) + (
+                    " (the arena starts none of theirs meanwhile)" if any("arena" in b for b in busy) else "")
+            elif event.refused:
+                out[t] = f"the server refused its match: {event.refused}; trying again"
+        return out
+
+    def _log_wait(self, event: _Event, round_: int, table: int) -> None:
+        """One line when a table starts waiting for room, or waits for other accounts than before."""
+        tables = event.rounds[round_].tables
+        by_player = {e.player: e for e in event.entrants}
+        who = ", ".join(e.account for p in tables[table] if not self._room((e := by_player[p]).account))
+        if event.logged.get((round_, table)) != who:
+            event.logged[(round_, table)] = who
+            log.info("tournament %s round %d table %d waits for room: %s", event.tournament_id, round_ + 1,
+                     table + 1, "; ".join(self._busy(by_player[p].account) for p in tables[table]
+                                          if not self._room(by_player[p].account)))
 
     def _present(self, entrant: Entrant) -> bool:
         session = self._sessions.by_account.get(entrant.account)
@@ -461,15 +644,48 @@ class Tournaments:
         """A tournament match's finishing orders, committed with its result."""
         if runner.match_id not in self._by_match:
             return ()
-        return [("UPDATE tournament_matches SET orders = ? WHERE match_id = ?",
-                 (json.dumps(_orders(runner)), runner.match_id))]
+        conduct = self._finished[runner.match_id] = self._conduct(runner)
+        return [("UPDATE tournament_matches SET orders = ?, conduct = ? WHERE match_id = ?",
+                 (json.dumps(_orders(runner)), conduct.dumps(), runner.match_id))]
+
+    def _conduct(self, runner: MatchRunner) -> _Conduct:
+        """Each seat's forfeited deals, faults and server-played moves in a finished match, from its stored
+        actions (replayed to learn each one's deal) and the faults the runner counted."""
+        rows = self._store.query("SELECT player, action, source, fault FROM actions WHERE match_id = ?"
+                                 " ORDER BY turn", (runner.match_id,))
+        match = runner.match
+        deals = [e.deal for e in match.events if isinstance(e, DealEnded)]
+        forfeits: list[set[str]] = [set() for _ in deals]
+        server: Counter[str] = Counter()
+        try:
+            replay = Match(match.rules, seed=match.seed, hands=match.deal_hands, seats=match.deal_seats)
+            for player, action, source, fault in rows:
+                deal = replay.deal
+                replay.apply(parse_action(action))
+                if source != Source.SEAT or fault:
+                    if deal in deals:
+                        forfeits[deals.index(deal)].add(runner.names[player])
+                    server[runner.names[player]] += source != Source.SEAT
+        except ValueError:  # never expected: then every deal of a seat with such a move counts
+            log.exception("match %s: its moves could not be replayed for the tournament's fault record",
+                          runner.match_id)
+            marked = {runner.names[player] for player, _, source, fault in rows if source != Source.SEAT or fault}
+            forfeits = [set(marked) for _ in deals]
+            server = Counter(runner.names[player] for player, _, source, _ in rows if source != Source.SEAT)
+        faults = Counter({runner.names[p]: sum(counts.values()) for p, counts in enumerate(runner.faults)
+                          if sum(counts.values())})
+        return _Conduct(forfeits=tuple(frozenset(f) for f in forfeits), faults=tuple(sorted(faults.items())),
+                        server_moves=tuple(sorted(server.items())))
 
     def _over(self, runner: MatchRunner) -> None:
         found = self._by_match.get(runner.match_id)
         if found is None:
             return
         tournament_id, spot = found
-        self._events[tournament_id].played[spot].orders = tuple(tuple(o) for o in _orders(runner))
+        played = self._events[tournament_id].played[spot]
+        played.orders = tuple(tuple(o) for o in _orders(runner))
+        finished = self._finished.pop(runner.match_id) if runner.match_id in self._finished else None
+        played.conduct = finished if finished is not None else self._conduct(runner)
         self.poke()
 
     # ------------------------------------------------------------------ reading
@@ -484,8 +700,10 @@ class Tournaments:
         """The tournament as the contract shows it; with `full` its standings and rounds, recomputed only when
         something changed since they were last asked for (a page polling it costs no more than a look-up)."""
         event = self._event(tournament_id)
+        waiting = self._waiting(event) if full else {}
         key = (event.state, len(event.rounds), len(event.played), sum(p.orders is not None
-                                                                       for p in event.played.values()))
+                                                                       for p in event.played.values()),
+               tuple(sorted(waiting.items())))
         if full and event.shown is not None and event.shown[0] == key:
             return event.shown[1]
         out = pb.Tournament(
@@ -497,16 +715,18 @@ class Tournaments:
             started_at=_stamp(event.started_at), ended_at=_stamp(event.ended_at))
         if full:
             history = event.history()
-            ranked = standings(event.players, event.rules.players, history)
+            ranked = standings(event.players, event.rules.players, history, forfeit=event.forfeit)
             if event.plan.format is Format.STAGES:  # the stage reached ranks first
-                at = {name: i for i, name in enumerate(stage_order(event.players, event.rules.players, history))}
+                at = {name: i for i, name in enumerate(stage_order(event.players, event.rules.players, history,
+                                                                   forfeit=event.forfeit))}
                 ranked = [dataclasses.replace(s, rank=rank) for rank, s in
                           enumerate(sorted(ranked, key=lambda s: at[s.entrant]), 1)]
             for s in ranked:
                 out.standings.append(pb.TournamentStanding(
                     rank=s.rank, player=s.entrant, points=s.points, tables=s.tables, deals=s.deals, byes=s.byes,
                     mean_place=s.mean_place.mean, mean_place_low=s.mean_place.low, mean_place_high=s.mean_place.high,
-                    mu=s.mu, sigma=s.sigma, ordinal=s.ordinal, head_to_head=s.head_to_head, buchholz=s.buchholz))
+                    mu=s.mu, sigma=s.sigma, ordinal=s.ordinal, head_to_head=s.head_to_head, buchholz=s.buchholz,
+                    faults=s.faults, server_moves=s.server_moves, absences=s.absences, forfeits=s.forfeits))
             for r, pairing in enumerate(event.rounds):
                 round_message = out.rounds.add(number=r + 1, stage=pairing.stage + 1 if pairing.groups else 0,
                                                byes=pairing.byes)
@@ -514,7 +734,8 @@ class Tournaments:
                     played = [event.played[(r, t, s)] for s in range(event.seatings()) if (r, t, s) in event.played]
                     round_message.tables.add(
                         players=table, match_ids=[p.match_id for p in played],
-                        absent=sorted({a for p in played for a in p.absent}), finished=event.table_done(r, t))
+                        absent=sorted({a for p in played for a in p.absent}), finished=event.table_done(r, t),
+                        waiting=waiting.get(t, "") if r == len(event.rounds) - 1 else "")
             event.shown = (key, out)
         return out
 
@@ -536,7 +757,8 @@ def check_spec(spec: pb.TournamentSpec) -> None:
 
 def _plan(spec: pb.TournamentSpec, rules: Rules) -> Plan:
     return Plan(format=_FORMATS.get(spec.format, Format.SWISS), players=rules.players, rounds=spec.rounds,
-                seed=spec.seed, group_size=spec.group_size, advance=spec.advance)
+                seed=spec.seed, group_size=spec.group_size, advance=spec.advance,
+                forfeit=spec.fault_rule == pb.TOURNAMENT_FAULT_RULE_FORFEIT)
 
 
 def _copy(spec: pb.TournamentSpec) -> pb.TournamentSpec:

@@ -575,8 +575,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """
     ERROR_REASON_VERSION_STATE: _ErrorReason.ValueType  # 32
     """The version's state does not allow the change: making a version current
-    that is QUEUED, BUILDING or FAILED (FAILED_PRECONDITION). ErrorInfo
-    metadata `state` holds its state.
+    that is QUEUED, BUILDING or FAILED, or entering in a tournament an
+    account with no READY, checked version that TournamentSpec.unchecked does
+    not name (FAILED_PRECONDITION). ErrorInfo metadata `state` holds its
+    state (and `accounts` the entrants refused).
     """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
@@ -693,8 +695,10 @@ resuming one that is not paused, changing one that is over
 """
 ERROR_REASON_VERSION_STATE: ErrorReason.ValueType  # 32
 """The version's state does not allow the change: making a version current
-that is QUEUED, BUILDING or FAILED (FAILED_PRECONDITION). ErrorInfo
-metadata `state` holds its state.
+that is QUEUED, BUILDING or FAILED, or entering in a tournament an
+account with no READY, checked version that TournamentSpec.unchecked does
+not name (FAILED_PRECONDITION). ErrorInfo metadata `state` holds its
+state (and `accounts` the entrants refused).
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
 
@@ -945,6 +949,43 @@ TOURNAMENT_CONTROL_RESUME: TournamentControl.ValueType  # 3
 TOURNAMENT_CONTROL_CANCEL: TournamentControl.ValueType  # 4
 """CREATED, RUNNING or PAUSED -> CANCELLED."""
 Global___TournamentControl: _TypeAlias = TournamentControl  # noqa: Y015
+
+class _TournamentFaultRule:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TournamentFaultRuleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TournamentFaultRule.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TOURNAMENT_FAULT_RULE_UNSPECIFIED: _TournamentFaultRule.ValueType  # 0
+    """Not set: a new tournament gets FORFEIT; one stored before the rule
+    existed plays on.
+    """
+    TOURNAMENT_FAULT_RULE_FORFEIT: _TournamentFaultRule.ValueType  # 1
+    """The forfeiting seat takes the last place of that deal (the others move
+    up), and a bye is worth its share only in the deals it did not forfeit.
+    """
+    TOURNAMENT_FAULT_RULE_PLAY_ON: _TournamentFaultRule.ValueType  # 2
+    """The deal counts as it was played, the server's moves included."""
+
+class TournamentFaultRule(_TournamentFaultRule, metaclass=_TournamentFaultRuleEnumTypeWrapper):
+    """How a tournament scores a deal its entrant forfeited: one in which the
+    server played a move for the seat (its clock's deadline, the absence
+    limit, the autopilot) or the seat's client reported a move as the
+    fallback for a bot that raised, timed out or answered illegally
+    (docs/tournaments.md, "Faults and forfeits").
+    """
+
+TOURNAMENT_FAULT_RULE_UNSPECIFIED: TournamentFaultRule.ValueType  # 0
+"""Not set: a new tournament gets FORFEIT; one stored before the rule
+existed plays on.
+"""
+TOURNAMENT_FAULT_RULE_FORFEIT: TournamentFaultRule.ValueType  # 1
+"""The forfeiting seat takes the last place of that deal (the others move
+up), and a bye is worth its share only in the deals it did not forfeit.
+"""
+TOURNAMENT_FAULT_RULE_PLAY_ON: TournamentFaultRule.ValueType  # 2
+"""The deal counts as it was played, the server's moves included."""
+Global___TournamentFaultRule: _TypeAlias = TournamentFaultRule  # noqa: Y015
 
 @_typing.final
 class Card(_message.Message):
@@ -5593,6 +5634,8 @@ class TournamentSpec(_message.Message):
     ENTRANTS_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
     START_AT_FIELD_NUMBER: _builtins.int
+    FAULT_RULE_FIELD_NUMBER: _builtins.int
+    UNCHECKED_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Its name (1 to 64 printable characters)."""
     preset: _builtins.str
@@ -5613,6 +5656,8 @@ class TournamentSpec(_message.Message):
     """
     seed: _builtins.int
     """The seed of the pairings and the shuffles; unset: the server draws one."""
+    fault_rule: Global___TournamentFaultRule.ValueType
+    """How deals an entrant forfeited count; unset: FORFEIT."""
     @_builtins.property
     def rules(self) -> Global___Rules:
         """Overrides of the preset's options, as in CreateMatch; `players` is the
@@ -5633,6 +5678,13 @@ class TournamentSpec(_message.Message):
         starts it.
         """
 
+    @_builtins.property
+    def unchecked(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Entrants entered without a READY, checked version (or a passed check
+        match of the account's own bot), each named here on purpose:
+        CreateTournament refuses any other such entrant (VERSION_STATE).
+        """
+
     def __init__(
         self,
         *,
@@ -5648,10 +5700,12 @@ class TournamentSpec(_message.Message):
         entrants: _abc.Iterable[_builtins.str] | None = ...,
         seed: _builtins.int | None = ...,
         start_at: _timestamp_pb2.Timestamp | None = ...,
+        fault_rule: Global___TournamentFaultRule.ValueType = ...,
+        unchecked: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "rules", b"rules", "seed", b"seed", "start_at", b"start_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "advance", b"advance", "clock", b"clock", "duplicate", b"duplicate", "entrants", b"entrants", "format", b"format", "group_size", b"group_size", "name", b"name", "preset", b"preset", "rounds", b"rounds", "rules", b"rules", "seed", b"seed", "start_at", b"start_at"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "advance", b"advance", "clock", b"clock", "duplicate", b"duplicate", "entrants", b"entrants", "fault_rule", b"fault_rule", "format", b"format", "group_size", b"group_size", "name", b"name", "preset", b"preset", "rounds", b"rounds", "rules", b"rules", "seed", b"seed", "start_at", b"start_at", "unchecked", b"unchecked"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
@@ -5716,6 +5770,10 @@ class TournamentStanding(_message.Message):
     ORDINAL_FIELD_NUMBER: _builtins.int
     HEAD_TO_HEAD_FIELD_NUMBER: _builtins.int
     BUCHHOLZ_FIELD_NUMBER: _builtins.int
+    FAULTS_FIELD_NUMBER: _builtins.int
+    SERVER_MOVES_FIELD_NUMBER: _builtins.int
+    ABSENCES_FIELD_NUMBER: _builtins.int
+    FORFEITS_FIELD_NUMBER: _builtins.int
     rank: _builtins.int
     """1 = first; every rank is different (ties broken as declared in
     docs/tournaments.md: points, head to head, Buchholz, name).
@@ -5748,6 +5806,23 @@ class TournamentStanding(_message.Message):
     """
     buchholz: _builtins.float
     """The second tie-break: the points of every tablemate at every table."""
+    faults: _builtins.int
+    """Faults of its bot: moves its client reported as a fallback (the bot
+    raised, timed out or answered illegally) and answers the server refused
+    as illegal.
+    """
+    server_moves: _builtins.int
+    """Moves the server played for its seat: at its clock's deadline, after
+    the absence limit with no client, or once the seat was taken over.
+    """
+    absences: _builtins.int
+    """Tables at which it was absent (no Session of its pinned version when
+    one of the table's matches started).
+    """
+    forfeits: _builtins.int
+    """Deals it forfeited: a deal with at least one server-played move or
+    reported fallback of its seat (scored as the spec's fault_rule says).
+    """
     def __init__(
         self,
         *,
@@ -5765,10 +5840,14 @@ class TournamentStanding(_message.Message):
         ordinal: _builtins.float = ...,
         head_to_head: _builtins.float = ...,
         buchholz: _builtins.float = ...,
+        faults: _builtins.int = ...,
+        server_moves: _builtins.int = ...,
+        absences: _builtins.int = ...,
+        forfeits: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["buchholz", b"buchholz", "byes", b"byes", "deals", b"deals", "head_to_head", b"head_to_head", "mean_place", b"mean_place", "mean_place_high", b"mean_place_high", "mean_place_low", b"mean_place_low", "mu", b"mu", "ordinal", b"ordinal", "player", b"player", "points", b"points", "rank", b"rank", "sigma", b"sigma", "tables", b"tables"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["absences", b"absences", "buchholz", b"buchholz", "byes", b"byes", "deals", b"deals", "faults", b"faults", "forfeits", b"forfeits", "head_to_head", b"head_to_head", "mean_place", b"mean_place", "mean_place_high", b"mean_place_high", "mean_place_low", b"mean_place_low", "mu", b"mu", "ordinal", b"ordinal", "player", b"player", "points", b"points", "rank", b"rank", "server_moves", b"server_moves", "sigma", b"sigma", "tables", b"tables"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -5784,8 +5863,14 @@ class TournamentTable(_message.Message):
     MATCH_IDS_FIELD_NUMBER: _builtins.int
     ABSENT_FIELD_NUMBER: _builtins.int
     FINISHED_FIELD_NUMBER: _builtins.int
+    WAITING_FIELD_NUMBER: _builtins.int
     finished: _builtins.bool
     """Every match of the table is over."""
+    waiting: _builtins.str
+    """Why a match of the table that is due has not started, and for whom
+    (e.g. "waiting for room: alice plays 4 of its 4 matches at once (4 in
+    the arena)"); empty once every match has started, or before its round.
+    """
     @_builtins.property
     def players(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The players in seat order of its first match."""
@@ -5809,10 +5894,11 @@ class TournamentTable(_message.Message):
         match_ids: _abc.Iterable[_builtins.str] | None = ...,
         absent: _abc.Iterable[_builtins.str] | None = ...,
         finished: _builtins.bool = ...,
+        waiting: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["absent", b"absent", "finished", b"finished", "match_ids", b"match_ids", "players", b"players"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["absent", b"absent", "finished", b"finished", "match_ids", b"match_ids", "players", b"players", "waiting", b"waiting"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -143,7 +143,11 @@
       el("td", { class: "num", text: interval }),
       el("td", { class: "num", title: `\u03BC ${number(s.mu)}, \u03C3 ${number(s.sigma)}`, text: played ? Number(s.ordinal).toFixed(2) : "\u2013" }),
       el("td", { class: "num", text: number(s.head_to_head, true) }),
-      el("td", { class: "num", text: number(s.buchholz) }));
+      el("td", { class: "num", text: number(s.buchholz) }),
+      el("td", { class: "num", "data-forfeits": "", text: String(s.forfeits || 0) }),
+      el("td", { class: "num", "data-faults": "", text: String(s.faults || 0) }),
+      el("td", { class: "num", "data-server-moves": "", text: String(s.server_moves || 0) }),
+      el("td", { class: "num", "data-absences": "", text: String(s.absences || 0) }));
   }
 
   function standings(t) {
@@ -151,7 +155,9 @@
     const rows = t.standings.length ? t.standings
       : t.entrants.map((e, i) => ({ rank: i + 1, player: e.player, points: 0, tables: 0, deals: 0, byes: 0 }));
     const heads = [["#", "num"], ["Player", ""], ["Points", "num"], ["Tables", "num"], ["Deals", "num"], ["Byes", "num"],
-      ["Mean place [95% interval]", "num"], ["Rating", "num"], ["Head to head", "num"], ["Buchholz", "num"]];
+      ["Mean place [95% interval]", "num"], ["Rating", "num"], ["Head to head", "num"], ["Buchholz", "num"],
+      ["Forfeits", "num"], ["Faults", "num"], ["Server moves", "num"], ["Absences", "num"]];
+    const forfeit = t.spec.fault_rule === "TOURNAMENT_FAULT_RULE_FORFEIT";
     return el("section", { id: "standings" }, el("h2", { text: OVER.has(t.state) ? "Final standings" : "Standings" }),
       el("div", { class: "scroll" }, el("table", { class: "ranking" },
         el("thead", {}, el("tr", {}, heads.map(([h, cls]) => el("th", { class: cls || null, text: h })))),
@@ -159,7 +165,14 @@
       el("p", { class: "muted", text: "Ranked by points (at each deal, the players at the table less the place), a bye"
         + " worth its share; ties broken by head to head (deals against the entrants on equal points), then Buchholz"
         + " (the points of every tablemate). Mean place: 1 is first, per table, with its 95% interval."
-        + " Rating: OpenSkill's \u03BC \u2212 3\u03C3 over the tournament's deals." }));
+        + " Rating: OpenSkill's \u03BC \u2212 3\u03C3 over the tournament's deals." }),
+      el("p", { class: "muted", id: "fault-rule", text: "Forfeits: deals in which the server played a move for the"
+        + " entrant's seat (at its clock's deadline, with no bot connected, or once it took the seat over) or its bot"
+        + " faulted (its client played the fallback for an error, a time-out or an illegal answer). "
+        + (forfeit ? "A forfeit scores last place in that deal, and a bye counts only for the deals not forfeited."
+          : "This tournament plays on: a forfeited deal counts as it was played.")
+        + " Faults: the bot's faults. Server moves: the moves the server played. Absences: tables at which its"
+        + " bot was not connected when a match started." }));
   }
 
   /** A table's matches: each one's link (the live page while the table plays, its replay once it is over). */
@@ -180,13 +193,14 @@
   function tableRow(table, index, hidden, seatings) {
     const absent = new Set(table.absent);
     const status = table.finished ? ["over", "over"] : table.match_ids.length ? ["live", "playing"] : ["waiting", "to start"];
+    const waiting = table.waiting ? el("div", { class: "muted", "data-waiting": "", text: table.waiting }) : null;
     return el("tr", { "data-table": index + 1, "data-finished": table.finished ? "true" : "false" },
       el("td", { text: `Table ${index + 1}` }),
       el("td", {}, el("div", { class: "players" }, table.players.map((player) => el("span", { "data-player": player },
         playerLink(player), absent.has(player)
           ? [" ", el("span", { class: "pill waiting", "data-absent": "", title: "its bot was not connected when a match of this table started: the server's clock played its seat until it came", text: "absent" })]
           : null)))),
-      el("td", {}, el("span", { class: `pill ${status[0]}`, text: status[1] })),
+      el("td", {}, el("span", { class: `pill ${status[0]}`, text: status[1] }), waiting),
       el("td", {}, matchLinks(table, hidden, seatings)));
   }
 
