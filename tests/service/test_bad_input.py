@@ -22,7 +22,7 @@ UNKNOWN_FIELD = bytes([0xF8, 0x07, 0x01])
 
 def _spec(**fields: object) -> pb.TournamentSpec:
     return pb.TournamentSpec(name="cup", preset="cardverse", format=pb.TOURNAMENT_FORMAT_SWISS, rounds=1,
-                             entrants=list("abcd"), **fields)  # type: ignore[arg-type]
+                             entrants=list("abcd"), unchecked=list("abcd"), **fields)  # type: ignore[arg-type]
 
 
 async def _accounts(stub: pb_grpc.PresidentServiceAsyncStub) -> None:

@@ -268,7 +268,7 @@ async def _bad_requests_are_refused_and_change_nothing(tmp_path: Path) -> None:
         info = await refused(creating(spec(entrants=(*NAMES[:3], "nova"), unchecked=["dee"])), bad, "BAD_OPTION")
         await refused(creating(spec(entrants=(*NAMES[:3], "nova"), unchecked=["zed"])), bad, "BAD_OPTION")
         assert info.metadata["option"] == "unchecked"
-        await refused(creating(spec(fault_rule=7)), bad, "BAD_OPTION")  # type: ignore[arg-type]
+        await refused(creating(spec(fault_rule=7)), bad, "MALFORMED")  # type: ignore[arg-type]  # the guard: no such value
         await refused(creating(spec(), token="not-the-admin"), grpc.StatusCode.PERMISSION_DENIED, "NOT_ADMIN")
         assert not (await stub.ListTournaments(pb.ListTournamentsRequest())).tournaments
         made = await create(stub, spec())
