@@ -3,8 +3,10 @@ holds the memory, exactly and with no sampling.
 
 * CPU: every jail has the same weight (cgroup v2 ``cpu.weight``, v1 ``cpu.shares``) and no cap, so the jails that
   compete for the CPU get equal shares of it, however many threads each runs, and one that runs alone gets the
-  idle machine's cores; a cap is set only when one is asked for (``cpu.max``, v1 ``cpu.cfs_quota_us``).  Nothing
-  is ever stopped: a capped jail is throttled by the kernel, period by period.
+  idle machine's cores; their folder weighs as much as all of them (`_reweigh`), so that each jail weighs as much
+  against the machine's other work (the server) as it would in a folder of its own beside it.  A cap is set only
+  when one is asked for (``cpu.max``, v1 ``cpu.cfs_quota_us``).  Nothing is ever stopped: a capped jail is
+  throttled by the kernel, period by period.
 * Memory: ``memory.max`` with no swap (v1 ``memory.limit_in_bytes`` and ``memory.memsw.limit_in_bytes``): past it
   the kernel reclaims, then kills, so the jail never holds more; v2 kills the whole jail at once
   (``memory.oom.group``), and on v1 the host kills the rest once it sees the kernel's kill (`JailCgroup.oom_kills`).
@@ -96,6 +98,7 @@ class JailCgroup:
                     if time.monotonic() > deadline:
                         break
                     time.sleep(0.01)
+        _reweigh(self.version, self.folders[0].parent)
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,7 @@ class Cgroups:
             for folder in folders:
                 folder.mkdir()
             self._limit(made, cores, memory_bytes)
+            _reweigh(self.version, self.cpu)
         except OSError as exc:
             made.remove()
             raise CgroupError(f"cannot set up a jail's cgroup in {folders[0].parent}: {exc}") from None
@@ -137,6 +141,16 @@ class Cgroups:
         if memory_bytes is not None:
             (memory / "memory.limit_in_bytes").write_text(str(memory_bytes))
             _write_if_there(memory / "memory.memsw.limit_in_bytes", str(memory_bytes))
+
+
+def _reweigh(version: int, parent: Path) -> None:
+    """Give the jails' folder the weight of all the jails in it (at least one's, at most the kernel's most)."""
+    jails = max(1, sum(1 for entry in os.scandir(parent) if entry.is_dir() and entry.name.startswith("jail-")))
+    with contextlib.suppress(OSError):
+        if version == 2:
+            (parent / "cpu.weight").write_text(str(min(10_000, 100 * jails)))
+        else:
+            (parent / "cpu.shares").write_text(str(min(262_144, 1024 * jails)))
 
 
 def _write_if_there(path: Path, value: str) -> None:
