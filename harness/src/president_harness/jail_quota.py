@@ -175,19 +175,20 @@ class JailQuota:
             with self._lock:
                 jails = list(self._jails.values())
             if jails:
-                processes = _processes()
+                # a jail in a cgroup needs no process tree: /proc is read only for the others
+                processes = _processes() if any(jail.cgroup is None for jail in jails) else {}
                 for jail in jails:
                     self._hold(jail, processes, elapsed)
 
     def _hold(self, jail: _Jail, processes: dict[int, _Process], elapsed: float) -> None:
-        root = processes.get(jail.root)
-        if root is None or root.started != jail.started:
-            return  # it ended: `forget` comes
         if jail.cgroup is not None:
-            if jail.cgroup.oom_kills() and jail.memory_bytes is not None:
+            if jail.memory_bytes is not None and jail.cgroup.oom_kills():
                 jail.memory_bytes = None  # told once
                 jail.over_memory(jail.cgroup.peak_memory_bytes())
             return
+        root = processes.get(jail.root)
+        if root is None or root.started != jail.started:
+            return  # it ended: `forget` comes
         tree = _tree(jail.root, processes)
         memory = sum(_memory_bytes(pid) for pid in tree)
         jail.peak_memory_bytes = max(jail.peak_memory_bytes, memory)
