@@ -39,7 +39,7 @@ from president_harness.jail_cgroup import JailCgroup
 PERIOD_S = 0.1
 BURST_S = 1.0
 """Seconds of a jail's share it may save up while idle and spend at once."""
-START_CPU_S = 5.0
+START_CPU_S = 2.0
 """CPU seconds of a jail's start-up, never stopped for its share."""
 _TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")
 _CHARGED = (b"RssAnon:", b"RssShmem:", b"VmSwap:")
