@@ -74,13 +74,13 @@ def test_a_fork_bomb_meets_the_process_limit_and_a_chatty_bots_output_reaches_it
             submitted = president("submit", str(folder), "--server", server, "--account-token", tokens[name]).stdout
             versions[name] = re.match(r"version ([0-9a-f]{16}) ", submitted).group(1)  # type: ignore[union-attr]
         work, logs = tmp_path / "work", tmp_path / "logs"
-        built = president("builder", "--server", server, "--admin-token", ADMIN, "--work", str(work), "--slot", "72",
+        built = president("builder", "--server", server, "--admin-token", ADMIN, "--work", str(work), "--slot", "80",
                           "--once", "--name", "tests").stdout
         assert built.count(": READY after ") == 2, built
         host_out = tmp_path / "host.out"
         with host_out.open("w") as sink:
             host = subprocess.Popen([str(PRESIDENT), "host", "--server", server, "--versions", "--admin-token", ADMIN,
-                                     "--work", str(work), "--slot", "73", "--bots", "2", "--poll", "1",
+                                     "--work", str(work), "--slot", "81", "--bots", "2", "--poll", "1",
                                      "--processes", "16", "--log-dir", str(logs), "--name", "host-1"],
                                     stdout=sink, stderr=subprocess.STDOUT, text=True)
         bomb, chatty = f"bomb@{versions['bomb']}", f"chatty@{versions['chatty']}"
