@@ -32,8 +32,8 @@ from pathlib import Path
 PARENT = "president-jails"
 PERIOD_US = 100_000
 """The period of a CPU cap: a capped jail gets cores * PERIOD_US of CPU in each."""
-_ENTER = ('for procs; do [ "$procs" = -- ] && break; echo 0 > "$procs" || exit 125; shift; done; shift;'
-          ' exec "$@"')
+_ENTER = ('for procs; do [ "$procs" = -- ] && break; echo 0 > "$procs" || { echo "president: cannot enter the'
+          ' jail\'s cgroup ($procs)" >&2; exit 125; }; shift; done; shift; exec "$@"')
 """A shell that moves itself into the jail's cgroup (one cgroup.procs per hierarchy) and then becomes the jail, so
 that every process of the jail starts inside it."""
 _names = itertools.count()
