@@ -259,7 +259,7 @@ bench-builtin-workers: $(STAMP)
 	$(PY) benchmarks/builtin_workers_bench.py
 
 ## bench-sandbox: the sandbox of hosted bots: start per process, memory per bot, a match of jailed bots against plain
-## ones (needs bubblewrap).
+## ones, and each bot's share of a match's thinking time beside a spinning jail (needs bubblewrap).
 bench-sandbox: $(STAMP)
 	$(PY) benchmarks/sandbox_bench.py
 

@@ -13,10 +13,13 @@ the median of `--runs` runs, beside its floor measured in the same run:
    running `examples/python/first_bot.py` over its Play stream, from starting the four processes to the last
    one's exit: every bot in its own jail (a slot each, a relayed socket each) against every bot a plain child
    process; the figure is the ratio (aim: at most 1.2x).
-4. **A busy-looping neighbour**: the same jailed match while a fifth jail spins 8 threads all along, with no CPU
-   share (only the per-process CPU seconds: the spinner takes what the scheduler gives it) and with every jail
-   held to an equal share (`Sandbox.cpu_cores`, the machine's cores / 5, as `president host --versions --bots 5`
-   gives); the figures are each match's time over the match with no neighbour, and the CPU the spinner got.
+4. **Each bot's share of a match's thinking time**: a one-deal match of four jailed bots that each think
+   `THINK_S` on two threads at every decision (a search bot's way), alone on the machine, then beside a fifth jail
+   spinning 8 threads all along, with the jails' default CPU (an equal weight each, no cap: `Sandbox.cpu_cores`
+   None) and with every jail capped at the machine's cores / 5 (`--cpu-cores`, the host's old fixed share at
+   `--bots 5`); the figures are each seat's cores while it thought (its CPU over its thinking time) and the cores
+   the spinner got meanwhile.  Equal weights give a thinker the idle machine's cores alone and an equal part of
+   them beside the spinner, however many threads the spinner runs.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import grpc
+from president_harness.jail_cgroup import cgroups
 from president_harness.jail_quota import tree_cpu_s
 from president_harness.sandbox import Sandbox, relay_to, stage
 from president_protocol.v1 import president_pb2 as pb
@@ -92,6 +96,30 @@ class Server:
         self.process.wait(20)
 
 
+THINK_S = 0.1
+"""Each thinker's thinking time at every decision."""
+THINKER = f"""
+import atexit, threading, time
+from president_sdk import PASS, Bot, can_pass, plays
+thought = [0.0, 0.0]
+def spin(until):
+    while time.monotonic() < until:
+        pass
+class Thinker(Bot):
+    def play(self, obs):
+        cpu, started = time.process_time(), time.monotonic()
+        threads = [threading.Thread(target=spin, args=(started + {THINK_S},)) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        thought[0] += time.process_time() - cpu
+        thought[1] += time.monotonic() - started
+        options = plays(obs)
+        cheap = [p for p in options if p.rank is not obs.top_rank]
+        return cheap[0] if cheap else PASS if can_pass(obs) else options[0]
+atexit.register(lambda: print("thought", *thought, flush=True))
+"""
 SPINNER = """
 import threading, time
 def spin():
@@ -104,9 +132,10 @@ time.sleep(3600)
 
 
 def _match(server: Server, work: Path, deals: int, *, jailed: bool, cores: float | None = None,
-           spinner: bool = False) -> tuple[float, int, float]:
-    """Seconds from starting four bots to the last one's exit, the median bot's peak memory in KB, and the CPU
-    seconds a spinning neighbour (`spinner`) used meanwhile; every jail held to `cores` if given."""
+           spinner: bool = False, bot: str = "") -> tuple[float, list[int], float, list[str]]:
+    """Seconds from starting four bots to the last one's exit, each bot's peak memory in KB, the CPU seconds a
+    spinning neighbour (`spinner`) used meanwhile, and each bot's log; every jail capped at `cores` if given; the
+    bots run `bot` (or first_bot.py)."""
     tokens = server.seats(deals)
     spun = 0.0
     with ExitStack() as stack:
@@ -122,7 +151,10 @@ def _match(server: Server, work: Path, deals: int, *, jailed: bool, cores: float
         for seat, token in enumerate(tokens):
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-bot-")))
             (folder / "given").mkdir()
-            shutil.copy(FIRST_BOT, folder / "given" / "bot.py")
+            if bot:
+                (folder / "given" / "bot.py").write_text(bot)
+            else:
+                shutil.copy(FIRST_BOT, folder / "given" / "bot.py")
             sandbox = Sandbox(folder=stage(folder / "given", folder), slot=FIRST_SLOT + 1 + seat, cpu_cores=cores)
             env = {"PRESIDENT_TOKEN": token}
             socket = stack.enter_context(relay_to(server.target, sandbox.uid)) if jailed else None
@@ -142,7 +174,17 @@ def _match(server: Server, work: Path, deals: int, *, jailed: bool, cores: float
     for end, (_, _, _, log) in zip(ended, running, strict=True):
         if end.status != 0:
             raise SystemExit(f"a bot failed ({end.reason}): {log.read_text()[-2000:]}")
-    return took, int(statistics.median(end.peak_memory_bytes for end in ended)) // 1024, spun
+    return took, [end.peak_memory_bytes // 1024 for end in ended], spun, [log.read_text() for *_, log in running]
+
+
+def _thinking(server: Server, work: Path, *, cores: float | None, spinner: bool) -> tuple[list[float], float]:
+    """Each thinker's cores while it thought, in a one-deal match of four, and the spinner's cores meanwhile."""
+    took, _, spun, logs = _match(server, work, 1, jailed=True, cores=cores, spinner=spinner, bot=THINKER)
+    seats = []
+    for log in logs:
+        cpu_s, wall_s = (float(f) for f in log.rsplit("thought ", 1)[1].split()[:2])
+        seats.append(cpu_s / wall_s)
+    return seats, spun / took
 
 
 def main() -> None:
@@ -163,32 +205,39 @@ def main() -> None:
         try:
             plain, jailed, plain_kb, jailed_kb = [], [], [], []
             share = (os.cpu_count() or 1) / 5
-            crowded: dict[str, list[tuple[float, float]]] = {"no share": [], f"{share:.2f} cores each": []}
+            thinking: dict[tuple[float | None, bool], list[tuple[list[float], float]]] = {
+                (None, False): [], (None, True): [], (share, True): []}
             for _ in range(args.runs):
-                took, kb, _ = _match(server, work, args.deals, jailed=False)
+                took, kb, _, _ = _match(server, work, args.deals, jailed=False)
                 plain.append(took)
-                plain_kb.append(kb)
-                took, kb, _ = _match(server, work, args.deals, jailed=True)
+                plain_kb.append(int(statistics.median(kb)))
+                took, kb, _, _ = _match(server, work, args.deals, jailed=True)
                 jailed.append(took)
-                jailed_kb.append(kb)
-                for runs, cores in zip(crowded.values(), (None, share), strict=True):
-                    took, _, spun = _match(server, work, args.deals, jailed=True, cores=cores, spinner=True)
-                    runs.append((took, spun))
+                jailed_kb.append(int(statistics.median(kb)))
+                for (cores, spinner), runs in thinking.items():
+                    runs.append(_thinking(server, work, cores=cores, spinner=spinner))
         finally:
             server.close()
-    print(f"memory per hosted bot (peak, as --jail-memory-mb counts it; median bot, median of {args.runs}): sandbox"
+    counted = "its cgroup's peak, the page cache it read included" if cgroups() else "sampled"
+    print(f"memory per hosted bot (peak, as --jail-memory-mb counts it: {counted}; median bot, median of"
+          f" {args.runs}): sandbox"
           f" {statistics.median(jailed_kb) / 1024:.1f} MB (the bot and its jail's processes), plain"
           f" {statistics.median(plain_kb) / 1024:.1f} MB")
     ratio = statistics.median(jailed) / statistics.median(plain)
     print(f"a {args.deals}-deal match of four first bots, start to last exit (median of {args.runs}): sandbox"
           f" {statistics.median(jailed):.2f} s, plain {statistics.median(plain):.2f} s: {ratio:.2f}x (aim: at most"
           " 1.2x)")
-    alone = statistics.median(jailed)
-    for how, runs in crowded.items():
-        took = statistics.median(t for t, _ in runs)
-        rate = statistics.median(spun / t for t, spun in runs)
-        print(f"the jailed match beside a jail spinning 8 threads, {how} (median of {args.runs}): {took:.2f} s,"
-              f" {took / alone:.2f}x the match alone; the spinner used {rate:.2f} cores meanwhile")
+    found = cgroups()
+    held = f"cgroup v{found.version}" if found else "no cgroups: the kernel's own scheduling, the user-space quota"
+    print(f"each bot's cores while it thought ({THINK_S:g} s on two threads a decision, a one-deal match of four,"
+          f" median of {args.runs}; {os.cpu_count()} cores, {held}):")
+    for (cores, spinner), runs in thinking.items():
+        seats = [statistics.median(run[0][seat] for run in runs) for seat in range(4)]
+        how = ("the default (equal weights, no cap)" if cores is None else
+               f"every jail capped at {cores:.2f} cores (--cpu-cores)")
+        beside = (f"beside a jail spinning 8 threads, {how}: the spinner got"
+                  f" {statistics.median(run[1] for run in runs):.2f} cores" if spinner else f"alone, {how}")
+        print(f"  {beside}; the seats: {', '.join(f'{c:.2f}' for c in seats)} cores")
 
 
 if __name__ == "__main__":

@@ -60,7 +60,7 @@ def test_the_host_plays_its_accounts_match_in_a_sandbox_and_stops_on_ctrl_c(host
         stop_with_ctrl_c(process)
     lines = out.read_text().splitlines()
     assert lines[0] == ("president host: firstbot: run 1 started in its sandbox (uid 100020; 1024 MB and 3600 CPU s"
-                        " a process, 64 processes, 512 MB in all)"), lines
+                        " a process, 64 processes, 512 MB in all, an equal share of the CPU)"), lines
     assert lines[-1] == "president host: firstbot: stopped" and process.returncode == 0, (lines, process.returncode)
     assert "FirstBot (player 0)" in (tmp_path / "logs" / "firstbot.log").read_text()
 

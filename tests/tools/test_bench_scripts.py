@@ -97,9 +97,14 @@ def test_sandbox_bench_prints_its_figures_beside_their_floors() -> None:
     assert [line.split(" (")[0] for line in lines[:3]] == [
         "start per bot process", "memory per hosted bot", "a 1-deal match of four first bots, start to last exit"]
     assert all("sandbox" in line and "plain" in line for line in lines[:3]), lines
-    crowded = [line.split(" (")[0].split(", ")[1] for line in lines[3:]]
-    assert crowded[0] == "no share" and crowded[1].endswith(" cores each") and len(crowded) == 2, lines
-    assert all("x the match alone; the spinner used " in line for line in lines[3:]), lines
+    assert lines[3].startswith("each bot's cores while it thought (") and len(lines) == 7, lines
+    assert lines[4].startswith("  alone, the default (equal weights, no cap); the seats: "), lines
+    assert lines[5].startswith("  beside a jail spinning 8 threads, the default (equal weights, no cap): the spinner"
+                               " got "), lines
+    assert lines[6].startswith("  beside a jail spinning 8 threads, every jail capped at "), lines
+    for line in lines[4:]:
+        seats = line.split("; the seats: ")[1].removesuffix(" cores").split(", ")
+        assert len(seats) == 4 and all(0 < float(cores) <= (os.cpu_count() or 1) + 0.5 for cores in seats), line
 
 
 def test_tournament_bench_prints_its_three_sides_and_the_ratios() -> None:

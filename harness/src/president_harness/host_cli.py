@@ -88,16 +88,17 @@ def add_host_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     host.add_argument("--memory-mb", type=whole_limit, default=_DEFAULTS.memory_bytes // MB,
                       help=f"address space of each process (default {_DEFAULTS.memory_bytes // MB})")
     host.add_argument("--jail-memory-mb", type=whole_limit, default=JAIL_MEMORY_MB,
-                      help="memory of each bot's processes together, measured every 0.1 s: past it the bot is"
-                           f" killed (default {JAIL_MEMORY_MB})")
+                      help="memory of each bot's processes together (held by the kernel where the host can make"
+                           " cgroups, else measured every 0.1 s): past it the bot is killed (default"
+                           f" {JAIL_MEMORY_MB})")
     host.add_argument("--cpu-seconds", type=whole_limit, default=_DEFAULTS.cpu_s,
                       help=f"CPU seconds of each process, then it is killed (default {_DEFAULTS.cpu_s})")
     host.add_argument("--processes", type=whole_limit, default=_DEFAULTS.processes,
                       help=f"processes and threads at once (default {_DEFAULTS.processes})")
     host.add_argument("--cpu-cores", type=_cores, default=None, metavar="CORES",
-                      help="each bot's share of this machine's CPU, in cores on average, all its processes and"
-                           " threads together: past it the bot is stopped until its share catches up (default:"
-                           " with --versions, this machine's cores / --bots; with --bot, no share)")
+                      help="a cap on each bot's CPU, in cores on average, all its processes and threads"
+                           " together, even on an idle machine (default: no cap; the bots that compete for the CPU"
+                           " get equal shares of it, and one alone gets the idle machine's cores)")
     host.add_argument("--wall-clock", type=seconds_limit, default=None, metavar="SECONDS",
                       help="kill each run after this long (default: no limit)")
     host.add_argument("--no-sandbox", action="store_true",
@@ -166,7 +167,7 @@ def _sandbox(args: argparse.Namespace, folder: Path, cores: float | None) -> San
 def _host_versions(args: argparse.Namespace) -> int:
     if (admin := admin_metadata(args.admin_token, "host")) is None:
         return 2
-    sandbox = _sandbox(args, Path(), args.cpu_cores or max(0.01, (os.cpu_count() or 1) / args.bots))
+    sandbox = _sandbox(args, Path(), args.cpu_cores)
     if not args.no_sandbox and (problem := sandbox.check()) is not None:
         print(f"president host: {problem}; not running any version (--no-sandbox would run them with this user's"
               " rights)", file=sys.stderr)

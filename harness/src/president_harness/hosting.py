@@ -25,6 +25,8 @@ from pathlib import Path
 import grpc
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
+from president_service.bot_output import MAX_LINES
+from president_service.limits import Limits
 
 from president_harness.builder import UnbuildableError, fetch, unpack, with_runtime
 from president_harness.rpc_errors import describe_rpc_error
@@ -32,8 +34,10 @@ from president_harness.sandbox import MB, Jailed, Sandbox, SandboxError, relay_t
 
 ACCOUNT_TOKEN_ENV = "PRESIDENT_ACCOUNT_TOKEN"
 REPORT_CHARS = 60 * 1000
-"""A version's output sent at most between two renewals, in characters (one ReportBotOutput, under the server's
-64 KB message cap); the rest is counted and dropped."""
+"""A version's output sent at most between two renewals, in characters (in as many ReportBotOutput messages as
+the server's message cap needs); the rest is counted and dropped."""
+REPORT_BYTES = Limits().max_receive_bytes - 1024
+"""The most bytes of one ReportBotOutput, encoded: under the server's message cap."""
 LINE_CHARS = 1000
 """A line's most characters: a longer one is cut into lines of this length (the server's cap)."""
 FIRST_DELAY_S = 1.0
@@ -93,6 +97,20 @@ class OutputLines:
         return lines
 
 
+def reports(version_id: str, lines: list[pb.BotOutputLine]) -> list[pb.ReportBotOutputRequest]:
+    """The lines, in order, as ReportBotOutput messages each within `REPORT_BYTES` encoded and `MAX_LINES` lines."""
+    made: list[pb.ReportBotOutputRequest] = []
+    size = 0
+    for line in lines:
+        cost = pb.ReportBotOutputRequest(lines=[line]).ByteSize()  # its tag, its length and itself
+        if not made or len(made[-1].lines) >= MAX_LINES or size + cost > REPORT_BYTES:
+            made.append(pb.ReportBotOutputRequest(version_id=version_id))
+            size = made[-1].ByteSize()
+        made[-1].lines.append(line)
+        size += cost
+    return made
+
+
 class Keeper:
     """One bot kept running in its sandbox: started again after each end (1 s, 2 s, 4 s ... up to LAST_DELAY_S
     after quick deaths), a line for each start and each end, until `stop`."""
@@ -120,7 +138,8 @@ class Keeper:
 
     def _keep(self) -> None:
         sandbox = self.sandbox
-        share = "" if sandbox.cpu_cores is None else f", {sandbox.cpu_cores:.2f} cores of CPU"
+        share = (", an equal share of the CPU" if sandbox.cpu_cores is None
+                 else f", at most {sandbox.cpu_cores:.2f} cores of CPU")
         memory = "" if sandbox.jail_memory_bytes is None else f", {sandbox.jail_memory_bytes // MB} MB in all"
         how = (f"in its sandbox (uid {sandbox.uid}; {sandbox.memory_bytes // MB} MB and {sandbox.cpu_s} CPU s a"
                f" process, {sandbox.processes} processes{memory}{share})" if self.jailed else
@@ -146,7 +165,7 @@ class Keeper:
             cut = (f", its output cut at {sandbox.output_bytes // 1024} KB of {ended.output_bytes // 1024} KB"
                    if ended.output_bytes > sandbox.output_bytes else "")
             if ended.throttled_s >= 0.05:
-                cut += f", stopped {ended.throttled_s:.1f} s in all for using more than its CPU share"
+                cut += f", held back {ended.throttled_s:.1f} s in all for using more than its CPU cap"
             say(f"{self.name}: run {run} {ended.reason} after {lasted:.1f} s{cut} (log {self.log});"
                  f" starting again in {delay:g} s")
             if self._stopping.wait(delay):
@@ -191,12 +210,13 @@ class Hosting:
     def _report_output(self, stub: pb_grpc.PresidentServiceStub, admin: tuple[tuple[str, str], ...]) -> None:
         """Send each running version's output since the last renewal (a refused report loses only its lines)."""
         for version_id, (keeper, _, _) in list(self.running.items()):
-            if keeper.output is not None and (lines := keeper.output.take()):
+            if keeper.output is None:
+                continue
+            for report in reports(version_id, keeper.output.take()):
                 try:
-                    stub.ReportBotOutput(pb.ReportBotOutputRequest(version_id=version_id, lines=lines),
-                                         metadata=admin, timeout=30)
+                    stub.ReportBotOutput(report, metadata=admin, timeout=30)
                 except grpc.RpcError as exc:
-                    say(f"{keeper.name}: {len(lines)} lines of its output not sent:"
+                    say(f"{keeper.name}: {len(report.lines)} lines of its output not sent:"
                         f" {describe_rpc_error(exc, self.server)}")
 
     def _start(self, stub: pb_grpc.PresidentServiceStub, admin: tuple[tuple[str, str], ...],

@@ -1,19 +1,24 @@
-"""Equal CPU and a memory cap for every jail, without cgroups: each running jail may use `cores` of CPU on average
-(past that it is stopped, SIGSTOP, until its share has caught up, then continued, SIGCONT), and at most
-`memory_bytes` of memory in all its processes together (past that it is killed).
+"""Equal CPU and a memory cap for every jail where no cgroup holds it (`jail_cgroup` finds none): a jail given a
+CPU cap, `cores`, may use that on average (past that it is stopped, SIGSTOP, until its share has caught up, then
+continued, SIGCONT), and at most `memory_bytes` of memory in all its processes together (past that it is killed).
 
 It is cgroup v2's ``cpu.max`` and ``memory.max`` in user space, for machines (and containers) that give no cgroup
 controllers. One thread samples every watched jail each `PERIOD_S`: the process tree under the jail's first
-process, read from /proc, so threads and children count.
+process, read from /proc, so threads and children count.  A jail in a cgroup of its own is only watched for the
+kernel's memory kills (`JailCgroup.oom_kills`), so that the rest of it is killed too.
 
 * CPU: the CPU time of the tree (a reaped child's time lives on in its reaper's), against a budget that grows by
   ``cores * PERIOD_S`` a period and holds at most `BURST_S` seconds of it, so a bot that was idle may think at
   full speed for a moment, and no bot averages more than its share over any second. A busy-looping bot, however
-  many threads it runs, gets its share and no more, and so cannot think on the others' time.
-* Memory: the tree's resident anonymous and shared memory (RssAnon + RssShmem: what its processes allocated,
-  shared memory and memfds included; not the program and library files mapped, which the page cache shares with
-  every other jail running the same runtime). Between two samples only the per-process address-space limit
-  bounds it, so a jail may briefly hold more, at most its processes times that limit.
+  many threads it runs, gets its share and no more, and so cannot think on the others' time.  Its start-up, the
+  first `START_CPU_S` of its CPU, is never stopped: the runtime's connection to the server counts wall time, and
+  would time out while the jail is stopped.  A jail with no cap is never stopped: the kernel shares the CPU
+  between the jails, each in a session of its own (a scheduling group of its own where the kernel groups by
+  session, ``kernel.sched_autogroup_enabled``).
+* Memory: the tree's resident anonymous and shared memory and its swap (RssAnon + RssShmem + VmSwap: what its
+  processes allocated, shared memory and memfds included; not the program and library files mapped, which the
+  page cache shares with every other jail running the same runtime). Between two samples only the per-process
+  address-space limit bounds it, so a jail may briefly hold more, at most its processes times that limit.
 
 Signals go through pidfds checked against each process's start time, so a pid reused by another process is
 never signalled.
@@ -29,11 +34,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from president_harness.jail_cgroup import JailCgroup
+
 PERIOD_S = 0.1
 BURST_S = 1.0
 """Seconds of a jail's share it may save up while idle and spend at once."""
+START_CPU_S = 2.0
+"""CPU seconds of a jail's start-up, never stopped for its share."""
 _TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")
-_CHARGED = (b"RssAnon:", b"RssShmem:")
+_CHARGED = (b"RssAnon:", b"RssShmem:", b"VmSwap:")
 """The lines of /proc/PID/status a jail's memory is the sum of (in kB)."""
 
 
@@ -113,6 +122,7 @@ class _Jail:
     cores: float | None
     memory_bytes: int | None
     over_memory: Callable[[int], object]
+    cgroup: JailCgroup | None
     budget_s: float
     """CPU seconds it may still use now."""
     used_s: float = 0.0
@@ -133,15 +143,16 @@ class JailQuota:
         self._thread: threading.Thread | None = None
 
     def watch(self, pid: int, *, cores: float | None = None, memory_bytes: int | None = None,
-              over_memory: Callable[[int], object] = lambda used: None) -> None:
+              over_memory: Callable[[int], object] = lambda used: None, cgroup: JailCgroup | None = None) -> None:
         """Hold the process `pid` and everything it starts to `cores` of CPU on average (None: any) and measure
         their memory, until `forget`; past `memory_bytes` (None: no cap) `over_memory` is called, once, with the
-        memory measured (it kills the jail)."""
+        memory measured (it kills the jail).  In a `cgroup`, which holds both, `over_memory` is called once the
+        kernel has killed one of its processes for its memory."""
         started = _read(pid)
         with self._lock:
             self._jails[pid] = _Jail(root=pid, started=started.started if started else -1, cores=cores,
                                      memory_bytes=memory_bytes, over_memory=over_memory,
-                                     budget_s=BURST_S * (cores or 0.0))
+                                     cgroup=cgroup, budget_s=BURST_S * (cores or 0.0))
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="jail-quota", daemon=True)
                 self._thread.start()
@@ -164,11 +175,17 @@ class JailQuota:
             with self._lock:
                 jails = list(self._jails.values())
             if jails:
-                processes = _processes()
+                # a jail in a cgroup needs no process tree: /proc is read only for the others
+                processes = _processes() if any(jail.cgroup is None for jail in jails) else {}
                 for jail in jails:
                     self._hold(jail, processes, elapsed)
 
     def _hold(self, jail: _Jail, processes: dict[int, _Process], elapsed: float) -> None:
+        if jail.cgroup is not None:
+            if jail.memory_bytes is not None and jail.cgroup.oom_kills():
+                jail.memory_bytes = None  # told once
+                jail.over_memory(jail.cgroup.peak_memory_bytes())
+            return
         root = processes.get(jail.root)
         if root is None or root.started != jail.started:
             return  # it ended: `forget` comes
@@ -183,7 +200,8 @@ class JailQuota:
         if jail.stopped:
             jail.throttled_s += elapsed
         used = max(jail.used_s, sum(p.cpu_s for p in tree.values()))
-        jail.budget_s = min(BURST_S * jail.cores, jail.budget_s + jail.cores * elapsed) - (used - jail.used_s)
+        spent = used - jail.used_s if used > START_CPU_S else 0.0
+        jail.budget_s = min(BURST_S * jail.cores, jail.budget_s + jail.cores * elapsed) - spent
         jail.used_s = used
         with self._lock:
             if jail.root not in self._jails:

@@ -25,6 +25,10 @@ A runtime whose gRPC cannot dial a Unix socket (Debian's grpc-java) gets the ser
 instead (`Sandbox.loopback`): this module, run with the jail's Python as the jail's first process, relays
 127.0.0.1 to the socket with the host's own `SocketRelay` and runs the bot as its child, under the same limits.
 
+Where the machine lets the host make cgroups (`jail_cgroup`), each jail runs in one of its own: the kernel gives
+the jails equal CPU weights (the idle machine's cores to one that runs alone) and holds the jail's memory, all its
+processes together, at `Sandbox.jail_memory_bytes`; elsewhere `jail_quota` holds them in user space.
+
 Output and the wall clock are not the jail's to limit: `Jailed` reads the output (keeping the first
 `Sandbox.output_bytes` in the log, counting the rest) and kills the jail at the wall clock.  The command's
 environment is exactly what `Sandbox.environment` gives: it is passed as the jails' own environment, not with
@@ -50,6 +54,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+from president_harness.jail_cgroup import CgroupError, JailCgroup, cgroups
 from president_harness.jail_quota import QUOTA
 from president_harness.seccomp_filter import SeccompError, program_fd
 
@@ -178,11 +183,13 @@ class Sandbox:
     there, relays each connection to the jail's socket and nowhere else, and runs the command as its child; it
     ends with it, and the command with it (the jail's pid namespace ends when the relay does)."""
     cpu_cores: float | None = None
-    """Its share of the machine's CPU, in cores on average, all its processes and threads together (held by
-    `jail_quota`, which stops it while it is over); None: only `cpu_s` bounds it."""
+    """A cap on its CPU, in cores on average, all its processes and threads together (its cgroup's ``cpu.max``, or
+    `jail_quota`, which stops it while it is over); None: no cap, an equal weight beside the other jails (the whole
+    machine when they are idle)."""
     jail_memory_bytes: int | None = None
-    """Memory of all its processes together (resident anonymous and shared memory, measured by `jail_quota`):
-    past it the jail is killed; None: only `memory_bytes` (each process's) bounds it."""
+    """Memory of all its processes together (its cgroup's ``memory.max``, which the kernel holds; without cgroups,
+    resident anonymous and shared memory and swap, sampled by `jail_quota`): past it the jail is killed; None:
+    only `memory_bytes` (each process's) bounds it."""
 
     @property
     def uid(self) -> int:
@@ -287,9 +294,19 @@ class Sandbox:
             seccomp_fd = program_fd()
         except SeccompError as exc:
             raise SandboxError(str(exc)) from None
+        cgroup = None
         try:
-            return Jailed(self, self.command(argv, socket=socket, seccomp_fd=seccomp_fd), cwd=None,
-                          env=self.environment(env), log=log, on_output=on_output, pass_fds=(seccomp_fd,))
+            command = self.command(argv, socket=socket, seccomp_fd=seccomp_fd)
+            if (found := cgroups()) is not None:
+                cgroup = found.make(cores=self.cpu_cores, memory_bytes=self.jail_memory_bytes)
+            return Jailed(self, command, cwd=None, env=self.environment(env), log=log, on_output=on_output,
+                          pass_fds=(seccomp_fd,), cgroup=cgroup)
+        except CgroupError as exc:
+            raise SandboxError(str(exc)) from None
+        except BaseException:
+            if cgroup is not None:
+                cgroup.remove()
+            raise
         finally:
             os.close(seccomp_fd)  # the inner bwrap has its copy
 
@@ -326,17 +343,21 @@ class Exit:
     output_bytes: int
     """Bytes of output, all of them (the log holds at most the sandbox's output_bytes)."""
     throttled_s: float = 0.0
-    """Time it spent stopped for using more than its CPU share (`Sandbox.cpu_cores`)."""
+    """Time it was held back for using more than its CPU cap (`Sandbox.cpu_cores`)."""
     peak_memory_bytes: int = 0
-    """The most memory its processes held together, as `Sandbox.jail_memory_bytes` counts it (sampled)."""
+    """The most memory its processes held together, as `Sandbox.jail_memory_bytes` counts it (its cgroup's own
+    peak; without cgroups, sampled)."""
 
 
 class Jailed:
     """A command running in a sandbox: its output goes to a log, capped, and it is killed at the wall clock."""
 
     def __init__(self, sandbox: Sandbox, command: Sequence[str], *, cwd: Path | None, env: Mapping[str, str],
-                 log: Path, on_output: Callable[[bytes], None] | None = None, pass_fds: Sequence[int] = ()) -> None:
+                 log: Path, on_output: Callable[[bytes], None] | None = None, pass_fds: Sequence[int] = (),
+                 cgroup: JailCgroup | None = None) -> None:
         self.sandbox = sandbox
+        self.cgroup = cgroup
+        """The jail's cgroup, which every process of it starts in (None: `jail_quota` holds it)."""
         self.log = log
         self._on_output = on_output
         self._stopped = threading.Event()
@@ -345,14 +366,16 @@ class Jailed:
         """The memory measured past `Sandbox.jail_memory_bytes`, when that is why it was killed."""
         self._tail = b""
         self._output = 0
-        self.process = subprocess.Popen(command, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-                                        pass_fds=pass_fds)
+        self.process = subprocess.Popen(cgroup.command(command) if cgroup else command, cwd=cwd, env=dict(env),
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                        start_new_session=True, pass_fds=pass_fds)
         self._pidfd: int | None = os.pidfd_open(self.process.pid)
         """Signals go through it, so never to a process given the pid after this one's end; None once reaped."""
         self._signalling = threading.Lock()
-        QUOTA.watch(self.process.pid, cores=sandbox.cpu_cores, memory_bytes=sandbox.jail_memory_bytes,
-                    over_memory=self._over_memory)
+        self._ending = threading.Lock()
+        self._ended: Exit | None = None
+        QUOTA.watch(self.process.pid, cores=None if cgroup else sandbox.cpu_cores,
+                    memory_bytes=sandbox.jail_memory_bytes, over_memory=self._over_memory, cgroup=cgroup)
         self._reader = threading.Thread(target=self._read, name=f"sandbox-{sandbox.slot}-output", daemon=True)
         self._reader.start()
         self._timer = None
@@ -398,9 +421,21 @@ class Jailed:
                 os.killpg(self.process.pid, signal.SIGKILL)
 
     def wait(self) -> Exit:
-        """Wait for the end and say why it came."""
+        """Wait for the end and say why it came (the same `Exit` to every caller)."""
         self.process.wait()
+        with self._ending:
+            if self._ended is None:
+                self._ended = self._end()
+            return self._ended
+
+    def _end(self) -> Exit:
         held = QUOTA.forget(self.process.pid)
+        throttled_s, peak_memory_bytes = held.throttled_s, held.peak_memory_bytes
+        if self.cgroup is not None:
+            throttled_s, peak_memory_bytes = self.cgroup.throttled_s(), self.cgroup.peak_memory_bytes()
+            if self.cgroup.oom_kills() and self.sandbox.jail_memory_bytes is not None and self._memory_seen is None:
+                self._memory_seen = peak_memory_bytes  # killed by the kernel before the quota's thread saw it
+            self.cgroup.remove()
         if self._timer is not None:
             self._timer.cancel()
         with self._signalling:
@@ -408,8 +443,8 @@ class Jailed:
                 os.close(self._pidfd)
                 self._pidfd = None
         self._reader.join(10)
-        return Exit(self.process.returncode, self._reason(self.process.returncode), self._output, held.throttled_s,
-                    held.peak_memory_bytes)
+        return Exit(self.process.returncode, self._reason(self.process.returncode), self._output, throttled_s,
+                    peak_memory_bytes)
 
     def _reason(self, status: int) -> str:
         sandbox = self.sandbox
