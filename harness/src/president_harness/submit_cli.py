@@ -31,7 +31,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import grpc
-from president_engine.narrate import counted
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
@@ -260,6 +259,7 @@ def bot_output_command(args: argparse.Namespace) -> int:
     more = "".join(f", {n} {what}" for n, what in ((got.held_back, "held back until the matches they were printed"
                                                                       " in are over"),
                                                      (got.dropped, "older ones left out")) if n)
+    from president_engine.narrate import counted
     print(f"{got.version.player or got.version.version_id} {during}: {counted(len(got.lines), 'line')}{more}")
     for line in got.lines:
         print(datetime.fromtimestamp(line.at.ToMicroseconds() / 1e6, UTC).strftime("%H:%M:%S.%f")[:-3], line.text)
