@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 import time
+from collections import deque
 from typing import TYPE_CHECKING
 
 import grpc
@@ -28,6 +30,10 @@ from president_harness.rpc_errors import describe_rpc_error, error_reason
 
 if TYPE_CHECKING:
     from president_sdk.session_client import FinishedMatch
+
+
+_TOLD = 1024
+"""The newest ends remembered: a match's house seats report its end within moments of each other."""
 
 
 class HouseError(RuntimeError):
@@ -97,7 +103,14 @@ def house_command(args: argparse.Namespace) -> int:
 
     from president_harness.builtin_sessions import BuiltinSessions
 
+    told: deque[str] = deque(maxlen=_TOLD)
+    telling = threading.Lock()  # the house accounts' reports come from a loop's thread and a worker's listener
+
     def finished(match: FinishedMatch) -> None:
+        with telling:
+            if match.match_id in told:  # every house account seated in the match reports its end
+                return
+            told.append(match.match_id)
         print(f"match {match.match_id} over", flush=True)
 
     print(f"house bots {', '.join(house_name(level) for level in levels)} playing on {args.server}; Ctrl-C stops",
