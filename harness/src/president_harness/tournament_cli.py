@@ -26,7 +26,6 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import grpc
-from google.protobuf.json_format import MessageToDict
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
@@ -215,6 +214,8 @@ def markdown(t: pb.Tournament) -> str:
 
 def _export(t: pb.Tournament, kind: str, out: str) -> int:
     if kind == "json":
+        from google.protobuf.json_format import MessageToDict
+
         text = json.dumps(MessageToDict(t, preserving_proto_field_name=True), indent=2) + "\n"
     elif kind == "csv":
         buffer = io.StringIO()
