@@ -9,7 +9,7 @@ PYPROJECTS := engine/pyproject.toml protocol/pyproject.toml sdk/pyproject.toml s
   learn/pyproject.toml
 
 .PHONY: all venv test lint typecheck pytest pytest-source pytest-compiled pytest-default engine-compiled bench bench-engine bench-bots bench-expert bench-expert-clock bench-expert-ladders bench-playouts bench-expert-worlds bench-builtin-workers bench-service bench-arena \
-  bench-ladder bench-ladder-speed bench-seat bench-streams bench-new-streams bench-flood bench-sandbox bench-tournament bench-kits bench-install run clean
+  bench-ladder bench-ladder-speed bench-seat bench-streams bench-new-streams bench-flood bench-sandbox bench-tournament bench-kits bench-cli bench-install run clean
 
 all: test
 
@@ -213,7 +213,7 @@ examples/node/node_modules/.package-lock.json: examples/node/package-lock.json
 ## bench: throughput figures (medians of 5 runs), and whether the expert keeps its clock (issue 28's bar); not a test.
 bench: bench-engine bench-bots bench-service bench-arena bench-ladder bench-ladder-speed bench-seat bench-streams \
   bench-new-streams bench-flood bench-sandbox bench-tournament bench-expert-clock bench-builtin-workers bench-kits \
-  bench-uecda bench-playouts bench-expert-worlds bench-expert-ladders
+  bench-uecda bench-playouts bench-expert-worlds bench-expert-ladders bench-cli
 
 bench-engine: $(STAMP) $(ENGINE_COMPILED)/.built
 	PRESIDENT_ENGINE_BUILD=source $(PY) benchmarks/engine_bench.py
@@ -279,6 +279,10 @@ bench-kits: $(STAMP)
 
 bench-service: $(STAMP)
 	$(PY) benchmarks/service_bench.py
+
+## bench-cli: the CPU of one-RPC `president` commands against a running server, beside `python -c pass` (issue 44).
+bench-cli: $(STAMP)
+	$(PY) benchmarks/cli_bench.py
 
 ## bench-install: a fresh clone's `make run`, to the first deal shown (downloads everything; not in `make bench`).
 bench-install:

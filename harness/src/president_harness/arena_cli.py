@@ -24,20 +24,21 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import grpc
-from president_engine import PRESETS
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_sdk.bots import BUILTIN_BOTS
-from president_sdk.session_client import Appetite, FinishedMatch
 from president_service.serve_cli import port_number
 
 from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_token
-from president_harness.builtin_sessions import BuiltinSessions
 from president_harness.child_server import ChildServer, ServerError, free_port
+from president_harness.cli_names import BUILTIN_LEVELS, PRESET_NAMES
 from president_harness.house_cli import HouseError, account_token, house_name
 from president_harness.interrupts import terminate_as_interrupt
+
+if TYPE_CHECKING:
+    from president_sdk.session_client import FinishedMatch
 
 HOUSE_LEVELS = ("hard", "normal", "easy", "random")
 Queue = tuple[str, int]
@@ -49,9 +50,9 @@ class ArenaError(RuntimeError):
 
 def _queue(text: str) -> Queue:
     preset, _, players = text.partition(":")
-    if preset not in PRESETS or not players.isdigit() or int(players) < 3:
+    if preset not in PRESET_NAMES or not players.isdigit() or int(players) < 3:
         raise argparse.ArgumentTypeError(f"{text!r}: write PRESET:PLAYERS, e.g. cardverse:4"
-                                         f" (presets: {', '.join(PRESETS)})")
+                                         f" (presets: {PRESET_NAMES})")
     return preset, int(players)
 
 
@@ -81,11 +82,11 @@ def add_arena_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
 def arena_command(args: argparse.Namespace) -> int:
     queues: list[Queue] = args.queue or [("cardverse", 4)]
     levels = [level.strip() for level in args.house.split(",") if level.strip()]
-    unknown = [level for level in levels if level not in BUILTIN_BOTS]
+    unknown = [level for level in levels if level not in BUILTIN_LEVELS]
     if unknown or len(levels) < max(players for _, players in queues) - 1:
-        print(f"president arena: --house: {len(levels)} built-in levels ({', '.join(BUILTIN_BOTS)}) cannot fill"
+        print(f"president arena: --house: {len(levels)} built-in levels ({BUILTIN_LEVELS}) cannot fill"
               f" a table beside a newcomer in {', '.join(f'{p}:{n}' for p, n in queues)}" if not unknown
-              else f"president arena: --house: no built-in level {unknown[0]!r} (known: {', '.join(BUILTIN_BOTS)})",
+              else f"president arena: --house: no built-in level {unknown[0]!r} (known: {BUILTIN_LEVELS})",
               file=sys.stderr)
         return 2
     if not args.every > 0:
@@ -116,6 +117,10 @@ def arena_command(args: argparse.Namespace) -> int:
 
 def _run(server: ChildServer, admin: str, queues: Sequence[Queue], levels: Sequence[str],
          args: argparse.Namespace) -> None:
+    from president_sdk.session_client import Appetite
+
+    from president_harness.builtin_sessions import BuiltinSessions
+
     address = server.address
     with grpc.insecure_channel(address) as channel:
         stub = pb_grpc.PresidentServiceStub(channel)

@@ -25,25 +25,20 @@ import signal
 import sys
 import threading
 import time
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import grpc
-from president_engine import Action, Observation, build
-from president_engine.narrate import counted
-from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_sdk.bot import Bot
-from president_sdk.bots import builtin_bot
-from president_sdk.remote import run
-from president_sdk.runner_errors import RunnerError
-from president_service.clock import ClockSettings
-from president_service.grpc_server import ServerConfig, StartError, start
 from president_service.serve_cli import port_number
 
 from president_harness.child_server import free_port
-from president_harness.demo_leftovers import play_out_leftovers
-from president_harness.table_status import TableStatus
+
+if TYPE_CHECKING:
+    from president_sdk.bot import Bot
+
+# The server, the engine and the bots are imported where the demo uses them: the ``president`` command builds
+# this parser for every subcommand.
 
 DEMO_LEVELS = ("hard", "normal", "easy", "random")
 GUEST_LEVELS = ("hard", "normal", "easy")
@@ -70,6 +65,13 @@ def demo_command(args: argparse.Namespace) -> int:
 
 
 async def _demo(args: argparse.Namespace) -> None:
+    from president_engine import build
+    from president_engine.narrate import counted
+    from president_service.clock import ClockSettings
+    from president_service.grpc_server import ServerConfig, StartError, start
+
+    from president_harness.demo_leftovers import play_out_leftovers
+
     admin = secrets.token_hex(16)
     port = free_port(args.port)
     if port != args.port:
@@ -148,6 +150,10 @@ ends, its replay's address is printed and a new seat is opened. Ctrl-C stops the
 
 
 def _start_bot(level: str, address: str, token: str, pace: float) -> None:
+    from president_sdk.bots import builtin_bot
+    from president_sdk.remote import run
+    from president_sdk.runner_errors import RunnerError
+
     bot = _paced(builtin_bot(level), pace)
 
     def play() -> None:
@@ -161,6 +167,9 @@ def _start_bot(level: str, address: str, token: str, pace: float) -> None:
 
 def _paced(bot: Bot, pace: float) -> Bot:
     """The same bot, thinking `pace` seconds before each play so that a person can follow."""
+    from president_engine import Action, Observation
+    from president_sdk.bot import Bot
+
     base = type(bot)
 
     def play(self: Bot, obs: Observation) -> Action:
@@ -173,6 +182,10 @@ def _paced(bot: Bot, pace: float) -> Bot:
 async def _watch(stub: pb_grpc.PresidentServiceAsyncStub, match_id: str, rules: pb.Rules, stop: asyncio.Event,
                  preset: str, web: str) -> None:
     """Print the match as a spectator sees it until it is over (or Ctrl-C), then the address of its replay."""
+    from president_protocol import convert
+
+    from president_harness.table_status import TableStatus
+
     players = (await stub.GetMatch(pb.GetMatchRequest(match_id=match_id))).match.players
     table = TableStatus(convert.rules_from_proto(rules), [p.name for p in players], preset=preset)
     stream = stub.Spectate(pb.SpectateRequest(match_id=match_id, from_seq=1))

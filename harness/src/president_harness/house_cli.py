@@ -14,18 +14,26 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 import time
+from collections import deque
+from typing import TYPE_CHECKING
 
 import grpc
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_sdk.bots import BUILTIN_BOTS
-from president_sdk.session_client import Appetite, FinishedMatch
 
 from president_harness.admin_token import ADMIN_TOKEN_ENV, Metadata, admin_metadata
-from president_harness.builtin_sessions import BuiltinSessions
+from president_harness.cli_names import BUILTIN_LEVELS, known_in_help
 from president_harness.interrupts import terminate_as_interrupt
 from president_harness.rpc_errors import describe_rpc_error, error_reason
+
+if TYPE_CHECKING:
+    from president_sdk.session_client import FinishedMatch
+
+
+_TOLD = 1024
+"""The newest ends remembered: a match's house seats report its end within moments of each other."""
 
 
 class HouseError(RuntimeError):
@@ -64,7 +72,7 @@ def house_account(stub: pb_grpc.PresidentServiceStub, admin: Metadata, level: st
 def add_house_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     house = commands.add_parser("house", help="built-in levels playing house accounts on a running server",
                                 description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    house.add_argument("levels", help=f"built-in levels, comma-separated ({', '.join(BUILTIN_BOTS)})")
+    known_in_help(house.add_argument("levels", help="built-in levels, comma-separated (%(known)s)"), BUILTIN_LEVELS)
     house.add_argument("--server", default="localhost:50051", help="HOST:PORT (default localhost:50051)")
     house.add_argument("--admin-token", help=f"the server's admin token (or set {ADMIN_TOKEN_ENV})")
     house.add_argument("--max-matches", type=int, default=20, help="matches each house bot plays at once (default 20)")
@@ -76,9 +84,9 @@ def house_command(args: argparse.Namespace) -> int:
     if (admin := admin_metadata(args.admin_token, "house")) is None:
         return 2
     levels = list(dict.fromkeys(level.strip() for level in args.levels.split(",") if level.strip()))
-    unknown = [level for level in levels if level not in BUILTIN_BOTS]
+    unknown = [level for level in levels if level not in BUILTIN_LEVELS]
     if not levels or unknown:
-        print(f"president house: no built-in level {(unknown or [''])[0]!r} (known: {', '.join(BUILTIN_BOTS)})",
+        print(f"president house: no built-in level {(unknown or [''])[0]!r} (known: {BUILTIN_LEVELS})",
               file=sys.stderr)
         return 2
     if args.max_matches < 1:
@@ -91,7 +99,18 @@ def house_command(args: argparse.Namespace) -> int:
     except HouseError as exc:
         print(f"president house: {exc}", file=sys.stderr)
         return 1
+    from president_sdk.session_client import Appetite
+
+    from president_harness.builtin_sessions import BuiltinSessions
+
+    told: deque[str] = deque(maxlen=_TOLD)
+    telling = threading.Lock()  # the house accounts' reports come from a loop's thread and a worker's listener
+
     def finished(match: FinishedMatch) -> None:
+        with telling:
+            if match.match_id in told:  # every house account seated in the match reports its end
+                return
+            told.append(match.match_id)
         print(f"match {match.match_id} over", flush=True)
 
     print(f"house bots {', '.join(house_name(level) for level in levels)} playing on {args.server}; Ctrl-C stops",

@@ -14,17 +14,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
-from president_engine import PRESETS, Rules, RulesError
-from president_engine.narrate import counted
-from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
 from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_metadata
+from president_harness.cli_names import SORTED_PRESET_NAMES
 from president_harness.rpc_errors import describe_rpc_error
+
+if TYPE_CHECKING:
+    from president_engine import Rules
 
 
 def add_match_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,7 +35,8 @@ def add_match_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
                                 description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     create.add_argument("--server", default="localhost:50051", help="HOST:PORT (default localhost:50051)")
     create.add_argument("--admin-token", help=f"the server's admin token (or set {ADMIN_TOKEN_ENV})")
-    create.add_argument("--preset", default="cardverse", choices=sorted(PRESETS))
+    create.add_argument("--preset", default="cardverse", choices=SORTED_PRESET_NAMES, metavar="PRESET",
+                        help="%(choices)s (default cardverse)")
     create.add_argument("--players", type=int, help="players (default: the preset's)")
     create.add_argument("--deals", type=int, help="deals in the match (default 1)")
     create.add_argument("--seed", type=int, help="the shuffle's seed (default: the server draws one)")
@@ -48,6 +50,10 @@ def add_match_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
 
 
 def match_command(args: argparse.Namespace) -> int:
+    from president_engine import RulesError
+    from president_engine.narrate import counted
+    from president_protocol import convert
+
     if (admin := admin_metadata(args.admin_token, "match")) is None:
         return 2
     try:
@@ -76,6 +82,8 @@ def match_command(args: argparse.Namespace) -> int:
 
 
 def _rules(args: argparse.Namespace) -> Rules:
+    from president_engine import Rules
+
     overrides: dict[str, Any] = {}
     if args.options:
         try:

@@ -26,14 +26,13 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from importlib.metadata import version
 
 from president_service.serve_cli import add_serve_parser
 
 from president_harness.account_cli import add_account_parser
 from president_harness.arena_cli import add_arena_parser
 from president_harness.builder import add_builder_parser
-from president_harness.conformance import add_conformance_parser
+from president_harness.conformance_cli import add_conformance_parser
 from president_harness.demo import add_demo_parser
 from president_harness.doctor import add_doctor_parser
 from president_harness.host_cli import add_host_parser
@@ -46,9 +45,19 @@ from president_harness.tournament_cli import add_tournament_parser
 from president_harness.uecda_cli import add_uecda_parser
 
 
+class _Version(argparse.Action):
+    """``--version``: looks the installed version up only when asked (the look-up costs every command otherwise)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        from importlib.metadata import version
+        print(f"{parser.prog} {version('president-harness')}")
+        parser.exit()
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="president", description="The President card game service.")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version('president-harness')}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     commands = parser.add_subparsers(dest="command", required=True)
     add_serve_parser(commands)
     add_demo_parser(commands)

@@ -18,13 +18,9 @@ import sys
 from pathlib import Path
 
 import grpc
-from president_engine import RecordError
-from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_service.serve_cli import ADMIN_TOKEN_ENV
-from president_service.web.replay_file import replay_html
-from president_service.web.replay_frames import FramesError, replay_frames
 
 from president_harness.rpc_errors import describe_rpc_error
 
@@ -42,6 +38,11 @@ def add_replay_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
 
 
 def replay_command(args: argparse.Namespace) -> int:
+    from president_engine import RecordError
+    from president_protocol import convert
+    from president_service.web.replay_file import replay_html
+    from president_service.web.replay_frames import FramesError, replay_frames
+
     if args.html is None and args.json is None:
         print("president replay: give --html FILE, --json FILE, or both", file=sys.stderr)
         return 2

@@ -34,7 +34,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import grpc
-from president_engine.narrate import counted, duration
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
@@ -278,6 +277,8 @@ def fault_rate(record: pb.VersionRecord) -> str:
     """Its faults over the moves it was to make, as a count and a share ("-" before any move)."""
     if not record.moves:
         return "-"
+    from president_engine.narrate import counted
+
     faults = record.faults
     total = faults.errors + faults.timeouts + faults.invalid + faults.strikes
     return f"{total} in {counted(record.moves, 'move')} ({total / record.moves:.1%})"
@@ -292,6 +293,8 @@ def last_error(v: pb.BotVersion) -> str:
 
 def check_text(v: pb.BotVersion, *, without_arena: bool) -> str:
     """What became of a built version's check matches, and what comes next, in one line."""
+    from president_engine.narrate import counted, duration
+
     record = v.record
     if v.checked:
         return "check match passed" + (f" after {counted(record.checks_failed, 'failed one')}"
@@ -346,6 +349,7 @@ def bot_output_command(args: argparse.Namespace) -> int:
     more = "".join(f", {n} {what}" for n, what in ((got.held_back, "held back until the matches they were printed"
                                                                       " in are over"),
                                                      (got.dropped, "older ones left out")) if n)
+    from president_engine.narrate import counted
     print(f"{got.version.player or got.version.version_id} {during}: {counted(len(got.lines), 'line')}{more}")
     for line in got.lines:
         print(datetime.fromtimestamp(line.at.ToMicroseconds() / 1e6, UTC).strftime("%H:%M:%S.%f")[:-3], line.text)

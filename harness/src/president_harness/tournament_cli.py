@@ -31,14 +31,12 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import grpc
-from google.protobuf.json_format import MessageToDict
-from president_engine import PRESETS
 from president_protocol.status import read_refusal
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_sdk.bots import BUILTIN_BOTS
 
 from president_harness.admin_token import ADMIN_TOKEN_ENV, Metadata, admin_metadata, admin_token
+from president_harness.cli_names import BUILTIN_LEVELS, SORTED_PRESET_NAMES, known_in_help
 from president_harness.house_cli import HouseError, house_account, house_name
 from president_harness.rpc_errors import describe_rpc_error
 
@@ -63,13 +61,15 @@ def add_tournament_parser(commands: argparse._SubParsersAction[argparse.Argument
     create = actions.add_parser("create", parents=[common], help="a new tournament (CREATED until it starts)")
     create.add_argument("name", help="its name, for people")
     create.add_argument("--entrants", default="", help="accounts entered, comma-separated")
-    create.add_argument("--builtin", default="",
-                        help=f"built-in levels entered as house accounts house-LEVEL ({', '.join(BUILTIN_BOTS)})")
+    known_in_help(create.add_argument("--builtin", default="",
+                                      help="built-in levels entered as house accounts house-LEVEL (%(known)s)"),
+                  BUILTIN_LEVELS)
     create.add_argument("--format", choices=sorted(FORMATS), default="swiss", help="default swiss")
     create.add_argument("--rounds", type=int, default=5,
                         help="swiss: rounds; round-robin and stages: times each round robin is played (default 5)")
     create.add_argument("--players", type=int, default=4, help="players at a table, 3 to 6 (default 4)")
-    create.add_argument("--preset", choices=sorted(PRESETS), default="cardverse", help="default cardverse")
+    create.add_argument("--preset", choices=SORTED_PRESET_NAMES, metavar="PRESET", default="cardverse",
+                        help="%(choices)s (default cardverse)")
     create.add_argument("--deals", type=int, default=None, help="deals of each match (default: the preset's)")
     create.add_argument("--duplicate", action="store_true",
                         help="each table plays one set of hands in every rotation of its seats")
@@ -140,9 +140,9 @@ def tournament_command(args: argparse.Namespace) -> int:
 def _create(stub: pb_grpc.PresidentServiceStub, args: argparse.Namespace, admin: tuple[tuple[str, str], ...],
             token: str) -> int:
     levels = [level.strip() for level in args.builtin.split(",") if level.strip()]
-    unknown = [level for level in levels if level not in BUILTIN_BOTS]
+    unknown = [level for level in levels if level not in BUILTIN_LEVELS]
     if unknown:
-        print(f"president tournament: --builtin: no built-in level {unknown[0]!r} (known: {', '.join(BUILTIN_BOTS)})",
+        print(f"president tournament: --builtin: no built-in level {unknown[0]!r} (known: {BUILTIN_LEVELS})",
               file=sys.stderr)
         return 2
     for level in levels:
@@ -268,6 +268,8 @@ def markdown(t: pb.Tournament) -> str:
 
 def _export(t: pb.Tournament, kind: str, out: str) -> int:
     if kind == "json":
+        from google.protobuf.json_format import MessageToDict
+
         text = json.dumps(MessageToDict(t, preserving_proto_field_name=True, always_print_fields_with_no_presence=True),
                           indent=2) + "\n"
     elif kind == "csv":

@@ -23,25 +23,31 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import grpc
-from president_engine import DealError, Match, Rules, RulesError
-from president_engine.narrate import counted
-from president_sdk.uecda_table import PLAYERS
-from president_service.grpc_server import ServerConfig, StartError, start
 from president_service.serve_cli import port_number
 
 from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_metadata, admin_token
 from president_harness.child_server import free_port
 from president_harness.rpc_errors import describe_rpc_error
-from president_harness.uecda_bridge import DEFAULT_LISTEN, Listener, OtherSeat, contest_rules, play_match
-from president_harness.uecda_log import GameLog, LogError, ScenarioDeal, game_differences, log_of, scenario_of
+
+if TYPE_CHECKING:
+    from president_engine import Rules
+
+    from president_harness.uecda_bridge import OtherSeat
+    from president_harness.uecda_log import GameLog, ScenarioDeal
+
+# The bridge, the logs, the engine and the server are imported by the commands that use them: the ``president``
+# command builds this parser for every subcommand.
 
 DEFAULT_GAMES = 100
 
 
 def listen_address(text: str) -> tuple[str, int]:
     """HOST:PORT, or PORT alone on 127.0.0.1 (an argparse type: one line for anything else)."""
+    from president_harness.uecda_bridge import DEFAULT_LISTEN
+
     host, _, port = text.rpartition(":")
     try:
         return host or DEFAULT_LISTEN[0], port_number(port)
@@ -51,6 +57,8 @@ def listen_address(text: str) -> tuple[str, int]:
 
 def other_seat(text: str) -> OtherSeat:
     """An argparse type: one line for anything but ``builtin:LEVEL`` or ``account:NAME``."""
+    from president_harness.uecda_bridge import OtherSeat
+
     try:
         return OtherSeat.parse(text)
     except ValueError as exc:
@@ -62,7 +70,7 @@ def add_uecda_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     actions = uecda.add_subparsers(dest="action", required=True)
     serve = actions.add_parser("serve", help="take five contest clients and play a match with them",
                                description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    serve.add_argument("--listen", type=listen_address, default=DEFAULT_LISTEN,
+    serve.add_argument("--listen", type=listen_address, default=None,
                        help="where contest clients connect (default 127.0.0.1:42485)")
     serve.add_argument("--games", type=int, default=None, help="games in the match (default 100, or the"
                        " scenario's; the contest plays 100 or 1000)")
@@ -93,6 +101,8 @@ def add_uecda_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
 
 def _read_log(path: Path) -> GameLog:
     """The log at `path`; LogError (one line) for a file that is missing or not a log."""
+    from president_harness.uecda_log import GameLog, LogError
+
     try:
         return GameLog.parse(path.read_text(errors="replace"))
     except OSError as exc:
@@ -102,6 +112,8 @@ def _read_log(path: Path) -> GameLog:
 
 
 def _scenario(path: Path) -> tuple[ScenarioDeal, ...]:
+    from president_harness.uecda_log import LogError, scenario_of
+
     log = _read_log(path)
     try:
         scenario = scenario_of(log)
@@ -113,6 +125,10 @@ def _scenario(path: Path) -> tuple[ScenarioDeal, ...]:
 
 
 def compare_command(args: argparse.Namespace) -> int:
+    from president_engine.narrate import counted
+
+    from president_harness.uecda_log import LogError, game_differences
+
     try:
         logs = _read_log(args.log), _read_log(args.other)
     except LogError as exc:
@@ -128,6 +144,12 @@ def compare_command(args: argparse.Namespace) -> int:
 
 
 def uecda_command(args: argparse.Namespace) -> int:
+    from president_engine import DealError, Match, RulesError
+    from president_sdk.uecda_table import PLAYERS
+
+    from president_harness.uecda_bridge import contest_rules
+    from president_harness.uecda_log import LogError
+
     if len(args.seat) >= PLAYERS:
         print(f"president uecda: --seat: at most {PLAYERS - 1} (the contest is of {PLAYERS} players, at least one"
               " a contest client)", file=sys.stderr)
@@ -156,6 +178,13 @@ def uecda_command(args: argparse.Namespace) -> int:
 
 
 async def _serve(args: argparse.Namespace, rules: Rules, scenario: Sequence[ScenarioDeal]) -> int:
+    from president_engine.narrate import counted
+    from president_sdk.uecda_table import PLAYERS
+    from president_service.grpc_server import ServerConfig, StartError, start
+
+    from president_harness.uecda_bridge import DEFAULT_LISTEN, Listener, play_match
+    from president_harness.uecda_log import log_of
+
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     log_path: Path = args.log or Path(time.strftime("uecda-%Y%m%d%H%M%S.log"))
     async with contextlib.AsyncExitStack() as stack:
@@ -175,7 +204,7 @@ async def _serve(args: argparse.Namespace, rules: Rules, scenario: Sequence[Scen
             address, web = f"127.0.0.1:{server.port}", f"http://localhost:{server.http_port}"
             print(f"president uecda: the match is played on a server of ours ({address}, database {args.db});"
                   f" its web pages: {web}/", flush=True)
-        host, port = args.listen
+        host, port = args.listen or DEFAULT_LISTEN
         try:
             listener = await stack.enter_async_context(Listener(host, port))
         except OSError as exc:

@@ -41,7 +41,7 @@ import secrets
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 
 from president_engine import PRESETS, CardSet, Fault, Rules, RulesError, board_hands
@@ -52,7 +52,7 @@ from president_protocol.v1 import president_pb2 as pb
 
 from president_service.accounts import Accounts
 from president_service.arena_ratings import Board, Ratings, rank_key
-from president_service.clock import ClockSettings
+from president_service.arena_settings import ArenaSettings as ArenaSettings
 from president_service.errors import Reason, ServiceError
 from president_service.limits import Limits
 from president_service.match_request import MatchRequest, rules_from_request
@@ -70,25 +70,6 @@ class CheckVerdict(StrEnum):
 
     PASSED = "CHECK_PASSED"
     FAILED = "CHECK_FAILED"
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class ArenaSettings:
-    enabled: bool = False
-    """Form matches from willing accounts (challenges work either way)."""
-    queues: tuple[Board, ...] = (("cardverse", 4), ("norwegian", 4), ("italian", 5))
-    deals: int = 1
-    """Deals in an arena match."""
-    duplicate: bool = False
-    """Each table plays every rotation of one deal (as many matches as players) instead of one match."""
-    clock: ClockSettings = field(default_factory=lambda: ClockSettings(move_ms=5_000, bank_ms=20_000, max_strikes=3))
-    provisional_sigma: float = 4.0
-    """An account is provisional on a leaderboard while its sigma is above this."""
-    challenge_timeout_s: float = 60.0
-    check_retry_s: float = 5.0
-    """Wait before the check match that follows a failed one; doubled after each further failure."""
-    check_retry_max_s: float = 300.0
-    """The longest wait between check matches."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

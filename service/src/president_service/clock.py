@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 _MOST = {"move_ms": 24 * 3600 * 1000, "bank_ms": 24 * 3600 * 1000, "max_strikes": 1000}
+ABSENCE_S = 60.0
+"""The server's default absence limit: seconds a started match waits on a seat with no client before it acts."""
 
 
 class ClockError(ValueError):

@@ -24,7 +24,7 @@ from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_service.accounts import Accounts
 from president_service.arena import ArenaSettings
 from president_service.auth import AdminKey
-from president_service.clock import ClockSettings
+from president_service.clock import ABSENCE_S, ClockSettings
 from president_service.limits import Limits
 from president_service.match_store import MatchStore
 from president_service.registry import Registry
@@ -77,7 +77,7 @@ class ServerConfig:
     """The clock of matches created without one."""
     start_grace_s: float = 30.0
     """How long a match waits for all its seats to connect before its clock starts anyway."""
-    absence_s: float = 60.0
+    absence_s: float = ABSENCE_S
     """How long a started match waits on a seat with no client before the server acts for it (a strike)."""
     arena: ArenaSettings = field(default_factory=ArenaSettings)
     http_port: int | None = None

@@ -10,6 +10,13 @@ hop to another thread and back, and the write is durable when the call
 returns.  What can take milliseconds runs on one background thread with its
 own connection: reads (WAL readers see committed data only) and checkpoints
 (the writer's automatic checkpoint, which fsyncs, is off).
+
+A checkpoint that only copies (PASSIVE) never lets the WAL start over while
+moves keep coming: the WAL is rewound only by a write that finds every frame
+already copied, and writes land during each copy.  So each checkpoint copies
+first, then copies the rest and empties the WAL with writers held for that
+short part (TRUNCATE), and a checkpoint is never started while the last one
+still runs, so the WAL holds at most two checkpoints' worth of commits.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ import logging
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from enum import Enum, IntEnum
 from pathlib import Path
@@ -219,6 +226,7 @@ class MatchStore:
         self._reader = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="president-db")
         self._commits = 0
+        self._checkpointing: Future[None] | None = None
         self._unreadable: dict[str, set[str]] = {}
         for kind, row_id in self._db.execute("SELECT kind, id FROM unreadable"):
             self._unreadable.setdefault(kind, set()).add(row_id)
@@ -331,11 +339,15 @@ class MatchStore:
             db.execute("COMMIT")
         self._commits += 1
         if self._commits % _CHECKPOINT_EVERY == 0:
-            self._thread.submit(self._checkpoint).add_done_callback(_log_failure)
+            if self._checkpointing is not None:
+                wait([self._checkpointing])  # the last one still runs: hold the writer, so the WAL stays bounded
+            self._checkpointing = self._thread.submit(self._checkpoint)
+            self._checkpointing.add_done_callback(_log_failure)
 
     def _checkpoint(self) -> None:
-        """Copy the WAL into the database file, off the event loop; writers go on meanwhile."""
-        self._reader.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        """Copy the WAL into the database file and empty it, off the event loop; writers wait for the tail only."""
+        self._reader.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        self._reader.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
     # ------------------------------------------------------------------ reads
 

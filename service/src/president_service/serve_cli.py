@@ -17,22 +17,20 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
-from importlib.metadata import version
 from pathlib import Path
 
-from president_engine import PRESETS, build
-
-from president_service.arena import ArenaSettings
-from president_service.clock import ClockError, ClockSettings
-from president_service.grpc_server import ServerConfig, StartError, start
+from president_service.arena_settings import ArenaSettings
+from president_service.clock import ABSENCE_S, ClockError, ClockSettings
 from president_service.limits import Limits
+
+# The server itself (grpc_server, the engine) is imported by the command that runs it: the ``president`` command
+# registers this parser for every subcommand, and a one-RPC command should not pay for loading the server.
 
 ADMIN_TOKEN_ENV = "PRESIDENT_ADMIN_TOKEN"
 _LIMITS = Limits()
 _CLOCK = ClockSettings()
 _CLOCK_FLAGS = {"move_ms": "move-ms", "bank_ms": "bank-ms", "max_strikes": "strikes"}
 _ARENA = ArenaSettings()
-_ABSENCE_S = ServerConfig.absence_s
 
 
 def port_number(text: str) -> int:
@@ -53,6 +51,8 @@ def _seconds(text: str) -> float:
 
 
 def _queue(text: str) -> tuple[str, int]:
+    from president_engine import PRESETS
+
     preset, _, players = text.partition(":")
     if preset not in PRESETS or not players.isdigit() or int(players) < 3:
         raise argparse.ArgumentTypeError(f"{text!r}: write PRESET:PLAYERS, e.g. cardverse:4"
@@ -90,10 +90,10 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
                        help="default timeouts before the server plays a seat (0: never)")
     serve.add_argument("--start-grace", type=float, default=30.0,
                        help="seconds a match waits for all seats before its clock starts anyway")
-    serve.add_argument("--absence-limit", type=_seconds, default=_ABSENCE_S, metavar="SECONDS",
+    serve.add_argument("--absence-limit", type=_seconds, default=ABSENCE_S, metavar="SECONDS",
                        help="seconds a started match waits on a seat with no client connected (no stream, no call)"
                             " before the server plays its move as for a timeout, with a strike; also without a"
-                            f" clock and after a restart (default {_ABSENCE_S:g})")
+                            f" clock and after a restart (default {ABSENCE_S:g})")
     serve.add_argument("--shutdown-grace", type=float, default=5.0, help="seconds running calls get at shutdown")
     arena = serve.add_argument_group("arena", "matches formed from connected bot accounts, rated with OpenSkill")
     arena.add_argument("--arena", action="store_true", help="form matches from willing accounts (matchmaking)")
@@ -107,6 +107,10 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
 
 
 async def _serve(args: argparse.Namespace, admin_token: str) -> None:
+    from president_engine import build
+
+    from president_service.grpc_server import ServerConfig, start
+
     _tune_gc()
     running = await start(ServerConfig(
         db=args.db, admin_token=admin_token, host=args.host, port=args.port,
@@ -153,6 +157,8 @@ def serve_command(args: argparse.Namespace) -> int:
     if not admin_token:
         print(f"president serve: give --admin-token or set {ADMIN_TOKEN_ENV}", file=sys.stderr)
         return 2
+    from president_service.grpc_server import StartError
+
     try:
         asyncio.run(_serve(args, admin_token))
     except ClockError as exc:
@@ -167,6 +173,8 @@ def serve_command(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m president_service serve ...``: the server alone."""
+    from importlib.metadata import version
+
     parser = argparse.ArgumentParser(prog="python -m president_service", description="The President game server.")
     parser.add_argument("--version", action="version", version=f"president-service {version('president-service')}")
     add_serve_parser(parser.add_subparsers(dest="command", required=True))

@@ -137,7 +137,7 @@ class Session:
     def post(self, message: pb.SessionResponse) -> None:
         """Queue one message no one waits for (dropped if the call is over)."""
         with contextlib.suppress(SessionGoneError):
-            self._post(_Outgoing(message=message)).add_done_callback(_retrieved)
+            self._post(_Outgoing(message=message))
 
     def post_update(self, match_id: str, messages: list[pb.PlayResponse]) -> asyncio.Future[None]:
         """Queue one match's messages; the future is done once they are written."""
@@ -153,6 +153,7 @@ class Session:
             raise SessionGoneError
         loop = asyncio.get_running_loop()
         item.done = done = loop.create_future()
+        done.add_done_callback(_retrieved)  # a feeder round that ends at its first failed write awaits no other
         self._outbox.append(item)
         self._queued.set()
         if self._writer is None:

@@ -15,18 +15,14 @@ import sys
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_token
 from president_harness.child_server import ChildServer, ServerError
 from president_harness.interrupts import terminate_as_interrupt
-from president_harness.ladder.backends import LadderStopError
-from president_harness.ladder.config import ConfigError, LadderConfig, load
-from president_harness.ladder.driver import pending, retire_changed_bots, run_ladder
-from president_harness.ladder.gate import ClaimError, check_feasible, parse_claim
-from president_harness.ladder.ladder_store import LadderMismatchError
-from president_harness.ladder.over_server import OverServer
-from president_harness.ladder.report import json_text, junit, markdown, terminal
+
+if TYPE_CHECKING:
+    from president_harness.ladder.config import LadderConfig
 
 OWN_SERVER_OPTIONS = ("--account-matches", "100000", "--account-matches-per-day", "1000000000", "--max-matches",
                       "100000")
@@ -57,8 +53,20 @@ def add_ladder_parser(subparsers: Any) -> argparse.ArgumentParser:
     return ladder
 
 
+# The ladder itself (its driver, backends, reports: the engine, the bots, openskill, Ray) is imported by the
+# command that runs it: the ``president`` command builds this parser for every subcommand.
+
+
 def ladder_command(args: argparse.Namespace) -> int:
     """Run the ladder the parsed arguments describe; returns the exit status."""
+    from president_harness.ladder.backends import LadderStopError
+    from president_harness.ladder.config import ConfigError
+    from president_harness.ladder.driver import pending, retire_changed_bots, run_ladder
+    from president_harness.ladder.gate import ClaimError, check_feasible, parse_claim
+    from president_harness.ladder.ladder_store import LadderMismatchError
+    from president_harness.ladder.over_server import OverServer
+    from president_harness.ladder.report import json_text, junit, markdown, terminal
+
     try:
         config = _config(args)
         claims = [parse_claim(text, [b.name for b in config.bots]) for text in args.expect]
@@ -119,6 +127,8 @@ def ladder_command(args: argparse.Namespace) -> int:
 
 
 def _config(args: argparse.Namespace) -> LadderConfig:
+    from president_harness.ladder.config import ConfigError, load
+
     config = load(args.config)
     changes: dict[str, Any] = {}
     if args.db is not None:
