@@ -25,8 +25,7 @@ from pathlib import Path
 import grpc
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_service.bot_output import MAX_LINES
-from president_service.limits import Limits
+from president_service.limits import REPORT_LINES, Limits
 
 from president_harness.builder import UnbuildableError, fetch, unpack, with_runtime
 from president_harness.rpc_errors import describe_rpc_error
@@ -98,12 +97,12 @@ class OutputLines:
 
 
 def reports(version_id: str, lines: list[pb.BotOutputLine]) -> list[pb.ReportBotOutputRequest]:
-    """The lines, in order, as ReportBotOutput messages each within `REPORT_BYTES` encoded and `MAX_LINES` lines."""
+    """The lines, in order, as ReportBotOutput messages each within `REPORT_BYTES` encoded and `REPORT_LINES` lines."""
     made: list[pb.ReportBotOutputRequest] = []
     size = 0
     for line in lines:
         cost = pb.ReportBotOutputRequest(lines=[line]).ByteSize()  # its tag, its length and itself
-        if not made or len(made[-1].lines) >= MAX_LINES or size + cost > REPORT_BYTES:
+        if not made or len(made[-1].lines) >= REPORT_LINES or size + cost > REPORT_BYTES:
             made.append(pb.ReportBotOutputRequest(version_id=version_id))
             size = made[-1].ByteSize()
         made[-1].lines.append(line)

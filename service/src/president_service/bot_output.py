@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from president_protocol.v1 import president_pb2 as pb
 
 from president_service.errors import Reason, ServiceError
+from president_service.limits import REPORT_LINES
 from president_service.match_store import MatchStore, Statement
 from president_service.messages import timestamp
 
@@ -33,8 +34,6 @@ KEPT_BYTES = 256 * 1024
 ANSWER_BYTES = 64 * 1024
 """The most of a GetBotOutput answer's lines, in characters (the newest of them)."""
 LINE_CHARS = 1000
-MAX_LINES = 1000
-"""The most lines one ReportBotOutput carries."""
 WINDOWS = 1000
 """The most of a version's matches (the newest) whose times an answer looks at: lines older than the oldest of
 them are held back when there are more."""
@@ -65,8 +64,8 @@ class BotOutput:
 
     def report(self, version_id: str, lines: Sequence[pb.BotOutputLine]) -> None:
         """Keep the lines (MALFORMED past the caps), then forget the version's oldest beyond `KEPT_BYTES`."""
-        if len(lines) > MAX_LINES or any(len(line.text) > LINE_CHARS for line in lines):
-            raise ServiceError(Reason.MALFORMED, f"at most {MAX_LINES} lines a report, each at most {LINE_CHARS}"
+        if len(lines) > REPORT_LINES or any(len(line.text) > LINE_CHARS for line in lines):
+            raise ServiceError(Reason.MALFORMED, f"at most {REPORT_LINES} lines a report, each at most {LINE_CHARS}"
                                                  " characters")
         if not lines:
             return

@@ -10,6 +10,10 @@ RETRY_BUILD_S = 60.0
 """The retry hint sent with a refusal because an account's builds are waiting: about how long a build takes."""
 
 
+REPORT_LINES = 1000
+"""The most lines one ReportBotOutput carries (`bot_output`; the host splits its reports by it)."""
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Limits:
     max_matches: int = 1000
