@@ -31,7 +31,10 @@ DOCS = ("README.md", "sdk/README.md", "examples/node/README.md", "examples/go/RE
 HOSTED_FLOW = "tests/harness/test_hosted_versions.py runs the organiser's flow with these commands"
 TOURNAMENT_FLOW = "tests/harness/test_tournament_flow.py runs the organiser's flow with these commands (free ports)"
 UECDA_FLOW = "tests/harness/test_uecda_cli.py runs the contest's flow with these commands (free ports, 3 games)"
+EVENT_FLOW = "tests/harness/test_organiser_event.py runs the open event with these commands (free ports)"
 COVERED = {
+    ".venv/bin/president tournament create spring --format swiss --rounds 2 --players 3 --duplicate --entrants"
+    " ada,bob,cy --builtin hard,normal,easy --server localhost:50051 --admin-token SECRET": EVENT_FLOW,
     ".venv/bin/president uecda serve --games 1000": UECDA_FLOW,
     ".venv/bin/president-bot builtin:expert --uecda 127.0.0.1:42485": UECDA_FLOW,
     ".venv/bin/president-bot builtin:normal --uecda 127.0.0.1": UECDA_FLOW,
