@@ -1,4 +1,4 @@
-"""A small UECda contest server and contest client for the tests, written from shared/UECDA.md alone.
+"""Two UECda contest servers and a contest client for the tests, written from shared/UECDA.md alone.
 
 No contest code is in here (several contest programs are GPL).  Both sides speak section 3 byte for byte
 through `president_sdk.uecda_wire` and `president_sdk.uecda_table`; the rules are cut down to what exercises
@@ -7,6 +7,11 @@ the table's by column, or a lone joker that beats any single and falls only to t
 8-stop or suit lock.  The turn order, passes, the end-of-trick count, the next leader and the 20-pass rule are
 those of section 4.8, so a game ends as the reference server would end it (a client that has left and leads
 an empty table passes for ever: only the 20-pass rule ends that game).
+
+`EngineServer` is the other counterpart: the engine judges (`Rules.preset("daifugo")`, exchange and all), so an
+SDK bot's every play must be accepted; with `reference=True` it sends its tables as section 2.2 says the
+reference server does, which bridge A never does: the rank cells [6][5..9] updated as players go out (a rank
+repeats during play), and cells without meaning holding values (a 2 in [5][8], numbers in row 7).
 """
 
 from __future__ import annotations
@@ -14,9 +19,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import struct
 from dataclasses import dataclass, field
+from typing import Any
 
+from president_engine import PASS, Action, CardSet, GiveBack, IllegalActionError, Match, Phase, Play, Role, Rules
 from president_engine.cards import CARDS, Card, Rank, Suit
+from president_engine.events import DealEnded
+from president_sdk.uecda_client import play_of_cells, play_uecda_async
+from president_sdk.uecda_plays import CONTEST_RANK, cells_of_play
 from president_sdk.uecda_table import (
     COLUMN_OF_RANK,
     DEAL_TABLE_PLAYER,
@@ -290,6 +301,148 @@ def _is_pass(submitted: bytes) -> bool:
         return len(decode_cards(submitted)) == 0
     except TableError:
         return False
+
+
+class EngineServer:
+    """A contest server whose judge is the engine (`Rules.preset("daifugo")`, exchange and all): the real
+    contest's rules, so every play an SDK bot makes through `play_uecda` must be accepted.
+
+    `reference`: the tables as the reference server sends them (UECDA 2.2): one rank array, set at each deal
+    and written with each finishing rank as players go out (`daihu.c:1417`), fills [6][5..9]; and one table in
+    `junk_every` carries a 2 in [5][8] and a value in row 7, cells the spec gives no meaning."""
+
+    def __init__(self, deals: int, seed: int, *, reference: bool = False, junk_every: int = 7) -> None:
+        self.match = Match(Rules.preset("daifugo", deals=deals), seed=seed)
+        self.reference = reference
+        self.junk_every = junk_every
+        self.streams: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+        self.refused = 0
+        self.places: list[tuple[int, ...]] = []
+        self.given: list[tuple[int, CardSet]] = []
+        self.sent = 0
+        self.repeated_ranks = 0
+        """Tables sent whose rank cells were neither all 0 nor one of each."""
+        self.junk = 0
+        """Tables sent with a value in a cell without meaning."""
+        self._ranks = [0] * 5
+        self._junk_draw = random.Random(seed)
+
+    async def run(self, server: asyncio.Server, arrivals: asyncio.Queue[Any]) -> None:
+        while len(self.streams) < 5:
+            reader, writer = await arrivals.get()
+            await read_table(reader, timeout=30)
+            await write_int(writer, len(self.streams))
+            self.streams.append((reader, writer))
+        server.close()
+        while not self.match.is_over:
+            await self.deal()
+        for _, writer in self.streams:
+            writer.close()
+
+    def status(self, *, player: int, counts: tuple[int, ...], mover: int = DEAL_TABLE_PLAYER, to_move: bool = False,
+               give_back: int = 0) -> Status:
+        m = self.match
+        return Status(exchange=mover == DEAL_TABLE_PLAYER, give_back=give_back, your_turn=to_move and mover == player,
+                      player=mover, table_empty=m.table is None, eleven_back=False, revolution=m.reversed,
+                      suit_lock=bool(m.suit_lock), card_counts=counts, ranks=tuple(self._ranks), seats=m.seats)
+
+    async def send(self, player: int, table: Table) -> None:
+        data = encode(table)
+        self.sent += 1
+        if player == 0:
+            ranks = sorted(table.status.ranks)
+            self.repeated_ranks += any(ranks) and ranks != list(range(5))
+        if self.reference and self._junk_draw.randrange(self.junk_every) == 0:
+            junk = bytearray(data)
+            struct.pack_into(">i", junk, (5 * 15 + 8) * 4, 2)
+            struct.pack_into(">i", junk, (7 * 15 + self._junk_draw.randrange(15)) * 4, self._junk_draw.randrange(1, 99))
+            data = bytes(junk)
+            self.junk += 1
+        await write_table(self.streams[player][1], data)
+
+    async def deal(self) -> None:
+        m = self.match
+        roles = m.roles
+        self._ranks = [0] * 5 if all(r is Role.NEUTRAL for r in roles) else [CONTEST_RANK[r] for r in roles]
+        owed = {Role.PRESIDENT: 2, Role.VICE_PRESIDENT: 1}
+        exchange = m.phase is Phase.GIVE_BACK
+        tribute = {Role.PRESIDENT: 2, Role.VICE_PRESIDENT: 1, Role.VICE_SCUM: -1, Role.SCUM: -2}
+        dealt = tuple(size - (tribute.get(role, 0) if exchange else 0) for size, role in zip(m.hand_sizes(), m.roles,
+                                                                                            strict=True))
+        for p in range(5):
+            give = owed.get(m.roles[p], 0) if exchange else 0
+            await self.send(p, Table(CardCells.hand(m.hand(p)), self.status(player=p, counts=dealt, give_back=give)))
+        while m.phase is Phase.GIVE_BACK:
+            giver = m.to_act
+            assert giver is not None
+            cards = decode_cards(await read_table(self.streams[giver][0], timeout=30)).cards
+            self.given.append((giver, cards))
+            m.apply(m.check(GiveBack(cards)))
+        out = 0
+        while True:
+            mover = m.to_act
+            assert mover is not None
+            counts, on_table = m.hand_sizes(), m.table
+            for p in range(5):
+                await self.send(p, Table(CardCells.hand(m.hand(p)), self.status(player=p, counts=counts, mover=mover,
+                                                                                    to_move=True)))
+            cells = decode_cards(await read_table(self.streams[mover][0], timeout=30))
+            action: Action = PASS if not len(cells) else play_of_cells(m.rules, cells)
+            try:
+                action = m.check(action)
+            except IllegalActionError:
+                self.refused += 1
+                action = PASS
+            await write_int(self.streams[mover][1], ACCEPTED if isinstance(action, Play) or on_table is None
+                            else REFUSED)
+            events = m.apply(action)
+            shown = cells if isinstance(action, Play) else cells_of_play(on_table) if on_table else CardCells()
+            ended = [e for e in events if isinstance(e, DealEnded)]
+            after = tuple(c - (len(cells) if p == mover and isinstance(action, Play) else 0)
+                          for p, c in enumerate(counts))
+            if self.reference and isinstance(action, Play) and after[mover] == 0:
+                self._ranks[mover] = out  # the finishing rank, into the array every later table is filled from
+                out += 1
+            for p in range(5):
+                await self.send(p, Table(shown, self.status(player=p, counts=after, mover=mover)))
+            flag = MATCH_OVER if m.is_over else GAME_OVER if ended else GAME_ON
+            for _, writer in self.streams:
+                await write_int(writer, flag)
+            if ended:
+                self.places.append(ended[0].places)
+                return
+
+
+async def engine_contest(judge: EngineServer, bots: list[Any], *, timeout: float = 30,
+                         command: list[str] | None = None) -> tuple[list[Any], tuple[int, str, str] | None]:
+    """`judge` on a port of its own and its clients, connecting one by one: first `command` (a
+    `president-bot ... --uecda` to which `HOST:PORT` is added, as player 0) if given, then one `play_uecda_async`
+    per bot.  The bots' ContestResults in their order, and the command's (exit status, stdout, stderr)."""
+    arrivals: asyncio.Queue[Any] = asyncio.Queue()
+
+    async def arrived(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await arrivals.put((reader, writer))
+
+    server = await asyncio.start_server(arrived, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    serving = asyncio.create_task(judge.run(server, arrivals))
+    process = None
+    if command is not None:
+        process = await asyncio.create_subprocess_exec(*command, f"127.0.0.1:{port}", stdout=asyncio.subprocess.PIPE,
+                                                       stderr=asyncio.subprocess.PIPE)
+        while arrivals.empty() and not judge.streams:
+            await asyncio.sleep(0.05)
+    clients = []
+    for bot in bots:
+        clients.append(asyncio.create_task(play_uecda_async(bot, "127.0.0.1", port, timeout=timeout)))
+        await asyncio.sleep(0.02)
+    results = await asyncio.gather(*clients)
+    await serving
+    ran = None
+    if process is not None:
+        out, err = await process.communicate()
+        ran = (await process.wait(), out.decode(), err.decode())
+    return list(results), ran
 
 
 @dataclass(frozen=True)
