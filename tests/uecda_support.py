@@ -540,3 +540,51 @@ async def play_client(port: int, name: str, *, pieces: int = 1, leave_after: int
     writer.close()
     return ClientRecord(player, tuple(acks), tuple(flags), tuple(plays), tuple(after_moves),
                         left=False, closed_by_server=closed, hand_tables=tuple(hand_tables))
+
+
+# --- a game log as the reference server writes it (section 7), by hand -------------------------------------
+
+LOG_HANDS = ("S3S4S5S6S7S8S9STSJSQSK", "SAS2H3H4H5H6H7H8H9HTHJ", "HQHKHAH2D3D4D5D6D7D8D9", "DTDJDQDKDAD2C3C4C5C6",
+         "C7C8C9CTCJCQCKCAC2J3")
+"""A deal of game 0 by player, each hand in cell order (row by row), the hand's joker as ``J3`` ([4][1])."""
+
+REFERENCE_LOG = (
+    "%-----%hostname% tndhms-host\n"
+    "%-----%TIME_START% 2026/12/07 18:00:00\n"
+    "%-----%palyer_name% default default default default default\n"
+    "%-----%WINDOW_TYPE% none\n"
+    "%-----%GRAPH_WINDOW% no\n"
+    "%-----%RAND_TYPE% 0\n"
+    "%-----%RULE_KAKUMEI% yes\n"
+    "%-----%RULE_SHIBARI% yes\n"
+    "%-----%RULE_KINSOKU% no\n"
+    "%-----%RULE_KAIDAN% yes\n"
+    "%-----%RULE_CHANGE% yes\n"
+    "%-----%RULE_5TOBI% no\n"
+    "%-----%RULE_6REVERS% no\n"
+    "%-----%RULE_8GIRI% yes\n"
+    "%-----%RULE_11BACK% no\n"
+    "%-----%RULE_SEKIGAE% yes\n"
+    "%-----%RULE_SEKIGAE_NUM% 5\n"
+    "%-----%GAME_NUMBER% 2\n"
+    "%-----%FLASH_MIBUN_NUMBER% 100\n"
+    "%-----%GAME_PORT% 42485\n"
+    "%-----%RANDOM_SEED% 1765130400\n"
+    "%00000%mibun% 22222\n"
+    "%00000%seat% 01234\n"
+    f"%00000%palyer_cards% {' '.join(LOG_HANDS)} \n"
+    "%00000%change_cards% NULL\n"
+    "%00000%play%  2D3EE 3DTEE 4C2EE 0EE 1EE 2EE 3EE 4J3EE 0EE 1EE 2EE 3EE\n"
+    "%00000%result% 41230\n"
+    "%00000%points% 1 3 2 4 5\n"
+    "%00001%mibun% 40132\n"
+    "%00001%seat% 31042\n"
+    f"%00001%palyer_cards% {' '.join(LOG_HANDS)} \n"
+    "%00001%change_cards%  04S2DAEE 23J3EE 40D4C5EE 32H3EE\n"
+    "%00001%play%  0S3EE 1SAEE 2EE 3EE 4KxEE 0EE 1EE 2EE 3EE \n"
+    "%00001%result% 40132\n"
+    "%00001%points% 3 6 3 5 10\n"
+    "%-----%TIME_END% 2026/12/07 18:00:01\n"
+    "%-----%TOTAL_POINT% 3 6 3 5 10\n")
+"""Two games as section 7 shows them: one space after each key's %, one more before each change_cards and play
+entry, a space after each hand, and one play line that ends with a space."""

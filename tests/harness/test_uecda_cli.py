@@ -14,6 +14,7 @@ from pathlib import Path
 
 from president_harness.child_server import free_port
 from president_harness.uecda_log import GameLog
+from uecda_support import REFERENCE_LOG
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -86,7 +87,8 @@ def test_serve_three_clients_and_two_builtin_seats(tmp_path: Path) -> None:
     names = re.findall(r"^player (\d) (\S+): \d+ points?$", text, re.M)
     assert names[3:] == [("3", "expert"), ("4", "hard")] and len(names) == 5
     log = GameLog.parse((tmp_path / "game.log").read_text())
-    assert log.header["PLAYER3"] == "expert" and {p for game in log.games for p, _ in game.plays} == set(range(5))
+    assert log.header["palyer_name"].split()[3:] == ["expert", "hard"]
+    assert {p for game in log.games for p, _ in game.plays} == set(range(5))
 
 
 def test_a_log_as_scenario_and_two_logs_compared(tmp_path: Path) -> None:
@@ -105,6 +107,22 @@ def test_a_log_as_scenario_and_two_logs_compared(tmp_path: Path) -> None:
                             capture_output=True, text=True, timeout=60)
     assert differ.returncode == 1 and differ.stdout.splitlines()[0].startswith("game 2 result: ")
     assert differ.stdout.splitlines()[-1] == "president uecda: 4 games, 1 line differ"
+
+
+def test_a_reference_log_as_scenario_and_our_log_in_its_format(tmp_path: Path) -> None:
+    """Issue 45: ``--scenario`` reads a log in the reference server's format (written by hand from section 7),
+    and bridge A's own log has the reference's header keys in its order and its game lines byte for byte where
+    the reference is deterministic (mibun, seat, palyer_cards with its end space, change_cards)."""
+    (tmp_path / "reference.log").write_text(REFERENCE_LOG)
+    serve(tmp_path, ["--scenario", "reference.log", "--games", "1", "--log", "ours.log"], ("easy",) * 5)
+    ours, reference = (tmp_path / "ours.log").read_text().splitlines(), REFERENCE_LOG.splitlines()
+    assert [line.split("%")[2] for line in ours if line.startswith("%-----%")] == [
+        line.split("%")[2] for line in reference if line.startswith("%-----%")]
+    for key in ("mibun", "seat", "palyer_cards", "change_cards"):
+        tag = f"%00000%{key}% "
+        assert [line for line in ours if line.startswith(tag)] == [line for line in reference if line.startswith(tag)]
+    play = next(line for line in ours if line.startswith("%00000%play% "))
+    assert play.startswith("%00000%play%  2D3EE ") and " 2D3EE " in play and not re.search(r"EE\d", play)
 
 
 def test_bad_arguments_are_one_line(tmp_path: Path) -> None:

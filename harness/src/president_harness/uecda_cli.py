@@ -185,6 +185,7 @@ async def _serve(args: argparse.Namespace, rules: Rules, scenario: Sequence[Scen
         print(f"president uecda: waiting for {counted(clients, 'contest client')} on {host}:{listener.port}",
               flush=True)
         seated = await listener.seat_clients(clients)
+        started = time.time()
         created: asyncio.Future[str] = asyncio.get_running_loop().create_future()
 
         def announce(done: asyncio.Future[str]) -> None:
@@ -199,7 +200,7 @@ async def _serve(args: argparse.Namespace, rules: Rules, scenario: Sequence[Scen
         except grpc.RpcError as exc:
             print(f"president uecda: {describe_rpc_error(exc, address)}", file=sys.stderr)
             return 1
-        log_path.write_text(log_of(result).text())
+        log_path.write_text(log_of(result, port=listener.port, started=started).text())
         for number, (name, points) in enumerate(zip(result.names, result.totals, strict=True)):
             print(f"player {number} {name}: {counted(points, 'point')}")
         print(f"president uecda: game log in {log_path}", flush=True)
