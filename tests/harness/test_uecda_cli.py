@@ -3,6 +3,7 @@ uecda serve`` and five ``president-bot ... --uecda`` clients, the match on the w
 
 from __future__ import annotations
 
+import asyncio
 import re
 import socket
 import subprocess
@@ -12,8 +13,15 @@ import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import grpc
 from president_harness.child_server import free_port
-from president_harness.uecda_log import GameLog
+from president_harness.uecda_bridge import contest_rules, match_request, request_bytes
+from president_harness.uecda_cli import limits_for
+from president_harness.uecda_log import GameLog, scenario_of
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
+from president_sdk.uecda_table import MAX_NAME
+from president_service.grpc_server import ServerConfig, start
+from president_service.limits import Limits
 from uecda_support import REFERENCE_LOG
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,6 +86,7 @@ def test_serve_five_clients_a_page_and_a_log(tmp_path: Path) -> None:
     assert f"game log in {log}" in text
     parsed = GameLog.parse(log.read_text())
     assert len(parsed.games) == 3 and list(parsed.games[-1].points) == points
+    assert parsed.header["RULE_SEKIGAE_NUM"] == "5", "the contest's shipped configuration (issue 45)"
 
 
 def test_serve_three_clients_and_two_builtin_seats(tmp_path: Path) -> None:
@@ -148,3 +157,55 @@ def test_bad_arguments_are_one_line(tmp_path: Path) -> None:
                                "--http-port", str(free_port(18500)), "--db", str(tmp_path / "u.db")],
                               cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "cannot listen on" in done.stderr and "Traceback" not in done.stderr
+
+
+def thousand_games(tmp_path: Path) -> Path:
+    """A reference-format log of 1,000 games (its first game's deal each time): a scenario of 336 KB or so."""
+    lines = [line for line in REFERENCE_LOG.splitlines() if line.startswith("%-----%")]
+    game = [line for line in REFERENCE_LOG.splitlines() if line.startswith("%00000%")]
+    body = [line.replace("%00000%", f"%{number:05d}%") for number in range(1000) for line in game]
+    path = tmp_path / "thousand.log"
+    path.write_text("\n".join(lines[:-2] + body + lines[-2:]) + "\n")
+    return path
+
+
+def test_a_scenario_longer_than_a_servers_limit_is_refused_before_anyone_waits(tmp_path: Path) -> None:
+    """Issue 45: a 1,000-game scenario is a request over a server's default 64 KiB; with --server it is refused
+    in one line before the bridge listens, not after five clients are seated."""
+    thousand_games(tmp_path)
+    done = subprocess.run([str(BIN / "president"), "uecda", "serve", "--scenario", "thousand.log", "--server",
+                           "127.0.0.1:9", "--admin-token", "t", "--listen", "127.0.0.1:0"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "waiting for" not in done.stdout
+    assert "1,000 scenario games takes up to" in done.stderr or "1000 scenario games takes up to" in done.stderr
+    assert "start that server with a larger --max-message-bytes" in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_the_bridges_own_server_takes_a_1000_game_scenario(tmp_path: Path) -> None:
+    """Without --server, the server started by `uecda serve` takes the match request of a 1,000-game scenario
+    (created over real gRPC, names of the longest kind); a server of default limits refuses the same request,
+    which is what the refusal before seating predicts."""
+    scenario = scenario_of(GameLog.parse(thousand_games(tmp_path).read_text()))
+    rules = contest_rules(len(scenario))
+    deals = [(deal.seats, deal.hands) for deal in scenario]
+    needed = request_bytes(rules, deals=deals)
+    assert needed > Limits().max_receive_bytes and len(scenario) == 1000
+
+    async def create(limits: Limits) -> grpc.StatusCode | None:
+        server = await start(ServerConfig(db=str(tmp_path / f"{limits.max_receive_bytes}.db"), admin_token="t",
+                                          port=0, limits=limits))
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+                stub = pb_grpc.PresidentServiceStub(channel)
+                names = ["\N{GRINNING FACE}" * MAX_NAME] * 5
+                try:
+                    await stub.CreateMatch(match_request(names, rules, deals=deals, seed=2**63 - 1),
+                                           metadata=(("authorization", "Bearer t"),), timeout=30)
+                except grpc.aio.AioRpcError as exc:
+                    return exc.code()
+                return None
+        finally:
+            await server.stop(0.5)
+
+    assert asyncio.run(create(Limits())) is grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert asyncio.run(create(limits_for(needed))) is None

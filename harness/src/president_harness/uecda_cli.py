@@ -29,15 +29,26 @@ from president_engine import DealError, Match, Rules, RulesError
 from president_engine.narrate import counted
 from president_sdk.uecda_table import PLAYERS
 from president_service.grpc_server import ServerConfig, StartError, start
+from president_service.limits import Limits
 from president_service.serve_cli import port_number
 
 from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_metadata, admin_token
 from president_harness.child_server import free_port
 from president_harness.rpc_errors import describe_rpc_error
-from president_harness.uecda_bridge import DEFAULT_LISTEN, Listener, OtherSeat, contest_rules, play_match
+from president_harness.uecda_bridge import (
+    CONTEST_RESEAT_EVERY,
+    DEFAULT_LISTEN,
+    Listener,
+    OtherSeat,
+    contest_rules,
+    play_match,
+    request_bytes,
+)
 from president_harness.uecda_log import GameLog, LogError, ScenarioDeal, game_differences, log_of, scenario_of
 
 DEFAULT_GAMES = 100
+REQUEST_MARGIN = 4096
+"""Bytes beyond the match request's own that the server started here takes (gRPC's framing, metadata)."""
 
 
 def listen_address(text: str) -> tuple[str, int]:
@@ -69,8 +80,10 @@ def add_uecda_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     serve.add_argument("--scenario", type=Path, default=None, metavar="LOG",
                        help="a game log (ours or the reference server's): its games' seats and dealt hands are"
                             " played again, so the two logs can be compared (president uecda compare)")
-    serve.add_argument("--reseat-every", type=int, default=None, help="reseat the players every N games "
-                       "(default 3, the reference server's)")
+    serve.add_argument("--reseat-every", type=int, default=CONTEST_RESEAT_EVERY,
+                       help="reseat the players every N games (default %(default)s, the contest's shipped"
+                            " configuration, RULE_SEKIGAE_NUM in the log's header; the reference server's code"
+                            " default is 3)")
     serve.add_argument("--seat", type=other_seat, action="append", default=[], metavar="builtin:LEVEL|account:NAME",
                        help="a player that is not a contest client: a built-in level, or an account of the server"
                             " whose bot plays it over its Session (repeat for more; fewer clients are awaited)")
@@ -79,6 +92,10 @@ def add_uecda_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
                        help="the game log to write (default uecda-YYYYmmddHHMMSS.log)")
     serve.add_argument("--server", help="HOST:PORT of a running server (default: start one here)")
     serve.add_argument("--admin-token", help=f"with --server: its admin token (or set {ADMIN_TOKEN_ENV})")
+    serve.add_argument("--max-message-bytes", type=int, default=Limits().max_receive_bytes,
+                       help="with --server: the largest message it takes (default %(default)s, a server's default;"
+                            " `president serve --max-message-bytes`): a longer scenario is refused before any"
+                            " client waits. The server started here takes what the scenario needs")
     serve.add_argument("--db", default="president-uecda.db", help="without --server: its SQLite file")
     serve.add_argument("--http-port", type=port_number, default=8080,
                        help="without --server: port of its web pages (default 8080; a free one if taken)")
@@ -127,6 +144,11 @@ def compare_command(args: argparse.Namespace) -> int:
     return 1 if differences else 0
 
 
+def limits_for(needed: int) -> Limits:
+    """The limits of the server started here: the defaults, with room for a match request of `needed` bytes."""
+    return Limits(max_receive_bytes=max(Limits().max_receive_bytes, needed + REQUEST_MARGIN))
+
+
 def uecda_command(args: argparse.Namespace) -> int:
     if len(args.seat) >= PLAYERS:
         print(f"president uecda: --seat: at most {PLAYERS - 1} (the contest is of {PLAYERS} players, at least one"
@@ -139,6 +161,13 @@ def uecda_command(args: argparse.Namespace) -> int:
         scenario = scenario[:games]
         if scenario:  # checked before any client waits: the server would refuse them as well
             Match(rules, hands=[deal.hands for deal in scenario], seats=[deal.seats for deal in scenario])
+        needed = request_bytes(rules, others=args.seat, deals=[(deal.seats, deal.hands) for deal in scenario])
+        if args.server and needed > args.max_message_bytes:
+            print(f"president uecda: the match's request with {counted(len(scenario), 'scenario game')} takes up to"
+                  f" {needed} bytes, more than the {args.max_message_bytes} that --server takes"
+                  " (--max-message-bytes): start that server with a larger --max-message-bytes, or play fewer"
+                  " games (--games)", file=sys.stderr)
+            return 2
     except DealError as exc:
         print(f"president uecda: {args.scenario}: not a deal of the contest's rules: {exc}", file=sys.stderr)
         return 2
@@ -149,13 +178,14 @@ def uecda_command(args: argparse.Namespace) -> int:
     for chatty in ("president.runner", "president_service"):  # the seats' and our server's own start lines
         logging.getLogger(chatty).setLevel(logging.WARNING)
     try:
-        return asyncio.run(_serve(args, rules, scenario))
+        return asyncio.run(_serve(args, rules, scenario, needed))
     except KeyboardInterrupt:
         print("president uecda: interrupted", file=sys.stderr)
         return 130
 
 
-async def _serve(args: argparse.Namespace, rules: Rules, scenario: Sequence[ScenarioDeal]) -> int:
+async def _serve(args: argparse.Namespace, rules: Rules, scenario: Sequence[ScenarioDeal], needed: int) -> int:
+    """The match on `args.server`, or on a server started here that takes a request of `needed` bytes."""
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     log_path: Path = args.log or Path(time.strftime("uecda-%Y%m%d%H%M%S.log"))
     async with contextlib.AsyncExitStack() as stack:
@@ -167,7 +197,8 @@ async def _serve(args: argparse.Namespace, rules: Rules, scenario: Sequence[Scen
             token = secrets.token_hex(16)
             http_port = free_port(args.http_port)
             try:
-                server = await start(ServerConfig(db=args.db, admin_token=token, port=0, http_port=http_port))
+                server = await start(ServerConfig(db=args.db, admin_token=token, port=0, http_port=http_port,
+                                                  limits=limits_for(needed)))
             except StartError as exc:
                 print(f"president uecda: {exc}", file=sys.stderr)
                 return 2
