@@ -249,20 +249,23 @@ def test_a_give_back_the_deal_table_cannot_explain_is_the_weakest_cards() -> Non
         frozenset(CardSet("3D 3C")))
 
 
-def test_the_command_plays_a_reference_like_server_to_its_end_flag() -> None:
+@pytest.mark.parametrize("games", [12, pytest.param(210, marks=pytest.mark.slow)])
+def test_the_command_plays_a_reference_like_server_to_its_end_flag(games: int) -> None:
     """Issue 45, as a user meets it: `president-bot builtin:hard --uecda` against a server that sends the
-    reference server's tables, exit 0 with a line a game."""
-    judge = EngineServer(deals=12, seed=17, reference=True)
+    reference server's tables, exit 0 with a line a game; a longer match crosses the rank resets of games 101
+    and 201 (1,000 games: `make bench-uecda`)."""
+    judge = EngineServer(deals=games, seed=17, reference=True)
     command = [str(Path(sys.executable).parent / "president-bot"), "builtin:hard", "--uecda"]
-    results, ran = run(engine_contest(judge, [builtin_bot("easy", seed=n) for n in range(4)], command=command))
+    results, ran = run(engine_contest(judge, [builtin_bot("easy", seed=n) for n in range(4)], timeout=120,
+                                      command=command), limit=max(120, games * 1.5))
     assert ran is not None and judge.repeated_ranks > 0 and judge.junk > 0
     status, out, err = ran
     assert status == 0, err
     lines = out.splitlines()
-    assert [line.split(":")[0] for line in lines[:-1]] == [f"game {n}" for n in range(1, 13)]
-    assert lines[-1].startswith("uecda: HardBot was player 0; 12 games;")
+    assert [line.split(":")[0] for line in lines[:-1]] == [f"game {n}" for n in range(1, games + 1)]
+    assert lines[-1].startswith(f"uecda: HardBot was player 0; {games} games;")
     assert err.count("said once a match") == 1
-    assert all(len(result.games) == 12 for result in results)
+    assert all(len(result.games) == games for result in results)
 
 
 # --- the table encoding ------------------------------------------------------------------------------------
