@@ -280,7 +280,7 @@ class GameTracker:
         if self.lost is None:
             try:
                 self._hand_table(table.table())
-            except (TableError, ContestProtocolError) as exc:
+            except ValueError as exc:  # a TableError, a ContestProtocolError, or a view the engine refuses
                 self._lose(f"a hand table: {exc}")
         return table.your_turn
 
@@ -309,7 +309,7 @@ class GameTracker:
         if self.lost is None:
             try:
                 self._after_move(table.table())
-            except (TableError, ContestProtocolError) as exc:
+            except ValueError as exc:  # a TableError, a ContestProtocolError, or a view the engine refuses
                 self._lose(f"a table-after-move: {exc}")
 
     def _after_move(self, table: Table) -> None:
@@ -460,7 +460,7 @@ def _give_back(bot: Bot, tracker: GameTracker, deal: Reading) -> CardCells:
     """The bot's give-back (the fallback for a fault); the weakest cards when the deal table cannot be followed."""
     try:
         return cells_of_action(decide(bot, tracker.give_back_observation()).action)
-    except ContestProtocolError as exc:
+    except ValueError as exc:  # a ContestProtocolError, or a view the engine refuses
         tracker.warn("give-back", f"{exc}; giving back the weakest {tracker.give_back}")
         return weakest_cells(deal.cards(), tracker.give_back)
 
@@ -472,7 +472,9 @@ async def _move(bot: Bot, tracker: GameTracker, reader: asyncio.StreamReader, wr
     try:
         action = decide(bot, tracker.observation()).action
         cells = cells_of_action(action)
-    except ContestProtocolError:
+    except ValueError as exc:  # a ContestProtocolError, or a view the engine refuses
+        if tracker.lost is None:
+            tracker.warn("observation", f"no view of this turn ({exc}); playing the lowest single or passing")
         cells = tracker.fallback()
     await write_table(writer, encode_cards(cells), timeout=timeout)
     ack = await read_int(reader, timeout=timeout)
