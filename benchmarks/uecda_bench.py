@@ -7,6 +7,8 @@ level, the lowest legal play, as the contest kit's standard client plays.  Print
 - per run, `--games` games of five easy clients through bridge A: games a second, and the same match of the same
   five bots played in-process (`play_local`, the floor measured in the same run) as a ratio; then the medians
   over `--runs` runs and the ratio to the reference server's published figure (7 ms a game with its C clients);
+  then where the time goes: the milliseconds an action, and the same with one contest client and four
+  built-in seats of ours (the server's own move path without the bridge's clients);
 - one match of `--expert-games` games: `builtin:expert` as player 0 against four easy clients, the expert's
   points a game with a 95% interval (normal approximation over games), and its places;
 - bridge B against a server that sends the reference server's tables (UECDA 2.2: rank cells that repeat a
@@ -33,7 +35,7 @@ import time
 from pathlib import Path
 
 from president_harness.child_server import ChildServer
-from president_harness.uecda_bridge import Listener, contest_rules, play_match
+from president_harness.uecda_bridge import Listener, OtherSeat, contest_rules, play_match
 from president_sdk.bots import builtin_bot
 from president_sdk.local import play_local
 from president_sdk.uecda_client import ContestResult, play_uecda_async
@@ -41,21 +43,26 @@ from president_sdk.uecda_client import ContestResult, play_uecda_async
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from uecda_support import EngineServer, engine_contest
 
+_last_actions = 0
+"""The actions of the last bridged match (its record's)."""
 REFERENCE_S_PER_GAME = 0.007
 """The reference server with its C clients, on this machine class (shared/UECDA.md, via the issue)."""
 
 
-async def _bridged(address: str, admin: str, levels: tuple[str, ...], games: int, seed: int
-                   ) -> tuple[float, list[ContestResult]]:
+async def _bridged(address: str, admin: str, levels: tuple[str, ...], games: int, seed: int,
+                   others: tuple[str, ...] = ()) -> tuple[float, list[ContestResult]]:
     async with Listener("127.0.0.1", 0) as listener:
         clients = []
         for number, level in enumerate(levels):
             clients.append(asyncio.create_task(play_uecda_async(builtin_bot(level, seed=number), "127.0.0.1",
                                                                 listener.port, name=level)))
             await asyncio.sleep(0.05)
-        seated = await listener.seat_clients()
+        seated = await listener.seat_clients(len(levels))
         started = time.perf_counter()
-        await play_match(seated, address, admin, contest_rules(games), seed=seed)
+        global _last_actions
+        result = await play_match(seated, address, admin, contest_rules(games), seed=seed,
+                                  others=[OtherSeat(builtin=level) for level in others])
+        _last_actions = sum(len(deal.actions) for deal in result.record.deals)
         results = list(await asyncio.gather(*clients))
         return time.perf_counter() - started, results
 
@@ -111,6 +118,13 @@ def main() -> None:
         print(f"  median of {args.runs} runs: {rate:.2f} games/s, {statistics.median(ratios):.1f}x in-process;"
               f" {1 / rate / REFERENCE_S_PER_GAME:.0f}x the reference server's {1000 * REFERENCE_S_PER_GAME:.0f} ms"
               " a game")
+        print(f"  where the time goes: {1000 * bridged_s / _last_actions:.1f} ms an action in the last run;"
+              " the same games with one contest client and four built-in seats of ours (no bridge for them):",
+              end=" ", flush=True)
+        one_s, _ = asyncio.run(_bridged(server.address, server.admin_token, ("easy",), args.games, seed=args.runs,
+                                        others=("easy",) * 4))
+        print(f"{1000 * one_s / args.games:.0f} ms a game, {1000 * one_s / _last_actions:.1f} ms an action (the"
+              " server's move path over gRPC, its database and the seats' runners)")
         levels = ("expert", "easy", "easy", "easy", "easy")
         _, results = asyncio.run(_bridged(server.address, server.admin_token, levels, args.expert_games, seed=99))
     expert = results[0]
