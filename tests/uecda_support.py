@@ -23,11 +23,24 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-from president_engine import PASS, Action, CardSet, GiveBack, IllegalActionError, Match, Phase, Play, Role, Rules
+from president_engine import (
+    PASS,
+    Action,
+    CardSet,
+    GiveBack,
+    IllegalActionError,
+    Match,
+    MatchRecord,
+    Phase,
+    Play,
+    Role,
+    Rules,
+)
 from president_engine.cards import CARDS, Card, Rank, Suit
 from president_engine.events import DealEnded
 from president_sdk.uecda_client import play_of_cells, play_uecda_async
 from president_sdk.uecda_plays import CONTEST_RANK, cells_of_play
+from president_sdk.uecda_seat import Submission as SeatSubmission
 from president_sdk.uecda_table import (
     COLUMN_OF_RANK,
     DEAL_TABLE_PLAYER,
@@ -326,11 +339,14 @@ class EngineServer:
         """Tables sent with a value in a cell without meaning."""
         self._ranks = [0] * 5
         self._junk_draw = random.Random(seed)
+        self.names: list[str] = []
+        self.submissions: list[SeatSubmission] = []
+        """Every play table as a client sent it, for the game log."""
 
     async def run(self, server: asyncio.Server, arrivals: asyncio.Queue[Any]) -> None:
         while len(self.streams) < 5:
             reader, writer = await arrivals.get()
-            await read_table(reader, timeout=30)
+            self.names.append(decode_profile(await read_table(reader, timeout=30)).name)
             await write_int(writer, len(self.streams))
             self.streams.append((reader, writer))
         server.close()
@@ -386,7 +402,8 @@ class EngineServer:
             for p in range(5):
                 await self.send(p, Table(CardCells.hand(m.hand(p)), self.status(player=p, counts=counts, mover=mover,
                                                                                     to_move=True)))
-            cells = decode_cards(await read_table(self.streams[mover][0], timeout=30))
+            submitted = await read_table(self.streams[mover][0], timeout=30)
+            cells = decode_cards(submitted)
             action: Action = PASS if not len(cells) else play_of_cells(m.rules, cells)
             try:
                 action = m.check(action)
@@ -395,6 +412,7 @@ class EngineServer:
                 action = PASS
             await write_int(self.streams[mover][1], ACCEPTED if isinstance(action, Play) or on_table is None
                             else REFUSED)
+            self.submissions.append(SeatSubmission(m.deal, mover, submitted, cells, isinstance(action, Play)))
             events = m.apply(action)
             shown = cells if isinstance(action, Play) else cells_of_play(on_table) if on_table else CardCells()
             ended = [e for e in events if isinstance(e, DealEnded)]
@@ -411,6 +429,21 @@ class EngineServer:
             if ended:
                 self.places.append(ended[0].places)
                 return
+
+
+def engine_log(judge: EngineServer) -> str:
+    """The game log of the judge's match in section 7's format, as the reference server writes it: the plays
+    as the clients sent them, and (as the reference server does now and then) a space at the end of some
+    play lines."""
+    from president_harness.uecda_bridge import BridgeResult
+    from president_harness.uecda_log import log_of
+
+    m = judge.match
+    result = BridgeResult("", tuple(judge.names), tuple(m.scores), MatchRecord.from_match(m),
+                          tuple(judge.submissions))
+    lines = log_of(result).lines()
+    return "".join(line + (" " if "%play%" in line and number % 2 else "") + "\n"
+                   for number, line in enumerate(lines))
 
 
 async def engine_contest(judge: EngineServer, bots: list[Any], *, timeout: float = 30,

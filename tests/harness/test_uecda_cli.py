@@ -19,10 +19,11 @@ from president_harness.uecda_bridge import contest_rules, match_request, request
 from president_harness.uecda_cli import limits_for
 from president_harness.uecda_log import GameLog, scenario_of
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
+from president_sdk.bots import builtin_bot
 from president_sdk.uecda_table import MAX_NAME
 from president_service.grpc_server import ServerConfig, start
 from president_service.limits import Limits
-from uecda_support import REFERENCE_LOG
+from uecda_support import REFERENCE_LOG, EngineServer, engine_contest, engine_log
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -132,6 +133,21 @@ def test_a_reference_log_as_scenario_and_our_log_in_its_format(tmp_path: Path) -
         assert [line for line in ours if line.startswith(tag)] == [line for line in reference if line.startswith(tag)]
     play = next(line for line in ours if line.startswith("%00000%play% "))
     assert play.startswith("%00000%play%  2D3EE ") and " 2D3EE " in play and not re.search(r"EE\d", play)
+
+
+def test_a_log_of_another_server_replays_identically(tmp_path: Path) -> None:
+    """Issue 45's strongest check (section 7) across two servers: the tests' EngineServer, sending the
+    reference server's tables, writes a reference-format log of a match of five easy clients; bridge A
+    plays its deals and seats again with five easy clients, and every game line is the same."""
+    judge = EngineServer(deals=4, seed=31, reference=True)
+    asyncio.run(engine_contest(judge, [builtin_bot("easy") for _ in range(5)]))
+    assert judge.repeated_ranks > 0
+    (tmp_path / "engine.log").write_text(engine_log(judge))
+    assert "EE \n" in (tmp_path / "engine.log").read_text(), "a play line that ends with a space"
+    serve(tmp_path, ["--scenario", "engine.log", "--log", "ours.log"], ("easy",) * 5)
+    same = subprocess.run([str(BIN / "president"), "uecda", "compare", "ours.log", "engine.log"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert same.returncode == 0 and same.stdout == "president uecda: 4 games, the same game lines\n", same.stdout
 
 
 def test_bad_arguments_are_one_line(tmp_path: Path) -> None:
