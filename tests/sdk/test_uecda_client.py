@@ -264,6 +264,7 @@ def test_the_command_plays_a_reference_like_server_to_its_end_flag(games: int) -
     lines = out.splitlines()
     assert [line.split(":")[0] for line in lines[:-1]] == [f"game {n}" for n in range(1, games + 1)]
     assert lines[-1].startswith(f"uecda: HardBot was player 0; {games} games;")
+    assert lines[-1].endswith(f"; tables not as the spec says (each kind said once): unused cells in {games} games")
     assert err.count("said once a match") == 1
     assert all(len(result.games) == games for result in results)
 
