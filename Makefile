@@ -269,7 +269,8 @@ bench-tournament: $(STAMP)
 	$(PY) benchmarks/tournament_bench.py
 
 ## bench-uecda: bridge A's games a second (five contest clients over TCP) against in-process play and the reference
-## server's 7 ms a game, and the expert's points a game against four easy contest clients (issue 25).
+## server's 7 ms a game, and the expert's points a game against four easy contest clients (issue 25); bridge B's
+## builtin:hard and builtin:expert through 1,000-game matches against the reference server's tables (issue 45).
 bench-uecda: $(STAMP)
 	$(PY) benchmarks/uecda_bench.py
 

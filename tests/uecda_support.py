@@ -1,4 +1,4 @@
-"""A small UECda contest server and contest client for the tests, written from shared/UECDA.md alone.
+"""Two UECda contest servers and a contest client for the tests, written from shared/UECDA.md alone.
 
 No contest code is in here (several contest programs are GPL).  Both sides speak section 3 byte for byte
 through `president_sdk.uecda_wire` and `president_sdk.uecda_table`; the rules are cut down to what exercises
@@ -7,6 +7,11 @@ the table's by column, or a lone joker that beats any single and falls only to t
 8-stop or suit lock.  The turn order, passes, the end-of-trick count, the next leader and the 20-pass rule are
 those of section 4.8, so a game ends as the reference server would end it (a client that has left and leads
 an empty table passes for ever: only the 20-pass rule ends that game).
+
+`EngineServer` is the other counterpart: the engine judges (`Rules.preset("daifugo")`, exchange and all), so an
+SDK bot's every play must be accepted; with `reference=True` it sends its tables as section 2.2 says the
+reference server does, which bridge A never does: the rank cells [6][5..9] updated as players go out (a rank
+repeats during play), and cells without meaning holding values (a 2 in [5][8], numbers in row 7).
 """
 
 from __future__ import annotations
@@ -14,9 +19,28 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import struct
 from dataclasses import dataclass, field
+from typing import Any
 
+from president_engine import (
+    PASS,
+    Action,
+    CardSet,
+    GiveBack,
+    IllegalActionError,
+    Match,
+    MatchRecord,
+    Phase,
+    Play,
+    Role,
+    Rules,
+)
 from president_engine.cards import CARDS, Card, Rank, Suit
+from president_engine.events import DealEnded
+from president_sdk.uecda_client import play_of_cells, play_uecda_async
+from president_sdk.uecda_plays import CONTEST_RANK, cells_of_play
+from president_sdk.uecda_seat import Submission as SeatSubmission
 from president_sdk.uecda_table import (
     COLUMN_OF_RANK,
     DEAL_TABLE_PLAYER,
@@ -292,6 +316,168 @@ def _is_pass(submitted: bytes) -> bool:
         return False
 
 
+class EngineServer:
+    """A contest server whose judge is the engine (`Rules.preset("daifugo")`, exchange and all): the real
+    contest's rules, so every play an SDK bot makes through `play_uecda` must be accepted.
+
+    `reference`: the tables as the reference server sends them (UECDA 2.2): one rank array, set at each deal
+    and written with each finishing rank as players go out (`daihu.c:1417`), fills [6][5..9]; and one table in
+    `junk_every` carries a 2 in [5][8] and a value in row 7, cells the spec gives no meaning."""
+
+    def __init__(self, deals: int, seed: int, *, reference: bool = False, junk_every: int = 7) -> None:
+        self.match = Match(Rules.preset("daifugo", deals=deals), seed=seed)
+        self.reference = reference
+        self.junk_every = junk_every
+        self.streams: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+        self.refused = 0
+        self.places: list[tuple[int, ...]] = []
+        self.given: list[tuple[int, CardSet]] = []
+        self.sent = 0
+        self.repeated_ranks = 0
+        """Tables sent whose rank cells were neither all 0 nor one of each."""
+        self.junk = 0
+        """Tables sent with a value in a cell without meaning."""
+        self._ranks = [0] * 5
+        self._junk_draw = random.Random(seed)
+        self.names: list[str] = []
+        self.submissions: list[SeatSubmission] = []
+        """Every play table as a client sent it, for the game log."""
+
+    async def run(self, server: asyncio.Server, arrivals: asyncio.Queue[Any]) -> None:
+        while len(self.streams) < 5:
+            reader, writer = await arrivals.get()
+            self.names.append(decode_profile(await read_table(reader, timeout=30)).name)
+            await write_int(writer, len(self.streams))
+            self.streams.append((reader, writer))
+        server.close()
+        while not self.match.is_over:
+            await self.deal()
+        for _, writer in self.streams:
+            writer.close()
+
+    def status(self, *, player: int, counts: tuple[int, ...], mover: int = DEAL_TABLE_PLAYER, to_move: bool = False,
+               give_back: int = 0) -> Status:
+        m = self.match
+        return Status(exchange=mover == DEAL_TABLE_PLAYER, give_back=give_back, your_turn=to_move and mover == player,
+                      player=mover, table_empty=m.table is None, eleven_back=False, revolution=m.reversed,
+                      suit_lock=bool(m.suit_lock), card_counts=counts, ranks=tuple(self._ranks), seats=m.seats)
+
+    async def send(self, player: int, table: Table) -> None:
+        data = encode(table)
+        self.sent += 1
+        if player == 0:
+            ranks = sorted(table.status.ranks)
+            self.repeated_ranks += any(ranks) and ranks != list(range(5))
+        if self.reference and self._junk_draw.randrange(self.junk_every) == 0:
+            junk = bytearray(data)
+            struct.pack_into(">i", junk, (5 * 15 + 8) * 4, 2)
+            struct.pack_into(">i", junk, (7 * 15 + self._junk_draw.randrange(15)) * 4, self._junk_draw.randrange(1, 99))
+            data = bytes(junk)
+            self.junk += 1
+        await write_table(self.streams[player][1], data)
+
+    async def deal(self) -> None:
+        m = self.match
+        roles = m.roles
+        self._ranks = [0] * 5 if all(r is Role.NEUTRAL for r in roles) else [CONTEST_RANK[r] for r in roles]
+        owed = {Role.PRESIDENT: 2, Role.VICE_PRESIDENT: 1}
+        exchange = m.phase is Phase.GIVE_BACK
+        tribute = {Role.PRESIDENT: 2, Role.VICE_PRESIDENT: 1, Role.VICE_SCUM: -1, Role.SCUM: -2}
+        dealt = tuple(size - (tribute.get(role, 0) if exchange else 0) for size, role in zip(m.hand_sizes(), m.roles,
+                                                                                            strict=True))
+        for p in range(5):
+            give = owed.get(m.roles[p], 0) if exchange else 0
+            await self.send(p, Table(CardCells.hand(m.hand(p)), self.status(player=p, counts=dealt, give_back=give)))
+        while m.phase is Phase.GIVE_BACK:
+            giver = m.to_act
+            assert giver is not None
+            cards = decode_cards(await read_table(self.streams[giver][0], timeout=30)).cards
+            self.given.append((giver, cards))
+            m.apply(m.check(GiveBack(cards)))
+        out = 0
+        while True:
+            mover = m.to_act
+            assert mover is not None
+            counts, on_table = m.hand_sizes(), m.table
+            for p in range(5):
+                await self.send(p, Table(CardCells.hand(m.hand(p)), self.status(player=p, counts=counts, mover=mover,
+                                                                                    to_move=True)))
+            submitted = await read_table(self.streams[mover][0], timeout=30)
+            cells = decode_cards(submitted)
+            action: Action = PASS if not len(cells) else play_of_cells(m.rules, cells)
+            try:
+                action = m.check(action)
+            except IllegalActionError:
+                self.refused += 1
+                action = PASS
+            await write_int(self.streams[mover][1], ACCEPTED if isinstance(action, Play) or on_table is None
+                            else REFUSED)
+            self.submissions.append(SeatSubmission(m.deal, mover, submitted, cells, isinstance(action, Play)))
+            events = m.apply(action)
+            shown = cells if isinstance(action, Play) else cells_of_play(on_table) if on_table else CardCells()
+            ended = [e for e in events if isinstance(e, DealEnded)]
+            after = tuple(c - (len(cells) if p == mover and isinstance(action, Play) else 0)
+                          for p, c in enumerate(counts))
+            if self.reference and isinstance(action, Play) and after[mover] == 0:
+                self._ranks[mover] = out  # the finishing rank, into the array every later table is filled from
+                out += 1
+            for p in range(5):
+                await self.send(p, Table(shown, self.status(player=p, counts=after, mover=mover)))
+            flag = MATCH_OVER if m.is_over else GAME_OVER if ended else GAME_ON
+            for _, writer in self.streams:
+                await write_int(writer, flag)
+            if ended:
+                self.places.append(ended[0].places)
+                return
+
+
+def engine_log(judge: EngineServer) -> str:
+    """The game log of the judge's match in section 7's format, as the reference server writes it: the plays
+    as the clients sent them, and (as the reference server does now and then) a space at the end of some
+    play lines."""
+    from president_harness.uecda_bridge import BridgeResult
+    from president_harness.uecda_log import log_of
+
+    m = judge.match
+    result = BridgeResult("", tuple(judge.names), tuple(m.scores), MatchRecord.from_match(m),
+                          tuple(judge.submissions))
+    lines = log_of(result).lines()
+    return "".join(line + (" " if "%play%" in line and number % 2 else "") + "\n"
+                   for number, line in enumerate(lines))
+
+
+async def engine_contest(judge: EngineServer, bots: list[Any], *, timeout: float = 30,
+                         command: list[str] | None = None) -> tuple[list[Any], tuple[int, str, str] | None]:
+    """`judge` on a port of its own and its clients, connecting one by one: first `command` (a
+    `president-bot ... --uecda` to which `HOST:PORT` is added, as player 0) if given, then one `play_uecda_async`
+    per bot.  The bots' ContestResults in their order, and the command's (exit status, stdout, stderr)."""
+    arrivals: asyncio.Queue[Any] = asyncio.Queue()
+
+    async def arrived(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await arrivals.put((reader, writer))
+
+    server = await asyncio.start_server(arrived, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    serving = asyncio.create_task(judge.run(server, arrivals))
+    process = None
+    if command is not None:
+        process = await asyncio.create_subprocess_exec(*command, f"127.0.0.1:{port}", stdout=asyncio.subprocess.PIPE,
+                                                       stderr=asyncio.subprocess.PIPE)
+        while arrivals.empty() and not judge.streams:
+            await asyncio.sleep(0.05)
+    clients = []
+    for bot in bots:
+        clients.append(asyncio.create_task(play_uecda_async(bot, "127.0.0.1", port, timeout=timeout)))
+        await asyncio.sleep(0.02)
+    results = await asyncio.gather(*clients)
+    await serving
+    ran = None
+    if process is not None:
+        out, err = await process.communicate()
+        ran = (await process.wait(), out.decode(), err.decode())
+    return list(results), ran
+
+
 @dataclass(frozen=True)
 class ClientRecord:
     player: int
@@ -387,3 +573,51 @@ async def play_client(port: int, name: str, *, pieces: int = 1, leave_after: int
     writer.close()
     return ClientRecord(player, tuple(acks), tuple(flags), tuple(plays), tuple(after_moves),
                         left=False, closed_by_server=closed, hand_tables=tuple(hand_tables))
+
+
+# --- a game log as the reference server writes it (section 7), by hand -------------------------------------
+
+LOG_HANDS = ("S3S4S5S6S7S8S9STSJSQSK", "SAS2H3H4H5H6H7H8H9HTHJ", "HQHKHAH2D3D4D5D6D7D8D9", "DTDJDQDKDAD2C3C4C5C6",
+         "C7C8C9CTCJCQCKCAC2J3")
+"""A deal of game 0 by player, each hand in cell order (row by row), the hand's joker as ``J3`` ([4][1])."""
+
+REFERENCE_LOG = (
+    "%-----%hostname% tndhms-host\n"
+    "%-----%TIME_START% 2026/12/07 18:00:00\n"
+    "%-----%palyer_name% default default default default default\n"
+    "%-----%WINDOW_TYPE% none\n"
+    "%-----%GRAPH_WINDOW% no\n"
+    "%-----%RAND_TYPE% 0\n"
+    "%-----%RULE_KAKUMEI% yes\n"
+    "%-----%RULE_SHIBARI% yes\n"
+    "%-----%RULE_KINSOKU% no\n"
+    "%-----%RULE_KAIDAN% yes\n"
+    "%-----%RULE_CHANGE% yes\n"
+    "%-----%RULE_5TOBI% no\n"
+    "%-----%RULE_6REVERS% no\n"
+    "%-----%RULE_8GIRI% yes\n"
+    "%-----%RULE_11BACK% no\n"
+    "%-----%RULE_SEKIGAE% yes\n"
+    "%-----%RULE_SEKIGAE_NUM% 5\n"
+    "%-----%GAME_NUMBER% 2\n"
+    "%-----%FLASH_MIBUN_NUMBER% 100\n"
+    "%-----%GAME_PORT% 42485\n"
+    "%-----%RANDOM_SEED% 1765130400\n"
+    "%00000%mibun% 22222\n"
+    "%00000%seat% 01234\n"
+    f"%00000%palyer_cards% {' '.join(LOG_HANDS)} \n"
+    "%00000%change_cards% NULL\n"
+    "%00000%play%  2D3EE 3DTEE 4C2EE 0EE 1EE 2EE 3EE 4J3EE 0EE 1EE 2EE 3EE\n"
+    "%00000%result% 41230\n"
+    "%00000%points% 1 3 2 4 5\n"
+    "%00001%mibun% 40132\n"
+    "%00001%seat% 31042\n"
+    f"%00001%palyer_cards% {' '.join(LOG_HANDS)} \n"
+    "%00001%change_cards%  04S2DAEE 23J3EE 40D4C5EE 32H3EE\n"
+    "%00001%play%  0S3EE 1SAEE 2EE 3EE 4KxEE 0EE 1EE 2EE 3EE \n"
+    "%00001%result% 40132\n"
+    "%00001%points% 3 6 3 5 10\n"
+    "%-----%TIME_END% 2026/12/07 18:00:01\n"
+    "%-----%TOTAL_POINT% 3 6 3 5 10\n")
+"""Two games as section 7 shows them: one space after each key's %, one more before each change_cards and play
+entry, a space after each hand, and one play line that ends with a space."""

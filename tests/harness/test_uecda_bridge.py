@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -125,11 +126,20 @@ def test_a_client_reads_its_own_hand_and_nobody_elses(tmp_path: Path) -> None:
             assert shown.status.your_turn == (shown.status.player == record.player)
 
 
-def test_a_malformed_table_is_refused_and_is_a_pass(tmp_path: Path) -> None:
+def test_a_malformed_table_is_refused_and_is_a_pass(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 45: the refusal is in the bridge's log, with what was sent."""
+    caplog.set_level(logging.WARNING, logger="president.uecda")
     result, records = asyncio.run(bridged(tmp_path, 1, [{"first_play": JUNK}] + [{}] * 4))
     assert records[0].acks[0] == 8
     first = next(s for s in result.submissions if s.player == 0)
     assert first.cells is None and not first.accepted
+    said = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+    assert said[0].startswith("contest player 0 (c0), game 1: refused (a pass): malformed ([0][0]: a card cell holds")
+    assert "; it sent [0][0]=7 [0][1]=7 [0][2]=7 " in said[0]
+    assert "and 55 more" in said[0], "75 cells of 7 in rows 0-4, the first 20 shown"
+    refused = [s for s in result.submissions if not s.accepted and s.table is not None and (s.cells is None
+                                                                                            or len(s.cells))]
+    assert len(said) == len(refused), "every refused play, and only those"
     match = result.record.replay()
     assert match.is_over
 

@@ -3,6 +3,7 @@ uecda serve`` and five ``president-bot ... --uecda`` clients, the match on the w
 
 from __future__ import annotations
 
+import asyncio
 import re
 import socket
 import subprocess
@@ -12,8 +13,17 @@ import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import grpc
 from president_harness.child_server import free_port
-from president_harness.uecda_log import GameLog
+from president_harness.uecda_bridge import contest_rules, match_request, request_bytes
+from president_harness.uecda_cli import limits_for
+from president_harness.uecda_log import GameLog, scenario_of
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
+from president_sdk.bots import builtin_bot
+from president_sdk.uecda_table import MAX_NAME
+from president_service.grpc_server import ServerConfig, start
+from president_service.limits import Limits
+from uecda_support import REFERENCE_LOG, EngineServer, engine_contest, engine_log
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -77,6 +87,7 @@ def test_serve_five_clients_a_page_and_a_log(tmp_path: Path) -> None:
     assert f"game log in {log}" in text
     parsed = GameLog.parse(log.read_text())
     assert len(parsed.games) == 3 and list(parsed.games[-1].points) == points
+    assert parsed.header["RULE_SEKIGAE_NUM"] == "5", "the contest's shipped configuration (issue 45)"
 
 
 def test_serve_three_clients_and_two_builtin_seats(tmp_path: Path) -> None:
@@ -86,7 +97,8 @@ def test_serve_three_clients_and_two_builtin_seats(tmp_path: Path) -> None:
     names = re.findall(r"^player (\d) (\S+): \d+ points?$", text, re.M)
     assert names[3:] == [("3", "expert"), ("4", "hard")] and len(names) == 5
     log = GameLog.parse((tmp_path / "game.log").read_text())
-    assert log.header["PLAYER3"] == "expert" and {p for game in log.games for p, _ in game.plays} == set(range(5))
+    assert log.header["palyer_name"].split()[3:] == ["expert", "hard"]
+    assert {p for game in log.games for p, _ in game.plays} == set(range(5))
 
 
 def test_a_log_as_scenario_and_two_logs_compared(tmp_path: Path) -> None:
@@ -105,6 +117,37 @@ def test_a_log_as_scenario_and_two_logs_compared(tmp_path: Path) -> None:
                             capture_output=True, text=True, timeout=60)
     assert differ.returncode == 1 and differ.stdout.splitlines()[0].startswith("game 2 result: ")
     assert differ.stdout.splitlines()[-1] == "president uecda: 4 games, 1 line differ"
+
+
+def test_a_reference_log_as_scenario_and_our_log_in_its_format(tmp_path: Path) -> None:
+    """Issue 45: ``--scenario`` reads a log in the reference server's format (written by hand from section 7),
+    and bridge A's own log has the reference's header keys in its order and its game lines byte for byte where
+    the reference is deterministic (mibun, seat, palyer_cards with its end space, change_cards)."""
+    (tmp_path / "reference.log").write_text(REFERENCE_LOG)
+    serve(tmp_path, ["--scenario", "reference.log", "--games", "1", "--log", "ours.log"], ("easy",) * 5)
+    ours, reference = (tmp_path / "ours.log").read_text().splitlines(), REFERENCE_LOG.splitlines()
+    assert [line.split("%")[2] for line in ours if line.startswith("%-----%")] == [
+        line.split("%")[2] for line in reference if line.startswith("%-----%")]
+    for key in ("mibun", "seat", "palyer_cards", "change_cards"):
+        tag = f"%00000%{key}% "
+        assert [line for line in ours if line.startswith(tag)] == [line for line in reference if line.startswith(tag)]
+    play = next(line for line in ours if line.startswith("%00000%play% "))
+    assert play.startswith("%00000%play%  2D3EE ") and " 2D3EE " in play and not re.search(r"EE\d", play)
+
+
+def test_a_log_of_another_server_replays_identically(tmp_path: Path) -> None:
+    """Issue 45's strongest check (section 7) across two servers: the tests' EngineServer, sending the
+    reference server's tables, writes a reference-format log of a match of five easy clients; bridge A
+    plays its deals and seats again with five easy clients, and every game line is the same."""
+    judge = EngineServer(deals=4, seed=31, reference=True)
+    asyncio.run(engine_contest(judge, [builtin_bot("easy") for _ in range(5)]))
+    assert judge.repeated_ranks > 0
+    (tmp_path / "engine.log").write_text(engine_log(judge))
+    assert "EE \n" in (tmp_path / "engine.log").read_text(), "a play line that ends with a space"
+    serve(tmp_path, ["--scenario", "engine.log", "--log", "ours.log"], ("easy",) * 5)
+    same = subprocess.run([str(BIN / "president"), "uecda", "compare", "ours.log", "engine.log"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert same.returncode == 0 and same.stdout == "president uecda: 4 games, the same game lines\n", same.stdout
 
 
 def test_bad_arguments_are_one_line(tmp_path: Path) -> None:
@@ -130,3 +173,55 @@ def test_bad_arguments_are_one_line(tmp_path: Path) -> None:
                                "--http-port", str(free_port(18500)), "--db", str(tmp_path / "u.db")],
                               cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "cannot listen on" in done.stderr and "Traceback" not in done.stderr
+
+
+def thousand_games(tmp_path: Path) -> Path:
+    """A reference-format log of 1,000 games (its first game's deal each time): a scenario of 336 KB or so."""
+    lines = [line for line in REFERENCE_LOG.splitlines() if line.startswith("%-----%")]
+    game = [line for line in REFERENCE_LOG.splitlines() if line.startswith("%00000%")]
+    body = [line.replace("%00000%", f"%{number:05d}%") for number in range(1000) for line in game]
+    path = tmp_path / "thousand.log"
+    path.write_text("\n".join(lines[:-2] + body + lines[-2:]) + "\n")
+    return path
+
+
+def test_a_scenario_longer_than_a_servers_limit_is_refused_before_anyone_waits(tmp_path: Path) -> None:
+    """Issue 45: a 1,000-game scenario is a request over a server's default 64 KiB; with --server it is refused
+    in one line before the bridge listens, not after five clients are seated."""
+    thousand_games(tmp_path)
+    done = subprocess.run([str(BIN / "president"), "uecda", "serve", "--scenario", "thousand.log", "--server",
+                           "127.0.0.1:9", "--admin-token", "t", "--listen", "127.0.0.1:0"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "waiting for" not in done.stdout
+    assert "the match's request with 1000 scenario games takes up to" in done.stderr
+    assert "start that server with a larger --max-message-bytes" in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_the_bridges_own_server_takes_a_1000_game_scenario(tmp_path: Path) -> None:
+    """Without --server, the server started by `uecda serve` takes the match request of a 1,000-game scenario
+    (created over real gRPC, names of the longest kind); a server of default limits refuses the same request,
+    which is what the refusal before seating predicts."""
+    scenario = scenario_of(GameLog.parse(thousand_games(tmp_path).read_text()))
+    rules = contest_rules(len(scenario))
+    deals = [(deal.seats, deal.hands) for deal in scenario]
+    needed = request_bytes(rules, deals=deals)
+    assert needed > Limits().max_receive_bytes and len(scenario) == 1000
+
+    async def create(limits: Limits) -> grpc.StatusCode | None:
+        server = await start(ServerConfig(db=str(tmp_path / f"{limits.max_receive_bytes}.db"), admin_token="t",
+                                          port=0, limits=limits))
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+                stub = pb_grpc.PresidentServiceStub(channel)
+                names = ["\N{GRINNING FACE}" * MAX_NAME] * 5
+                try:
+                    await stub.CreateMatch(match_request(names, rules, deals=deals, seed=2**63 - 1),
+                                           metadata=(("authorization", "Bearer t"),), timeout=30)
+                except grpc.aio.AioRpcError as exc:
+                    return exc.code()
+                return None
+        finally:
+            await server.stop(0.5)
+
+    assert asyncio.run(create(Limits())) is grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert asyncio.run(create(limits_for(needed))) is None

@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
+import sys
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
@@ -16,24 +18,23 @@ from president_engine import (
     CardSet,
     Fault,
     GiveBack,
-    IllegalActionError,
     Match,
     Observation,
     Phase,
     Play,
-    Role,
     Rules,
     Suit,
 )
 from president_engine.actions import Cell
 from president_engine.cards import full_deck
 from president_engine.events import DealEnded
-from president_sdk import bot_cli
+from president_sdk import bot_cli, uecda_client
 from president_sdk.bot import Bot
 from president_sdk.bots import builtin_bot
 from president_sdk.uecda_client import (
     ContestConnectError,
     ContestGame,
+    ContestProtocolError,
     ContestResult,
     GameTracker,
     cells_of_action,
@@ -42,12 +43,14 @@ from president_sdk.uecda_client import (
     play_uecda,
     play_uecda_async,
 )
-from president_sdk.uecda_plays import CONTEST_RANK, cells_of_play
+from president_sdk.uecda_plays import cells_of_play
 from president_sdk.uecda_table import (
     DEAL_TABLE_PLAYER,
     TABLE_BYTES,
     CardCells,
+    CellError,
     JokerCell,
+    Reading,
     Status,
     Table,
     decode_cards,
@@ -57,15 +60,9 @@ from president_sdk.uecda_table import (
 )
 from president_sdk.uecda_wire import (
     ACCEPTED,
-    GAME_ON,
-    GAME_OVER,
-    MATCH_OVER,
     REFUSED,
-    read_table,
-    write_int,
-    write_table,
 )
-from uecda_support import ContestServer, ServerRecord
+from uecda_support import ContestServer, EngineServer, ServerRecord, engine_contest
 
 T = TypeVar("T")
 DAIFUGO = Rules.preset("daifugo")
@@ -171,112 +168,13 @@ def test_a_refused_connection_is_a_typed_error() -> None:
         play_uecda(builtin_bot("easy"), "127.0.0.1", port)
 
 
-class EngineServer:
-    """A contest server whose judge is the engine (`Rules.preset("daifugo")`, exchange and all): the real
-    contest's rules, so every play an SDK bot makes through `play_uecda` must be accepted."""
-
-    def __init__(self, deals: int, seed: int) -> None:
-        self.match = Match(Rules.preset("daifugo", deals=deals), seed=seed)
-        self.streams: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
-        self.refused = 0
-        self.places: list[tuple[int, ...]] = []
-        self.given: list[tuple[int, CardSet]] = []
-
-    async def run(self, server: asyncio.Server, arrivals: asyncio.Queue[Any]) -> None:
-        while len(self.streams) < 5:
-            reader, writer = await arrivals.get()
-            await read_table(reader, timeout=30)
-            await write_int(writer, len(self.streams))
-            self.streams.append((reader, writer))
-        server.close()
-        while not self.match.is_over:
-            await self.deal()
-        for _, writer in self.streams:
-            writer.close()
-
-    def status(self, *, player: int, counts: tuple[int, ...], mover: int = DEAL_TABLE_PLAYER, to_move: bool = False,
-               give_back: int = 0) -> Status:
-        m = self.match
-        roles = m.roles
-        ranks = (0,) * 5 if all(r is Role.NEUTRAL for r in roles) else tuple(CONTEST_RANK[r] for r in roles)
-        return Status(exchange=mover == DEAL_TABLE_PLAYER, give_back=give_back, your_turn=to_move and mover == player,
-                      player=mover,
-                      table_empty=m.table is None, eleven_back=False, revolution=m.reversed,
-                      suit_lock=bool(m.suit_lock), card_counts=counts, ranks=ranks, seats=m.seats)
-
-    async def send(self, player: int, table: Table) -> None:
-        await write_table(self.streams[player][1], encode(table))
-
-    async def deal(self) -> None:
-        m = self.match
-        owed = {role: count for role, count in ((Role.PRESIDENT, 2), (Role.VICE_PRESIDENT, 1))}
-        exchange = m.phase is Phase.GIVE_BACK
-        tribute = {Role.PRESIDENT: 2, Role.VICE_PRESIDENT: 1, Role.VICE_SCUM: -1, Role.SCUM: -2}
-        dealt = tuple(size - (tribute.get(role, 0) if exchange else 0) for size, role in zip(m.hand_sizes(), m.roles,
-                                                                                            strict=True))
-        for p in range(5):
-            give = owed.get(m.roles[p], 0) if exchange else 0
-            await self.send(p, Table(CardCells.hand(m.hand(p)), self.status(player=p, counts=dealt, give_back=give)))
-        while m.phase is Phase.GIVE_BACK:
-            giver = m.to_act
-            assert giver is not None
-            cards = decode_cards(await read_table(self.streams[giver][0], timeout=30)).cards
-            self.given.append((giver, cards))
-            m.apply(m.check(GiveBack(cards)))
-        while True:
-            mover = m.to_act
-            assert mover is not None
-            counts, on_table = m.hand_sizes(), m.table
-            for p in range(5):
-                await self.send(p, Table(CardCells.hand(m.hand(p)), self.status(player=p, counts=counts, mover=mover,
-                                                                                    to_move=True)))
-            cells = decode_cards(await read_table(self.streams[mover][0], timeout=30))
-            action: Action = PASS if not len(cells) else play_of_cells(m.rules, cells)
-            try:
-                action = m.check(action)
-            except IllegalActionError:
-                self.refused += 1
-                action = PASS
-            await write_int(self.streams[mover][1], ACCEPTED if isinstance(action, Play) or on_table is None
-                            else REFUSED)
-            events = m.apply(action)
-            shown = cells if isinstance(action, Play) else cells_of_play(on_table) if on_table else CardCells()
-            ended = [e for e in events if isinstance(e, DealEnded)]
-            after = tuple(c - (len(cells) if p == mover and isinstance(action, Play) else 0)
-                          for p, c in enumerate(counts))
-            for p in range(5):
-                await self.send(p, Table(shown, self.status(player=p, counts=after, mover=mover)))
-            flag = MATCH_OVER if m.is_over else GAME_OVER if ended else GAME_ON
-            for _, writer in self.streams:
-                await write_int(writer, flag)
-            if ended:
-                self.places.append(ended[0].places)
-                return
-
-
 def test_builtin_bots_against_the_contests_own_rules(caplog: pytest.LogCaptureFixture) -> None:
     """Three games judged by the engine, with the exchange: every play and give-back is accepted, every client
     tells the engine's finishing order (as far as the 20-pass rule lets it), and none finds the server's lock
     or order other than the engine's."""
-    async def main() -> tuple[EngineServer, list[ContestResult]]:
-        arrivals: asyncio.Queue[Any] = asyncio.Queue()
-
-        async def arrived(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            await arrivals.put((reader, writer))
-
-        server = await asyncio.start_server(arrived, "127.0.0.1", 0)
-        judge = EngineServer(deals=3, seed=15)
-        serving = asyncio.create_task(judge.run(server, arrivals))
-        clients = []
-        for index, level in enumerate(["hard", "normal", "easy", "random", "hard"]):
-            clients.append(asyncio.create_task(play_uecda_async(builtin_bot(level, seed=index), "127.0.0.1",
-                                                                server.sockets[0].getsockname()[1], timeout=30)))
-            await asyncio.sleep(0.02)
-        results = await asyncio.gather(*clients)
-        await serving
-        return judge, list(results)
-
-    judge, results = run(main())
+    judge = EngineServer(deals=3, seed=15)
+    results = run(engine_contest(judge, [builtin_bot(level, seed=index) for index, level in
+                                         enumerate(["hard", "normal", "easy", "random", "hard"])]))[0]
     assert judge.refused == 0
     assert len(judge.given) == 4, "the daifugō and fugō of games 2 and 3 gave back"
     for result in results:
@@ -284,6 +182,91 @@ def test_builtin_bots_against_the_contests_own_rules(caplog: pytest.LogCaptureFi
                                                           zip(result.games, judge.places, strict=True)]
         assert sum(len(game.finish) for game in result.games) >= 13 and result.faults == 0
     assert not [r for r in caplog.records if r.name == "president.uecda"]
+
+
+def test_bots_play_on_through_the_tables_the_reference_server_sends(caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 45: the reference server's rank cells repeat a rank once a player is out, and a cell without
+    meaning may hold a value ([5][8] = 2).  Every client plays the match to its end flag, follows every game
+    (same finishing orders as the engine's), and says what surprised it once a match, not once a table."""
+    judge = EngineServer(deals=6, seed=16, reference=True, junk_every=5)
+    results = run(engine_contest(judge, [builtin_bot(level, seed=index) for index, level in
+                                         enumerate(["hard", "normal", "easy", "random", "hard"])]))[0]
+    assert judge.repeated_ranks > 0 and judge.junk > 5, "the server did send such tables"
+    assert judge.refused == 0
+    for result in results:
+        assert [game.finish for game in result.games] == [places[:len(game.finish)] for game, places in
+                                                          zip(result.games, judge.places, strict=True)]
+        assert len(result.games) == 6 and result.faults == 0
+        kinds = dict(result.surprises)
+        assert set(kinds) == {"unused cells"} and kinds["unused cells"] == 6, "counted in every game"
+    said = [r.getMessage() for r in caplog.records if r.name == "president.uecda"]
+    assert len(said) == 5 and all("[5][8]: holds 2" in line for line in said), "once a match for each client"
+
+
+def test_a_game_whose_tables_cannot_be_followed_is_played_to_its_end() -> None:
+    """A status cell the client needs, amiss on a table it need not act on (seats that seat a player twice):
+    said once, the game's thread is lost, and the client still answers its turns (the lowest single on an
+    empty table, else a pass) until the next deal.  The card cells of a table it acts on stay strict."""
+    seats, counts = (0, 1, 2, 3, 4), (11, 11, 11, 10, 10)
+
+    def wire(cards: CardCells, **changes: Any) -> bytes:
+        fields: dict[str, Any] = dict(exchange=False, give_back=0, your_turn=False, player=1, table_empty=True,
+                                      eleven_back=False, revolution=False, suit_lock=False, card_counts=counts,
+                                      ranks=(0,) * 5, seats=seats)
+        return encode(Table(cards, Status(**{**fields, **changes})))
+
+    hand = CardCells.hand(CardSet("4S 3H 9D 5C 6C 7C 8C 10C JC QC JK"))
+    deal = Reading.of(wire(hand, exchange=True, player=DEAL_TABLE_PLAYER))
+    tracker = GameTracker(DAIFUGO, 0, 1, deal, (0,) * 5)
+    broken = bytearray(wire(hand))
+    broken[(6 * 15 + 12) * 4 + 3] = 0  # seat 2 holds player 0 too
+    assert not tracker.hand_table(Reading.of(bytes(broken)))
+    assert tracker.lost is not None and "seat" in tracker.lost
+    tracker.after_move(Reading.of(wire(CardCells(), player=1)))
+    assert tracker.hand_table(Reading.of(wire(hand, your_turn=True, player=0)))
+    with pytest.raises(ContestProtocolError, match="could not be followed"):
+        tracker.observation()
+    assert tracker.fallback() == CardCells(frozenset(CardSet("3H")))
+    assert tracker.hand_table(Reading.of(wire(hand, your_turn=True, player=0, table_empty=False)))
+    assert tracker.fallback() == CardCells()
+    assert dict(tracker.surprises.counts) == {"lost": 1}
+    bad_hand = bytearray(wire(hand, your_turn=True, player=0))
+    bad_hand[(0 * 15 + 5) * 4 + 3] = 7
+    with pytest.raises(CellError, match=r"\[0\]\[5\]"):
+        tracker.hand_table(Reading.of(bytes(bad_hand)))
+
+
+def test_a_give_back_the_deal_table_cannot_explain_is_the_weakest_cards() -> None:
+    """[5][1] = 2 with ranks that are no permutation: the bot cannot be asked (no roles), the client gives back
+    its two weakest cards rather than stop the match (the server checks the count and the cards it holds)."""
+    hand = CardCells.hand(CardSet("2S JK 3C 3D AH 9S 10S JS QS KS AS KD KC"))
+    deal = Table(hand, Status(exchange=True, give_back=2, your_turn=False, player=DEAL_TABLE_PLAYER, table_empty=True,
+                              eleven_back=False, revolution=False, suit_lock=False, card_counts=(11, 11, 11, 10, 10),
+                              ranks=(0, 0, 1, 3, 4), seats=(0, 1, 2, 3, 4)))
+    tracker = GameTracker(DAIFUGO, 0, 2, Reading.of(encode(deal)), (5, 4, 3, 2, 1))
+    assert tracker.give_back == 2 and set(tracker.surprises.counts) == {"deal-ranks"}
+    assert uecda_client._give_back(builtin_bot("hard"), tracker, Reading.of(encode(deal))) == CardCells(
+        frozenset(CardSet("3D 3C")))
+
+
+@pytest.mark.parametrize("games", [12, pytest.param(210, marks=pytest.mark.slow)])
+def test_the_command_plays_a_reference_like_server_to_its_end_flag(games: int) -> None:
+    """Issue 45, as a user meets it: `president-bot builtin:hard --uecda` against a server that sends the
+    reference server's tables, exit 0 with a line a game; a longer match crosses the rank resets of games 101
+    and 201 (1,000 games: `make bench-uecda`)."""
+    judge = EngineServer(deals=games, seed=17, reference=True)
+    command = [str(Path(sys.executable).parent / "president-bot"), "builtin:hard", "--uecda"]
+    results, ran = run(engine_contest(judge, [builtin_bot("easy", seed=n) for n in range(4)], timeout=120,
+                                      command=command), limit=max(120, games * 1.5))
+    assert ran is not None and judge.repeated_ranks > 0 and judge.junk > 0
+    status, out, err = ran
+    assert status == 0, err
+    lines = out.splitlines()
+    assert [line.split(":")[0] for line in lines[:-1]] == [f"game {n}" for n in range(1, games + 1)]
+    assert lines[-1].startswith(f"uecda: HardBot was player 0; {games} games;")
+    assert lines[-1].endswith(f"; tables not as the spec says (each kind said once): unused cells in {games} games")
+    assert err.count("said once a match") == 1
+    assert all(len(result.games) == games for result in results)
 
 
 # --- the table encoding ------------------------------------------------------------------------------------

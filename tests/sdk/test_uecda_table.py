@@ -22,6 +22,7 @@ from president_sdk.uecda_table import (
     CellError,
     JokerCell,
     Profile,
+    Reading,
     Status,
     Table,
     TableError,
@@ -308,7 +309,6 @@ def test_any_card_cell_out_of_range_is_refused(row: int, column: int, value: int
     ((6, 2), 54, "card count of player 2 is 54"),
     ((6, 4), -1, "card count of player 4 is -1"),
     ((6, 7), 5, "rank of player 2 is 5"),
-    ((6, 5), 1, "neither all 0 nor one of each"),
     ((6, 13), 5, "player in seat 3 is 5"),
     ((6, 13), 0, "do not seat each player once"),
 ])
@@ -317,6 +317,39 @@ def test_malformed_status_cells(cell: tuple[int, int], value: int, text: str) ->
         decode(with_cells({cell: value}, DEAL_BYTES))
     assert raised.value.row == cell[0]
     one_line_error(raised.value)
+
+
+@pytest.mark.parametrize("ranks", [(2, 3, 0, 0, 4), (0, 1, 0, 0, 0), (4, 4, 4, 4, 4)])
+def test_ranks_that_repeat_during_play_are_read_as_sent(ranks: tuple[int, ...]) -> None:
+    """2.2: the reference server writes each finishing rank into [6][5..9] as players go out."""
+    wire = with_cells(dict(zip([(6, c) for c in range(5, 10)], ranks, strict=True)), DEAL_BYTES)
+    assert decode(wire).status.ranks == ranks
+    assert Reading.of(wire).status == decode(wire).status and Reading.of(wire).unused == ()
+
+
+def test_a_client_reads_cells_without_meaning_and_names_them() -> None:
+    """2.2, 'be liberal': a 2 in [5][8] (seen from the real server) and a value in row 7 are surprises, not
+    errors; the status and cards read as without them, and the strict decode still refuses them."""
+    clean = encode(Table(CardCells.hand(CardSet("3S JK")), DEAL_STATUS))
+    wire = with_cells({(5, 8): 2, (7, 3): 9}, clean)
+    reading = Reading.of(wire)
+    assert reading.table() == decode(clean)
+    assert [(e.row, e.column) for e in reading.unused] == [(5, 8), (7, 3)] and reading.status_error is None
+    assert "[5][8]: holds 2" in str(reading.unused[0])
+    with pytest.raises(CellError, match="no meaning"):
+        decode(wire)
+
+
+def test_a_status_cell_the_client_cannot_read_leaves_the_cards_readable() -> None:
+    wire = with_cells({(5, 3): 9, (5, 2): 1}, encode(Table(CardCells.hand(CardSet("3S")), DEAL_STATUS)))
+    reading = Reading.of(wire)
+    assert reading.status is None and reading.your_turn
+    assert "the player is 9" in str(reading.status_error)
+    assert reading.cards() == CardCells.hand(CardSet("3S"))
+    with pytest.raises(CellError, match="the player is 9"):
+        reading.table()
+    with pytest.raises(CellError, match="card cell holds"):
+        Reading.of(with_cells({(0, 3): 7}, wire)).cards()
 
 
 def test_the_status_row_of_a_client_table_is_no_status() -> None:

@@ -173,7 +173,8 @@ def test_builtin_workers_bench_prints_one_loop_against_workers() -> None:
 
 
 def test_uecda_bench_prints_games_a_second_and_the_experts_points() -> None:
-    done = _bench("uecda_bench.py", "--runs", "1", "--games", "2", "--expert-games", "2")
+    done = _bench("uecda_bench.py", "--runs", "1", "--games", "2", "--expert-games", "2", "--contest-games", "2",
+                  "--contest-levels", "hard")
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("bridge A: five easy contest clients, 2 games a run"), lines
@@ -181,6 +182,13 @@ def test_uecda_bench_prints_games_a_second_and_the_experts_points() -> None:
                     r" in-process time$", lines[1]), lines
     assert re.match(r"  median of 1 runs: [\d.]+ games/s, [\d.]+x in-process; \d+x the reference server's 7 ms a"
                     r" game$", lines[2]), lines
+    assert re.match(r"  where the time goes: [\d.]+ ms an action in the last run; the same games with one contest"
+                    r" client and four built-in seats of ours \(no bridge for them\): \d+ ms a game, [\d.]+ ms an"
+                    r" action", lines[3]), lines
     assert re.match(r"the expert against four easy clients, 2 games through bridge A: [\d.]+ points a game \(95%"
                     r" interval [-\d.]+ to [\d.]+; 3.00 is an equal share\); places 1-5: \d+ \d+ \d+ \d+ \d+$",
-                    lines[3]), lines
+                    lines[4]), lines
+    assert lines[5] == "bridge B against the reference server's tables, 2 games a match:", lines
+    assert re.match(r"  builtin:hard: exit 0, 2 of 2 games reported, \d+ s \(\d+ ms a game\); the server sent \d+"
+                    r" tables, player 0's \d+ with a repeated rank and \d+ tables with values in cells without"
+                    r" meaning; \d+ warning lines$", lines[6]), lines

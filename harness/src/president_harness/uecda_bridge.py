@@ -27,7 +27,7 @@ from president_sdk.bot import Bot
 from president_sdk.bots import builtin_bot
 from president_sdk.remote import run
 from president_sdk.uecda_seat import PROFILE_WAIT_S, ContestLine, ContestSeat, Journal, Submission, read_profile
-from president_sdk.uecda_table import PLAYERS
+from president_sdk.uecda_table import MAX_NAME, PLAYERS
 from president_sdk.uecda_wire import write_int
 
 log = logging.getLogger("president.uecda")
@@ -87,11 +87,14 @@ class OtherSeat:
         return self.account or self.builtin
 
 
-def contest_rules(games: int, *, reseat_every: int | None = None) -> Rules:
-    """The `daifugo` preset for a match of `games` games."""
-    overrides: dict[str, Any] = {"deals": games}
-    if reseat_every is not None:
-        overrides["reseat_every"] = reseat_every
+CONTEST_RESEAT_EVERY: Final = 5
+"""RULE_SEKIGAE_NUM of the contest's shipped configuration (the reference server's code and the `daifugo`
+preset say 3)."""
+
+
+def contest_rules(games: int, *, reseat_every: int = CONTEST_RESEAT_EVERY) -> Rules:
+    """The `daifugo` preset for a match of `games` games, reseating as the contest's shipped configuration does."""
+    overrides: dict[str, Any] = {"deals": games, "reseat_every": reseat_every}
     return Rules.preset("daifugo", **overrides)
 
 
@@ -153,6 +156,28 @@ def seat_name(name: str, number: int) -> str:
     return shown or f"contest-{number}"
 
 
+def match_request(names: Sequence[str], rules: Rules, *, others: Sequence[OtherSeat] = (),
+                  deals: Sequence[tuple[Sequence[int], Sequence[CardSet]]] = (), seed: int | None = None
+                  ) -> pb.CreateMatchRequest:
+    """The CreateMatch request of a contest match: the clients' names first, then `others`."""
+    clients = len(names) - len(others)
+    return pb.CreateMatchRequest(
+        preset="daifugo", rules=convert.rules_to_proto(rules), seed=seed, seat_names=names,
+        deals=[pb.DealHands(seats=seats, hands=[pb.Hand(cards=convert.cards_to_proto(h)) for h in hands])
+               for seats, hands in deals],
+        seat_accounts=[""] * clients + [other.account for other in others],
+        clock=pb.ClockSettings(move_time_limit_ms=0))
+
+
+def request_bytes(rules: Rules, *, others: Sequence[OtherSeat] = (),
+                  deals: Sequence[tuple[Sequence[int], Sequence[CardSet]]] = ()) -> int:
+    """The most bytes the match's CreateMatch request can take, whatever names the clients send (known before
+    any client is seated, so that a request a server would refuse is refused before anyone waits)."""
+    longest = "\N{GRINNING FACE}" * MAX_NAME  # four bytes a character, the most UTF-8 takes
+    names = [longest] * (PLAYERS - len(others)) + [other.name for other in others]
+    return match_request(names, rules, others=others, deals=deals, seed=2**63 - 1).ByteSize()
+
+
 async def play_match(seated: list[tuple[Arrival, str]], server: str, admin_token: str, rules: Rules, *,
                      others: Sequence[OtherSeat] = (), deals: Sequence[tuple[Sequence[int], Sequence[CardSet]]] = (),
                      seed: int | None = None, created: asyncio.Future[str] | None = None) -> BridgeResult:
@@ -167,12 +192,8 @@ async def play_match(seated: list[tuple[Arrival, str]], server: str, admin_token
     admin = (("authorization", f"Bearer {admin_token}"),)
     async with grpc.aio.insecure_channel(server) as channel:
         stub = pb_grpc.PresidentServiceStub(channel)
-        reply = await stub.CreateMatch(pb.CreateMatchRequest(
-            preset="daifugo", rules=convert.rules_to_proto(rules), seed=seed, seat_names=names,
-            deals=[pb.DealHands(seats=seats, hands=[pb.Hand(cards=convert.cards_to_proto(h)) for h in hands])
-                   for seats, hands in deals],
-            seat_accounts=[""] * len(seated) + [other.account for other in others],
-            clock=pb.ClockSettings(move_time_limit_ms=0)), metadata=admin, timeout=30)
+        reply = await stub.CreateMatch(match_request(names, rules, others=others, deals=deals, seed=seed),
+                                       metadata=admin, timeout=30)
         if created is not None:
             created.set_result(reply.match_id)
         journal = Journal()

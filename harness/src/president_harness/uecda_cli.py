@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import grpc
+from president_service.limits import Limits
 from president_service.serve_cli import port_number
 
 from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_metadata, admin_token
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
 # command builds this parser for every subcommand.
 
 DEFAULT_GAMES = 100
+REQUEST_MARGIN = 4096
+"""Bytes beyond the match request's own that the server started here takes (gRPC's framing, metadata)."""
 
 
 def listen_address(text: str) -> tuple[str, int]:
@@ -77,8 +80,10 @@ def add_uecda_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     serve.add_argument("--scenario", type=Path, default=None, metavar="LOG",
                        help="a game log (ours or the reference server's): its games' seats and dealt hands are"
                             " played again, so the two logs can be compared (president uecda compare)")
-    serve.add_argument("--reseat-every", type=int, default=None, help="reseat the players every N games "
-                       "(default 3, the reference server's)")
+    serve.add_argument("--reseat-every", type=int, default=None,
+                       help="reseat the players every N games (default 5, the contest's shipped"
+                            " configuration, RULE_SEKIGAE_NUM in the log's header; the reference server's code"
+                            " default is 3)")
     serve.add_argument("--seat", type=other_seat, action="append", default=[], metavar="builtin:LEVEL|account:NAME",
                        help="a player that is not a contest client: a built-in level, or an account of the server"
                             " whose bot plays it over its Session (repeat for more; fewer clients are awaited)")
@@ -87,6 +92,10 @@ def add_uecda_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
                        help="the game log to write (default uecda-YYYYmmddHHMMSS.log)")
     serve.add_argument("--server", help="HOST:PORT of a running server (default: start one here)")
     serve.add_argument("--admin-token", help=f"with --server: its admin token (or set {ADMIN_TOKEN_ENV})")
+    serve.add_argument("--max-message-bytes", type=int, default=Limits().max_receive_bytes,
+                       help="with --server: the largest message it takes (default %(default)s, a server's default;"
+                            " `president serve --max-message-bytes`): a longer scenario is refused before any"
+                            " client waits. The server started here takes what the scenario needs")
     serve.add_argument("--db", default="president-uecda.db", help="without --server: its SQLite file")
     serve.add_argument("--http-port", type=port_number, default=8080,
                        help="without --server: port of its web pages (default 8080; a free one if taken)")
@@ -143,11 +152,17 @@ def compare_command(args: argparse.Namespace) -> int:
     return 1 if differences else 0
 
 
+def limits_for(needed: int) -> Limits:
+    """The limits of the server started here: the defaults, with room for a match request of `needed` bytes."""
+    return Limits(max_receive_bytes=max(Limits().max_receive_bytes, needed + REQUEST_MARGIN))
+
+
 def uecda_command(args: argparse.Namespace) -> int:
     from president_engine import DealError, Match, RulesError
+    from president_engine.narrate import counted
     from president_sdk.uecda_table import PLAYERS
 
-    from president_harness.uecda_bridge import contest_rules
+    from president_harness.uecda_bridge import contest_rules, request_bytes
     from president_harness.uecda_log import LogError
 
     if len(args.seat) >= PLAYERS:
@@ -157,10 +172,18 @@ def uecda_command(args: argparse.Namespace) -> int:
     try:
         scenario = () if args.scenario is None else _scenario(args.scenario)
         games = args.games if args.games is not None else len(scenario) or DEFAULT_GAMES
-        rules = contest_rules(games, reseat_every=args.reseat_every)
+        rules = (contest_rules(games) if args.reseat_every is None
+                 else contest_rules(games, reseat_every=args.reseat_every))
         scenario = scenario[:games]
         if scenario:  # checked before any client waits: the server would refuse them as well
             Match(rules, hands=[deal.hands for deal in scenario], seats=[deal.seats for deal in scenario])
+        needed = request_bytes(rules, others=args.seat, deals=[(deal.seats, deal.hands) for deal in scenario])
+        if args.server and needed > args.max_message_bytes:
+            print(f"president uecda: the match's request with {counted(len(scenario), 'scenario game')} takes up to"
+                  f" {needed} bytes, more than the {args.max_message_bytes} that --server takes"
+                  " (--max-message-bytes): start that server with a larger --max-message-bytes, or play fewer"
+                  " games (--games)", file=sys.stderr)
+            return 2
     except DealError as exc:
         print(f"president uecda: {args.scenario}: not a deal of the contest's rules: {exc}", file=sys.stderr)
         return 2
@@ -171,13 +194,14 @@ def uecda_command(args: argparse.Namespace) -> int:
     for chatty in ("president.runner", "president_service"):  # the seats' and our server's own start lines
         logging.getLogger(chatty).setLevel(logging.WARNING)
     try:
-        return asyncio.run(_serve(args, rules, scenario))
+        return asyncio.run(_serve(args, rules, scenario, needed))
     except KeyboardInterrupt:
         print("president uecda: interrupted", file=sys.stderr)
         return 130
 
 
-async def _serve(args: argparse.Namespace, rules: Rules, scenario: Sequence[ScenarioDeal]) -> int:
+async def _serve(args: argparse.Namespace, rules: Rules, scenario: Sequence[ScenarioDeal], needed: int) -> int:
+    """The match on `args.server`, or on a server started here that takes a request of `needed` bytes."""
     from president_engine.narrate import counted
     from president_sdk.uecda_table import PLAYERS
     from president_service.grpc_server import ServerConfig, StartError, start
@@ -196,7 +220,8 @@ async def _serve(args: argparse.Namespace, rules: Rules, scenario: Sequence[Scen
             token = secrets.token_hex(16)
             http_port = free_port(args.http_port)
             try:
-                server = await start(ServerConfig(db=args.db, admin_token=token, port=0, http_port=http_port))
+                server = await start(ServerConfig(db=args.db, admin_token=token, port=0, http_port=http_port,
+                                                  limits=limits_for(needed)))
             except StartError as exc:
                 print(f"president uecda: {exc}", file=sys.stderr)
                 return 2
@@ -214,6 +239,7 @@ async def _serve(args: argparse.Namespace, rules: Rules, scenario: Sequence[Scen
         print(f"president uecda: waiting for {counted(clients, 'contest client')} on {host}:{listener.port}",
               flush=True)
         seated = await listener.seat_clients(clients)
+        started = time.time()
         created: asyncio.Future[str] = asyncio.get_running_loop().create_future()
 
         def announce(done: asyncio.Future[str]) -> None:
@@ -228,7 +254,7 @@ async def _serve(args: argparse.Namespace, rules: Rules, scenario: Sequence[Scen
         except grpc.RpcError as exc:
             print(f"president uecda: {describe_rpc_error(exc, address)}", file=sys.stderr)
             return 1
-        log_path.write_text(log_of(result).text())
+        log_path.write_text(log_of(result, port=listener.port, started=started).text())
         for number, (name, points) in enumerate(zip(result.names, result.totals, strict=True)):
             print(f"player {number} {name}: {counted(points, 'point')}")
         print(f"president uecda: game log in {log_path}", flush=True)

@@ -1,22 +1,29 @@
 """The contest's game log (shared/UECDA.md section 7), written by bridge A and read back to replay it.
 
-Header lines are ``%-----%KEY% value``; each game ``g`` (from 0) has seven lines ``%ggggg%key% value``:
+Header lines are ``%-----%KEY% value`` (two of them, ``TIME_END`` and ``TOTAL_POINT``, after the games); each
+game ``g`` (from 0) has seven lines ``%ggggg%key% value``:
 ``mibun`` (ranks at the start, ``22222`` in a rank-reset game), ``seat`` (player in seat 0..4),
 ``palyer_cards`` (sic: the five hands as dealt, by player), ``change_cards`` (``NULL`` or ``FT<cards>EE``
 entries: tributes then give-backs), ``play`` (every submission as submitted, ``P<cards>EE``, a pass ``PEE``),
 ``result`` (finishing order) and ``points`` (running totals).  A card is its row's letter (``S H D C`` a
 natural card, ``K L M N`` the joker written in that row, ``J`` the joker row) and its column's rank
 (``x 3 4 5 6 7 8 9 T J Q K A 2``, ``x`` for columns 0 and 14); the cards of an entry go in cell order,
-row by row (docs/RULES-DECISIONS.md, "The contest's game log").
+row by row.  Written as the reference server writes it: each hand of ``palyer_cards`` followed by one space,
+each entry of ``change_cards`` and ``play`` preceded by one; read in that form and in the form bridge A wrote
+before (hands joined by spaces, entries back to back), spaces at the ends of a line aside (docs/RULES-DECISIONS.md,
+"The UECda bridges", 9).
 """
 
 from __future__ import annotations
 
+import socket
+import time
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from president_engine import PASS, Action, CardSet, GiveBack, Match, Phase, Play
+from president_engine import PASS, Action, CardSet, GiveBack, Match, Phase, Play, Rules
 from president_engine.events import CardsGiven, DealEnded, DealStarted, HandDealt
 from president_sdk.uecda_plays import CONTEST_RANK, action_of_cells, cells_of_play
 from president_sdk.uecda_seat import Submission
@@ -26,8 +33,8 @@ from president_sdk.uecda_table import (
     CardCells,
     Grid,
     TableError,
+    cell_of,
     decode_cards,
-    encode_cards,
     pack,
     unpack,
 )
@@ -38,6 +45,8 @@ NATURAL_LETTERS: Final = "SHDC"
 JOKER_LETTERS: Final = "KLMN"
 RANK_LETTERS: Final = "x3456789TJQKA2x"
 HEADER: Final = "-----"
+TRAILER: Final = ("TIME_END", "TOTAL_POINT")
+"""The header keys the reference server writes after the last game."""
 
 
 class LogError(ValueError):
@@ -84,11 +93,13 @@ def text_grid(text: str) -> Grid:
 
 
 def _entries(value: str, what: str) -> list[str]:
-    if value == "NULL" or not value:
+    """A change_cards or play value's entries, with or without a space before each (``EE`` ends every one)."""
+    compact = "".join(value.split())
+    if compact == "NULL" or not compact:
         return []
-    if not value.endswith("EE"):
+    if not compact.endswith("EE"):
         raise LogError(f"{what} {value!r}: entries end with EE")
-    return value[:-2].split("EE")
+    return compact[:-2].split("EE")
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,24 +114,30 @@ class LoggedGame:
     points: tuple[int, ...]
 
 
+def game_lines(number: int, game: LoggedGame) -> list[str]:
+    """The seven lines of game `number` (from 0)."""
+    tag = f"%{number:05d}%"
+    changes = "".join(f" {giver}{taker}{grid_text(cards)}EE" for giver, taker, cards in game.changes)
+    return [f"{tag}mibun% {game.ranks}",
+            f"{tag}seat% {''.join(map(str, game.seats))}",
+            f"{tag}palyer_cards% {''.join(grid_text(hand) + ' ' for hand in game.hands)}",
+            f"{tag}change_cards% {changes or 'NULL'}",
+            f"{tag}play% {''.join(f' {p}{grid_text(cards)}EE' for p, cards in game.plays)}",
+            f"{tag}result% {''.join(map(str, game.result))}",
+            f"{tag}points% {' '.join(map(str, game.points))}"]
+
+
 @dataclass(frozen=True, slots=True)
 class GameLog:
     header: dict[str, str]
     games: tuple[LoggedGame, ...]
 
     def lines(self) -> list[str]:
-        out = [f"%{HEADER}%{key}% {value}" for key, value in self.header.items()]
+        """The log's lines as the reference server writes them (section 7)."""
+        out = [f"%{HEADER}%{key}% {value}" for key, value in self.header.items() if key not in TRAILER]
         for number, game in enumerate(self.games):
-            tag = f"%{number:05d}%"
-            changes = "".join(f"{giver}{taker}{grid_text(cards)}EE" for giver, taker, cards in game.changes)
-            out += [f"{tag}mibun% {game.ranks}",
-                    f"{tag}seat% {''.join(map(str, game.seats))}",
-                    f"{tag}palyer_cards% {' '.join(grid_text(hand) for hand in game.hands)}",
-                    f"{tag}change_cards% {changes or 'NULL'}",
-                    f"{tag}play% {''.join(f'{p}{grid_text(cards)}EE' for p, cards in game.plays)}",
-                    f"{tag}result% {''.join(map(str, game.result))}",
-                    f"{tag}points% {' '.join(map(str, game.points))}"]
-        return out
+            out += game_lines(number, game)
+        return out + [f"%{HEADER}%{key}% {self.header[key]}" for key in TRAILER if key in self.header]
 
     def text(self) -> str:
         return "\n".join(self.lines()) + "\n"
@@ -204,7 +221,24 @@ def game_differences(ours: GameLog, theirs: GameLog) -> list[str]:
             if keyed[0].get((game, key)) != keyed[1].get((game, key))]
 
 
-def log_of(result: BridgeResult) -> GameLog:
+def reference_header(names: Sequence[str], rules: Rules, seed: int, port: int, started: float) -> dict[str, str]:
+    """The header lines before the games, with the reference server's keys in its order: the host, the start
+    time, the names, the rules as its configuration names them, the port and the seed."""
+    def yes(flag: object) -> str:
+        return "yes" if flag else "no"
+
+    return {"hostname": socket.gethostname(), "TIME_START": time.strftime("%Y/%m/%d %H:%M:%S", time.localtime(started)),
+            "palyer_name": " ".join(names), "WINDOW_TYPE": "none", "GRAPH_WINDOW": "no", "RAND_TYPE": "0",
+            "RULE_KAKUMEI": yes(rules.revolution), "RULE_SHIBARI": yes(rules.suit_lock), "RULE_KINSOKU": "no",
+            "RULE_KAIDAN": yes(rules.sequences), "RULE_CHANGE": yes(rules.exchange), "RULE_5TOBI": "no",
+            "RULE_6REVERS": yes(rules.six_reverse), "RULE_8GIRI": yes(rules.eight_stop),
+            "RULE_11BACK": yes(rules.jack_back),
+            "RULE_SEKIGAE": yes(rules.reseat_every), "RULE_SEKIGAE_NUM": str(rules.reseat_every or 0),
+            "GAME_NUMBER": str(rules.deals), "FLASH_MIBUN_NUMBER": str(rules.rank_reset_every or 0),
+            "GAME_PORT": str(port), "RANDOM_SEED": str(seed)}
+
+
+def log_of(result: BridgeResult, *, port: int = 42485, started: float | None = None) -> GameLog:
     """The log of a bridged match, from the server's record and the submissions as the clients wrote them.
 
     A contest client's move is its submission as written (a refused one included); the move of a seat that
@@ -212,9 +246,8 @@ def log_of(result: BridgeResult) -> GameLog:
     """
     match = result.record.replay()
     rules = result.record.rules
-    header = {"PROTOCOL": "20070", "GAME_NUMBER": str(rules.deals), "RULE_SEKIGAE_NUM": str(rules.reseat_every or 0),
-              "FLASH_MIBUN_NUMBER": str(rules.rank_reset_every or 0), "RANDOM_SEED": str(result.record.seed)}
-    header.update({f"PLAYER{number}": name for number, name in enumerate(result.names)})
+    started = time.time() if started is None else started
+    header = reference_header(result.names, rules, result.record.seed, port, started)
     submitted: dict[tuple[int, int], deque[Submission]] = {}
     for submission in result.submissions:
         submitted.setdefault((submission.deal, submission.player), deque()).append(submission)
@@ -237,6 +270,8 @@ def log_of(result: BridgeResult) -> GameLog:
                           if action is PASS or isinstance(action, Play))
             games.append(LoggedGame(ranks, seats, tuple(_grid(h) for h in hands), tuple(changes), plays,
                                     event.places, event.totals))
+    header.update({"TIME_END": time.strftime("%Y/%m/%d %H:%M:%S"),
+                   "TOTAL_POINT": " ".join(map(str, games[-1].points if games else (0,) * 5))})
     return GameLog(header, tuple(games))
 
 
@@ -301,4 +336,12 @@ def _cells(grid: Grid) -> CardCells | None:
 
 
 def _grid(cells: CardCells) -> Grid:
-    return unpack(encode_cards(cells))
+    """The grid of well-formed cells, built directly (`encode_cards` checks every value, which a log of 1,000
+    games pays for in seconds)."""
+    rows = [[0] * COLUMNS for _ in range(8)]
+    for card in cells.naturals:
+        row, column = cell_of(card)
+        rows[row][column] = 1
+    if cells.joker is not None:
+        rows[cells.joker.row][cells.joker.column] = 2
+    return tuple(tuple(row) for row in rows)

@@ -367,8 +367,10 @@ def _uecda(bot: Bot, args: argparse.Namespace) -> int:
         print("president-bot: interrupted", file=sys.stderr)
         return 1
     places = " ".join("?" if place is None else str(place) for place in result.places)
+    surprised = "; tables not as the spec says (each kind said once): " + ", ".join(
+        f"{kind} in {counted(games, 'game')}" for kind, games in result.surprises) if result.surprises else ""
     print(f"uecda: {bot.name} was player {result.player}; {counted(len(result.games), 'game')};"
-          f" {counted(result.points, 'point')}; places {places}; {describe_faults(bot.faults)}")
+          f" {counted(result.points, 'point')}; places {places}; {describe_faults(bot.faults)}{surprised}")
     return _status(bot, args)
 
 

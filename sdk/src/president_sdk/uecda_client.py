@@ -30,6 +30,7 @@ from president_engine import (
     Play,
     Role,
     Rules,
+    Suit,
     exchange_pairs,
 )
 from president_engine.actions import Cell
@@ -42,7 +43,17 @@ from president_engine.tables import tables_for
 from president_sdk.bot import Bot
 from president_sdk.guard import decide
 from president_sdk.uecda_plays import CONTEST_RANK, cells_of_play
-from president_sdk.uecda_table import MAX_NAME, PLAYERS, CardCells, Table, decode, encode_cards
+from president_sdk.uecda_table import (
+    MAX_NAME,
+    PLAYERS,
+    CardCells,
+    JokerCell,
+    Reading,
+    Table,
+    TableError,
+    cell_of,
+    encode_cards,
+)
 from president_sdk.uecda_wire import (
     ACCEPTED,
     GAME_ON,
@@ -80,7 +91,8 @@ class ContestGame:
     """1 for the match's first game."""
     finish: tuple[int, ...]
     """Player numbers in finishing order.  Shorter than 5 only when the 20-pass rule ended the game (the rest
-    are ranked at random, UECDA 4.8) and no later deal table showed their ranks."""
+    are ranked at random, UECDA 4.8) or its tables could not be followed, and no later deal table showed the
+    ranks."""
 
     def place_of(self, player: int) -> int | None:
         """1..5, or None when the table did not show it."""
@@ -100,6 +112,8 @@ class ContestResult:
     games: tuple[ContestGame, ...]
     faults: int
     """Answers of the bot replaced by the fallback (`Bot.faults` has them by kind)."""
+    surprises: tuple[tuple[str, int], ...] = ()
+    """What the server sent that the spec does not say, by kind: how many tables (each kind logged once)."""
 
     @property
     def places(self) -> tuple[int | None, ...]:
@@ -132,24 +146,80 @@ def cells_of_action(action: Action) -> CardCells:
     return CardCells()
 
 
+class Surprises:
+    """What a server sent that the spec does not say, over a whole match: each kind logged once, every one
+    counted (a real server repeats its quirks in every game, UECDA 2.2)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+
+    def note(self, kind: str, game: int, message: str) -> None:
+        if kind not in self.counts:
+            log.warning("game %d: %s (said once a match)", game, message)
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+
+
+def weakest_cells(hand: CardCells, count: int) -> CardCells:
+    """The `count` weakest cards of a hand (the joker last): a give-back when the bot cannot be asked."""
+    naturals = sorted(hand.naturals, key=lambda card: cell_of(card)[::-1])
+    chosen = frozenset(naturals[:count])
+    return CardCells(chosen, hand.joker if len(chosen) < count else None)
+
+
+def fallback_cells(reading: Reading) -> CardCells:
+    """A move when the game could not be followed: the lowest single on an empty table ([5][4]), else a pass."""
+    if reading.grid[5][4] != 1:
+        return CardCells()
+    hand = reading.cards()
+    if hand.naturals:
+        return weakest_cells(CardCells(hand.naturals), 1)
+    return CardCells(joker=JokerCell(Suit.SPADES, 14)) if hand.joker is not None else CardCells()
+
+
 class GameTracker:
     """One game as one client sees it, table by table: the Observation of its turn and the finishing order.
 
     Feed it the deal table, then every hand table (`hand_table`) and table-after-move (`after_move`) in order.
     A move is a play when the mover's card count fell, else a pass (a refused play is one, UECDA 3.3).
+
+    Only the card cells of a table the client acts on are read strictly (a TableError); anything else the
+    spec does not say is noted in `surprises`, and a table the tracker cannot follow leaves it `lost` for the
+    rest of the game: the client then plays `fallback_cells` until the next deal (UECDA 2.2).
     """
 
-    def __init__(self, rules: Rules, player: int, number: int, deal: Table, scores: tuple[int, ...]) -> None:
-        if not deal.status.exchange:
-            raise ContestProtocolError("expected the deal table ([5][0] = 1)")
+    def __init__(self, rules: Rules, player: int, number: int, deal: Reading | Table, scores: tuple[int, ...],
+                 surprises: Surprises | None = None) -> None:
         self.rules = rules
         self.player = player
         self.number = number
-        self.deal = deal
         self.scores = scores
-        self.roles = tuple(ROLE_OF_RANK[rank] for rank in deal.status.ranks) if any(
-            deal.status.ranks) else (Role.NEUTRAL,) * PLAYERS
+        self.surprises = surprises or Surprises()
+        self.lost: str | None = None
+        """Why the tables stopped being followed in this game, or None."""
         self.finish: list[int] = []
+        self.roles: tuple[Role, ...] = (Role.NEUTRAL,) * PLAYERS
+        self._warned: set[str] = set()
+        self._reading: Reading | None = None
+        self._deal: Table | None = None
+        if isinstance(deal, Table):
+            self._deal = deal
+            self.give_back = deal.status.give_back
+        else:
+            self._note_cells(deal)
+            self.give_back = deal.grid[5][1] if deal.grid[5][1] in (1, 2) else 0
+            try:
+                self._deal = deal.table()
+            except TableError as exc:
+                self._lose(f"the deal table: {exc}")
+        status = None if self._deal is None else self._deal.status
+        if status is not None and not status.exchange:
+            self.warn("deal-flag", "[5][0] is 0 in the deal table; read as the deal table by its place")
+        if status is not None and any(status.ranks):
+            if sorted(status.ranks) == list(range(PLAYERS)):
+                self.roles = tuple(ROLE_OF_RANK[rank] for rank in status.ranks)
+            else:
+                self.warn("deal-ranks", f"the deal table's ranks {list(status.ranks)} are neither all 0 nor one"
+                                        " of each; playing as a rank-reset game")
         self._hand: Table | None = None
         self._table: Play | None = None
         self._table_player: int | None = None
@@ -157,7 +227,6 @@ class GameTracker:
         self._played = CardSet()
         self._reversed = False
         """The order as the engine's rules make it after the plays seen; [5][6] wins when they differ."""
-        self._warned: set[str] = set()
 
     def give_back_observation(self) -> Observation:
         """The deal table's give-back ([5][1] cards) as the engine's GIVE_BACK phase.
@@ -165,7 +234,11 @@ class GameTracker:
         The server moved the tributes before the deal table, and reads the daifugō's give-back before the
         fugō's (UECDA 3.4): the view shows those moves (cards hidden) so that the engine's exchange is at our
         step; [6][0..4] are the counts as dealt, so the moves are added to them."""
-        status, hand = self.deal.status, self.deal.cards.cards
+        if self._deal is None:
+            raise ContestProtocolError(f"the deal table could not be read ({self.lost})")
+        status, hand = self._deal.status, self._deal.cards.cards
+        if all(role is Role.NEUTRAL for role in self.roles):
+            raise ContestProtocolError(f"[5][1] asks {status.give_back} cards, but the deal table shows no ranks")
         sizes = list(status.card_counts)
         pairs = exchange_pairs(self.roles)
         moves = [CardsGiven(pair.giver, pair.receiver, pair.cards, True, None) for pair in pairs]
@@ -188,10 +261,30 @@ class GameTracker:
                           owed=status.give_back, legal_actions=())
         return dataclasses.replace(obs, legal_actions=Match.from_view(obs, self._hands(obs)).legal_actions())
 
-    def hand_table(self, table: Table) -> bool:
-        """A hand table: an empty table ([5][4]) starts a new trick; the order is checked against the engine's.
+    @property
+    def deal(self) -> Table:
+        if self._deal is None:
+            raise ContestProtocolError(f"the deal table could not be read ({self.lost})")
+        return self._deal
 
-        True when it is this client's turn ([5][2])."""
+    def hand_table(self, table: Reading | Table) -> bool:
+        """A hand table: True when it is this client's turn ([5][2]), whose card cells must then be well-formed
+        (a TableError); anything else amiss is noted and loses the game's thread."""
+        if isinstance(table, Table):
+            self._hand_table(table)
+            return table.status.your_turn
+        self._note_cells(table)
+        self._reading = table
+        if table.your_turn:
+            table.cards()
+        if self.lost is None:
+            try:
+                self._hand_table(table.table())
+            except ValueError as exc:  # a TableError, a ContestProtocolError, or a view the engine refuses
+                self._lose(f"a hand table: {exc}")
+        return table.your_turn
+
+    def _hand_table(self, table: Table) -> None:
         status = table.status
         if status.exchange:
             raise ContestProtocolError("a deal table ([5][0] = 1) where a hand table was due")
@@ -206,10 +299,20 @@ class GameTracker:
         if status.eleven_back and not self.rules.jack_back:
             self.warn("11-back", "the server plays 11-back ([5][5]), these rules do not: the legal actions ignore it")
         self._hand = table
-        return status.your_turn
 
-    def after_move(self, table: Table) -> None:
+    def after_move(self, table: Reading | Table) -> None:
         """The table-after-move: who moved ([5][3]), and whether their count fell (a play) or not (a pass)."""
+        if isinstance(table, Table):
+            self._after_move(table)
+            return
+        self._note_cells(table)
+        if self.lost is None:
+            try:
+                self._after_move(table.table())
+            except ValueError as exc:  # a TableError, a ContestProtocolError, or a view the engine refuses
+                self._lose(f"a table-after-move: {exc}")
+
+    def _after_move(self, table: Table) -> None:
         if self._hand is None:
             raise ContestProtocolError("a table-after-move before any hand table")
         mover = table.status.player
@@ -231,6 +334,8 @@ class GameTracker:
 
     def observation(self) -> Observation:
         """The bot's Observation on the last hand table, which must say it is this client's turn."""
+        if self.lost is not None:
+            raise ContestProtocolError(f"the game's tables could not be followed since {self.lost}")
         hand_table = self._hand
         if hand_table is None or not hand_table.status.your_turn:
             raise ContestProtocolError("not this client's turn")
@@ -278,16 +383,29 @@ class GameTracker:
                                        f" {len(obs.played)} cards played")
         return hands
 
+    def fallback(self) -> CardCells:
+        """`fallback_cells` of the last hand table."""
+        return fallback_cells(self._reading) if self._reading is not None else CardCells()
+
     def warn(self, kind: str, message: str) -> None:
-        """Once per game and kind: a server whose rules differ from the engine's would say it every turn."""
+        """Once per game and kind into the match's surprises (which log each kind once a match)."""
         if kind not in self._warned:
             self._warned.add(kind)
-            log.warning("game %d: %s", self.number, message)
+            self.surprises.note(kind, self.number, message)
+
+    def _note_cells(self, reading: Reading) -> None:
+        if reading.unused:
+            self.warn("unused cells", f"{'; '.join(map(str, reading.unused))}; read as nothing, playing on")
+
+    def _lose(self, why: str) -> None:
+        if self.lost is None:
+            self.lost = why
+            self.warn("lost", f"{why}; following no more tables this game, playing the lowest single or passing")
 
 
 def finish_from_ranks(game: ContestGame, ranks: tuple[int, ...]) -> ContestGame:
     """A game the 20-pass rule ended, completed from the next deal table's ranks ([6][5..9]), when it shows any."""
-    if len(game.finish) == PLAYERS or not any(ranks):
+    if len(game.finish) == PLAYERS or sorted(ranks) != list(range(PLAYERS)):
         return game
     return ContestGame(game.number, tuple(sorted(range(PLAYERS), key=lambda p: ranks[p])))
 
@@ -310,21 +428,21 @@ async def play_uecda_async(bot: Bot, host: str, port: int = DEFAULT_PORT, *, nam
         bot.seat(player, rules)
         games: list[ContestGame] = []
         faults_before = bot.faults.total()
+        surprises = Surprises()
         flag = GAME_ON
         while flag != MATCH_OVER:
-            deal = decode(await read_table(reader, timeout=timeout))
+            deal = Reading.of(await read_table(reader, timeout=timeout))
             if games:
-                games[-1] = finish_from_ranks(games[-1], deal.status.ranks)
+                games[-1] = finish_from_ranks(games[-1], deal.grid[6][5:10])
             scores = tuple(sum(g.points_of(p) or 0 for g in games) for p in range(PLAYERS))
-            tracker = GameTracker(rules, player, len(games) + 1, deal, scores)
-            if deal.status.give_back:
-                action = decide(bot, tracker.give_back_observation()).action
-                await write_table(writer, encode_cards(cells_of_action(action)), timeout=timeout)
+            tracker = GameTracker(rules, player, len(games) + 1, deal, scores, surprises)
+            if tracker.give_back:
+                await write_table(writer, encode_cards(_give_back(bot, tracker, deal)), timeout=timeout)
             flag = GAME_ON
             while flag == GAME_ON:
-                if tracker.hand_table(decode(await read_table(reader, timeout=timeout))):
+                if tracker.hand_table(Reading.of(await read_table(reader, timeout=timeout))):
                     await _move(bot, tracker, reader, writer, timeout)
-                tracker.after_move(decode(await read_table(reader, timeout=timeout)))
+                tracker.after_move(Reading.of(await read_table(reader, timeout=timeout)))
                 flag = await read_int(reader, timeout=timeout)
                 if flag not in (GAME_ON, GAME_OVER, MATCH_OVER):
                     raise ContestProtocolError(f"end flag {flag}; expected 0, 1 or 2")
@@ -334,18 +452,34 @@ async def play_uecda_async(bot: Bot, host: str, port: int = DEFAULT_PORT, *, nam
                 on_game(games[-1])
     finally:
         writer.close()
-    return ContestResult(player, name, tuple(games), bot.faults.total() - faults_before)
+    return ContestResult(player, name, tuple(games), bot.faults.total() - faults_before,
+                         tuple(sorted(surprises.counts.items())))
+
+
+def _give_back(bot: Bot, tracker: GameTracker, deal: Reading) -> CardCells:
+    """The bot's give-back (the fallback for a fault); the weakest cards when the deal table cannot be followed."""
+    try:
+        return cells_of_action(decide(bot, tracker.give_back_observation()).action)
+    except ValueError as exc:  # a ContestProtocolError, or a view the engine refuses
+        tracker.warn("give-back", f"{exc}; giving back the weakest {tracker.give_back}")
+        return weakest_cells(deal.cards(), tracker.give_back)
 
 
 async def _move(bot: Bot, tracker: GameTracker, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                 timeout: float | None) -> None:
     """Ask the bot (the fallback for a fault), send its play as one table, and read the ack."""
-    obs = tracker.observation()
-    action = decide(bot, obs).action
-    await write_table(writer, encode_cards(cells_of_action(action)), timeout=timeout)
+    action: Action | None = None
+    try:
+        action = decide(bot, tracker.observation()).action
+        cells = cells_of_action(action)
+    except ValueError as exc:  # a ContestProtocolError, or a view the engine refuses
+        if tracker.lost is None:
+            tracker.warn("observation", f"no view of this turn ({exc}); playing the lowest single or passing")
+        cells = tracker.fallback()
+    await write_table(writer, encode_cards(cells), timeout=timeout)
     ack = await read_int(reader, timeout=timeout)
     if ack not in (ACCEPTED, REFUSED):
-        raise ContestProtocolError(f"ack {ack}; expected {ACCEPTED} or {REFUSED}")
+        tracker.warn("ack", f"ack {ack}; expected {ACCEPTED} or {REFUSED}; read as {REFUSED}")
     if ack == REFUSED and isinstance(action, Play):
         tracker.warn("refused", f"the server refused {action}, which the engine allows (a pass, UECDA 3.3)")
 

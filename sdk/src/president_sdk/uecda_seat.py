@@ -46,6 +46,7 @@ from president_sdk.bot import Bot
 from president_sdk.uecda_plays import CONTEST_RANK, action_of_cells, cells_of_play
 from president_sdk.uecda_table import (
     DEAL_TABLE_PLAYER,
+    JOKER_ROW,
     PLAYERS,
     PROTOCOL_20070,
     CardCells,
@@ -56,6 +57,7 @@ from president_sdk.uecda_table import (
     decode_cards,
     decode_profile,
     encode,
+    unpack,
 )
 from president_sdk.uecda_wire import (
     ACCEPTED,
@@ -307,6 +309,10 @@ class ContestSeat(Bot):
         empty = obs.table is None
         self.client.send_int(ACCEPTED if accepted or (empty and cells is not None and not len(cells)) else REFUSED)
         self.journal.add(self._moves + 1, Submission(obs.deal, self.player, submitted, cells, accepted))
+        if not accepted and submitted is not None and (cells is None or len(cells)):
+            log.warning("contest player %d (%s), game %d: refused (a pass): %s; it sent %s", self.player,
+                        self.client.name, obs.deal, _why_refused(submitted) if cells is None else
+                        "not a legal play on this table", sent_cells(submitted))
         self._mine = True
         return action if accepted and action is not None else PASS
 
@@ -319,6 +325,26 @@ def _cells(submitted: bytes | None) -> CardCells | None:
         return decode_cards(submitted)
     except TableError:
         return None
+
+
+def _why_refused(submitted: bytes) -> str:
+    try:
+        decode_cards(submitted)
+    except TableError as exc:
+        return f"malformed ({exc})"
+    return "malformed"
+
+
+SENT_CELLS_SHOWN: Final = 20
+
+
+def sent_cells(submitted: bytes) -> str:
+    """The non-zero cells of a submission's rows 0-4, as ``[row][column]=value`` (the first 20 of them)."""
+    grid = unpack(submitted)
+    cells = [f"[{row}][{column}]={value}" for row in range(JOKER_ROW + 1) for column, value in enumerate(grid[row])
+             if value]
+    more = f" and {len(cells) - SENT_CELLS_SHOWN} more" if len(cells) > SENT_CELLS_SHOWN else ""
+    return " ".join(cells[:SENT_CELLS_SHOWN]) + more if cells else "no card cells"
 
 
 def _cards(submitted: bytes | None) -> CardSet | None:

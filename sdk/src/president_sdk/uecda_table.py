@@ -178,7 +178,9 @@ class Status:
     card_counts: tuple[int, ...]
     """[6][0..4]: cards held by player 0..4 (the deal table: as dealt, before the exchange)."""
     ranks: tuple[int, ...]
-    """[6][5..9]: previous rank of player 0..4, 0 daifugō .. 4 daihinmin; all 0 in a rank-reset game."""
+    """[6][5..9]: rank of player 0..4, 0 daifugō .. 4 daihinmin; all 0 in a rank-reset game.  A permutation in
+    the deal table of other games only: the reference server writes each finishing rank here as players go
+    out, so during play a rank may repeat (UECDA 2.2)."""
     seats: tuple[int, ...]
     """[6][10..14]: the player number in seat 0..4; play goes seat s -> s+1 (mod 5)."""
 
@@ -196,8 +198,6 @@ class Status:
             _in_range(6, player, count, 0, MAX_CARDS_HELD, f"the card count of player {player}")
         for player, rank in enumerate(self.ranks):
             _in_range(6, 5 + player, rank, 0, PLAYERS - 1, f"the rank of player {player}")
-        if any(self.ranks) and sorted(self.ranks) != list(range(PLAYERS)):
-            raise CellError(6, 5, f"ranks {list(self.ranks)} are neither all 0 nor one of each")
         for seat, player in enumerate(self.seats):
             _in_range(6, 10 + seat, player, 0, PLAYERS - 1, f"the player in seat {seat}")
         if sorted(self.seats) != list(range(PLAYERS)):
@@ -300,19 +300,68 @@ def encode(table: Table) -> bytes:
 
 
 def decode(data: bytes) -> Table:
-    """A server-to-client table; a non-zero cell the spec gives no meaning ([5][8..14], row 7) is an error."""
+    """A server-to-client table, strictly: a non-zero cell the spec gives no meaning ([5][8..14], row 7) is an
+    error too (a client reads with `Reading` instead, UECDA 2.2)."""
     grid = unpack(data)
     cards = _read_cards(grid)
-    for row, first in ((5, 8), (7, 0)):
-        for column in range(first, COLUMNS):
-            if grid[row][column]:
-                raise CellError(row, column, f"holds {grid[row][column]}; the spec gives this cell no meaning")
+    errors = unused_cells(grid)
+    if errors:
+        raise errors[0]
+    return Table(cards, read_status(grid))
+
+
+def unused_cells(grid: Grid) -> list[CellError]:
+    """The cells the spec gives no meaning ([5][8..14], row 7) that hold a value, one error each."""
+    return [CellError(row, column, f"holds {grid[row][column]}; the spec gives this cell no meaning")
+            for row, first in ((5, 8), (7, 0)) for column in range(first, COLUMNS) if grid[row][column]]
+
+
+def read_status(grid: Grid) -> Status:
+    """Rows 5-6 as the status they are; a cell outside the values the spec lists is a CellError."""
     five, six = grid[5], grid[6]
-    status = Status(
+    return Status(
         exchange=_bool(5, 0, five[0]), give_back=five[1], your_turn=_bool(5, 2, five[2]), player=five[3],
         table_empty=_bool(5, 4, five[4]), eleven_back=_bool(5, 5, five[5]), revolution=_bool(5, 6, five[6]),
         suit_lock=_bool(5, 7, five[7]), card_counts=six[0:5], ranks=six[5:10], seats=six[10:15])
-    return Table(cards, status)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """A server's table as a client reads it (UECDA 2.2, "be liberal"): the grid, and each part on demand.
+
+    `cards()` is strict, for a table the client must act on; `status` is None when a cell the client needs holds
+    what the spec does not list (`status_error` says which), and `unused` names every cell without meaning that
+    holds a value, so that a client can say so and play on."""
+
+    grid: Grid
+    status: Status | None
+    status_error: CellError | None
+    unused: tuple[CellError, ...]
+
+    @classmethod
+    def of(cls, data: bytes) -> Reading:
+        """The 480 bytes read for what they say; only a wrong length is an error."""
+        grid = unpack(data)
+        try:
+            return cls(grid, read_status(grid), None, tuple(unused_cells(grid)))
+        except CellError as exc:
+            return cls(grid, None, exc, tuple(unused_cells(grid)))
+
+    def cards(self) -> CardCells:
+        """Rows 0-4, strictly (a CellError for a value the spec does not allow there)."""
+        return _read_cards(self.grid)
+
+    @property
+    def your_turn(self) -> bool:
+        """[5][2] as the server meant it, even when another status cell is amiss."""
+        return self.grid[5][2] == 1
+
+    def table(self) -> Table:
+        """The cards and the status; a CellError when either cannot be read."""
+        if self.status_error is not None:
+            raise self.status_error
+        assert self.status is not None
+        return Table(self.cards(), self.status)
 
 
 def _bool(row: int, column: int, value: int) -> bool:
