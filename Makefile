@@ -36,9 +36,11 @@ lock: | $(UV)
 check-lock: | $(UV)
 	@$(UV_RUN) lock --check --offline --quiet 2>/dev/null || { echo "$(LOCK_STALE)" >&2; exit 1; }
 
-# Everything: the six distributions with their test tools, Ray, and the learners' PettingZoo and OpenSpiel.
+# Everything: the six distributions with their test tools, Ray, and the learners' PettingZoo and OpenSpiel,
+# compiled to bytecode as they are installed (a machine may forbid writing it later, PYTHONDONTWRITEBYTECODE, and
+# then every command would compile its imports again: make bench-cli shows the cost).
 $(STAMP): $(PYPROJECTS) pyproject.toml uv.lock | $(UV) check-lock
-	$(UV_RUN) sync --locked --quiet --all-packages --all-extras
+	$(UV_RUN) sync --locked --quiet --all-packages --all-extras --compile-bytecode
 	touch $(RUN_STAMP) $@
 
 # Only what `make run` needs: the harness and what it imports (no test tools, no Ray, no learners), and what
@@ -46,7 +48,7 @@ $(STAMP): $(PYPROJECTS) pyproject.toml uv.lock | $(UV) check-lock
 # install put there.
 $(RUN_STAMP): $(PYPROJECTS) pyproject.toml uv.lock | $(UV) check-lock
 	@echo "make run: installing what the server and the bots need into $(VENV) (the first time only)"
-	$(UV_RUN) sync --locked --quiet --inexact --package president-harness
+	$(UV_RUN) sync --locked --quiet --inexact --package president-harness --compile-bytecode
 	$(UV_RUN) sync --locked --quiet --inexact --only-group compile
 	touch $@
 

@@ -83,7 +83,8 @@ def _setup(address: str, admin: str) -> tuple[str, str]:
             stub.CreateAccount(pb.CreateAccountRequest(name=name, owner="bench"), metadata=metadata, timeout=10)
         created = stub.CreateTournament(pb.CreateTournamentRequest(spec=pb.TournamentSpec(
             name="bench", preset="cardverse", rules=pb.Rules(players=4), format=pb.TOURNAMENT_FORMAT_SWISS,
-            rounds=3, entrants=["bencher", "ann", "bob", "cy"])), metadata=metadata, timeout=10)
+            rounds=3, entrants=["bencher", "ann", "bob", "cy"], unchecked=["bencher", "ann", "bob", "cy"])),
+            metadata=metadata, timeout=10)
         return token, created.tournament.tournament_id
 
 
