@@ -46,13 +46,23 @@ def build_wheel(project: str, out: Path, **env: str) -> tuple[Path, str]:
     return wheel, built.stderr
 
 
-def install(venv: Path, wheels: list[Path], *, locked_dependencies: bool = False) -> Path:
+def install(venv: Path, wheels: list[Path], *, locked_dependencies: bool = False,
+            dependencies_of: str | None = None) -> Path:
     """A new virtual environment holding `wheels` alone; its Python.  With `locked_dependencies`, it reads the
-    packages it lacks (grpcio, protobuf, ...) from the checkout's environment, after its own."""
+    packages it lacks (grpcio, protobuf, ...) from the checkout's environment, after its own; with `dependencies_of`
+    (a distribution of the workspace), it holds that distribution's dependencies too, installed into it as
+    `pip install` installs them, in uv.lock's versions (from uv's cache, offline)."""
     python = venv / "bin" / "python"
-    for command in ([uv(), "venv", "--quiet", "--python", sys.executable, str(venv)],
-                    [uv(), "pip", "install", "--quiet", "--offline", "--no-deps", "--python", str(python),
-                     *map(str, wheels)]):
+    lock = venv.with_name(venv.name + "-lock") / "pylock.toml"
+    commands = [[uv(), "venv", "--quiet", "--python", sys.executable, str(venv)]]
+    if dependencies_of is not None:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        commands += [[uv(), "export", "--quiet", "--offline", "--locked", "--format", "pylock.toml", "--package",
+                      dependencies_of, "--no-emit-workspace", "--no-dev", "--project", str(ROOT), "-o", str(lock)],
+                     [uv(), "pip", "install", "--quiet", "--offline", "--python", str(python), "-r", str(lock)]]
+    commands.append([uv(), "pip", "install", "--quiet", "--offline", "--no-deps", "--python", str(python),
+                     *map(str, wheels)])
+    for command in commands:
         done = subprocess.run(command, env=environment(), capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
     if locked_dependencies:
