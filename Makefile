@@ -88,12 +88,16 @@ venv: $(STAMP) $(ENGINE_COMPILED)/.built
 ## pytest-default: every other test (docs commands, hosting and the sandbox, tournaments, arena, UECda, web, service,
 ## SDK) on the default install as `make venv` leaves it: the compiled build where it could be made, else the source.
 RULES_TESTS := tests/engine tests/golden tests/sdk/test_expert.py tests/sdk/test_playout.py tests/sdk/test_next_deal.py
+# Tests of the source itself, on the source only: the documented signatures (a compiled function keeps no
+# annotations) and the guard's answers made of interpreted subclasses of the engine's classes (which a compiled
+# class refuses before the guard sees them).
+SOURCE_TESTS := tests/docs/test_sdk_readme_helpers.py tests/sdk/test_guard.py
 PYTEST_RUN := $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
 
 pytest: pytest-source pytest-compiled pytest-default
 
 pytest-source: $(STAMP)
-	PRESIDENT_ENGINE_BUILD=source $(SOURCE_NICE) $(PYTEST_RUN) $(RULES_TESTS)
+	PRESIDENT_ENGINE_BUILD=source $(SOURCE_NICE) $(PYTEST_RUN) $(RULES_TESTS) $(SOURCE_TESTS)
 
 pytest-compiled: $(ENGINE_COMPILED)/.built
 	@if [ -f $(ENGINE_COMPILED)/.built ]; then \
@@ -102,7 +106,7 @@ pytest-compiled: $(ENGINE_COMPILED)/.built
 	else echo "pytest-compiled: skipped (no compiled engine)"; fi
 
 pytest-default: $(ENGINE_COMPILED)/.built
-	PRESIDENT_ENGINE_BUILD= $(PYTEST_RUN) --durations=25 $(addprefix --ignore=,$(RULES_TESTS))
+	PRESIDENT_ENGINE_BUILD= $(PYTEST_RUN) --durations=25 $(addprefix --ignore=,$(RULES_TESTS) $(SOURCE_TESTS))
 
 ## test: everything CI checks: lint, types, and every test (the rules tests on both builds of the engine).
 ## Two lanes side by side (-j2): the compile, then the default install's tests (the longest run) as soon as it is

@@ -158,9 +158,10 @@ class Host:
 
 
     def over(self, match_id: str, failed: Callable[[], str | None]) -> pb.MatchSummary:
-        """The match once it is over (within 90 s, unless `failed()` says what went wrong first)."""
+        """The match once it is over (within 90 s, unless `failed()` says what went wrong first), read with the admin
+        token: every match here deals the same cards, so a spectator sees no result while another of them is live."""
         deadline = time.monotonic() + 90
-        while (summary := self.stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).match).status \
+        while (summary := self.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=META).match).status \
                 != pb.MATCH_STATUS_OVER:
             assert time.monotonic() < deadline and failed() is None, failed()
             time.sleep(0.1)

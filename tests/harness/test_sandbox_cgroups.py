@@ -43,8 +43,8 @@ def test_each_jail_has_a_cgroup_of_its_own_with_an_equal_weight_and_its_memory(t
     jails = [sandbox.start(["python", "show.py"], log=tmp_path / f"{sandbox.slot}.log") for sandbox in (free, capped)]
     try:
         deadline = time.monotonic() + 30
-        while not all("0::/" in jailed.log.read_text() for jailed in jails):
-            assert time.monotonic() < deadline, [jailed.log.read_text() for jailed in jails]
+        while not all(jailed.log.is_file() and "0::/" in jailed.log.read_text() for jailed in jails):
+            assert time.monotonic() < deadline, [jailed.log.is_file() and jailed.log.read_text() for jailed in jails]
             time.sleep(0.05)
         for jailed in jails:
             assert jailed.cgroup is not None

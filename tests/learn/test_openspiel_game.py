@@ -12,7 +12,7 @@ import pytest
 from learn_support import dealing_order, first_deal_positions, played_actions, redeal_others, replay
 from open_spiel.python.algorithms import evaluate_bots, mcts
 from open_spiel.python.bots import uniform_random
-from president_engine import Match, Rules, RulesError
+from president_engine import Match, Rank, Rules, RulesError
 from president_engine.action_space import action_space
 from president_engine.events import Played
 from president_learn.openspiel_game import GAME_NAME, register, rules_from_parameters
@@ -55,7 +55,7 @@ def test_the_deal_is_chance_card_by_card() -> None:
     assert "AS" in state.observation_string(0) and "AS" not in state.observation_string(1)
     while state.is_chance_node():
         state.apply_action(state.chance_outcomes()[0][0])
-    assert state.current_player() == 0 and state.match.hand(0).count_rank(14) >= 1  # seat 0 leads deal 1
+    assert state.current_player() == 0 and state.match.hand(0).count_rank(Rank(14)) >= 1  # seat 0 leads deal 1
 
 
 def test_openspiels_bots_and_mcts_play_it() -> None:

@@ -17,19 +17,21 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _bench(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+def _bench(script: str, *args: str, source: bool = False) -> subprocess.CompletedProcess[str]:
+    """The benchmark script run to its end (`source`: on the pure-Python engine, whose profile names its files)."""
+    env = dict(os.environ, PRESIDENT_ENGINE_BUILD="source") if source else None
     return subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args], capture_output=True,
-                          text=True, timeout=300, cwd=ROOT)
+                          text=True, timeout=300, cwd=ROOT, env=env)
 
 
 def test_engine_bench_prints_games_search_and_profile() -> None:
-    done = _bench("engine_bench.py", "--seconds", "0.1", "--runs", "1", "--preset", "norwegian")
+    done = _bench("engine_bench.py", "--seconds", "0.1", "--runs", "1", "--preset", "norwegian", source=True)
     assert done.returncode == 0, done.stderr
     assert "source (pure Python)" in done.stdout
     tables = 3 if "versus OpenSpiel (interleaved" in done.stdout else 2  # OpenSpiel: the learn extra, when installed
     norwegian = [line for line in done.stdout.splitlines() if line.startswith("norwegian")]
     assert len(norwegian) == tables
-    profiled = _bench("engine_bench.py", "--profile")  # as docs/engine-speed.md shows it
+    profiled = _bench("engine_bench.py", "--profile", source=True)  # as docs/engine-speed.md shows it
     assert profiled.returncode == 0, profiled.stderr
     for preset in ("cardverse", "italian", "norwegian"):
         assert f"{preset}: 300 games" in profiled.stdout
@@ -50,7 +52,7 @@ def test_bots_bench_reports_every_step_and_the_experts_timing() -> None:
 
 def test_expert_clock_bench_prints_both_loads_of_each_preset() -> None:
     done = _bench("expert_clock.py", "--runs", "1", "--decisions", "5", "--budget", "0.01", "--preset", "italian",
-                  "--preset", "cardverse")
+                  "--preset", "cardverse", source=True)
     assert done.returncode in (0, 1), done.stderr  # 1: a 99th percentile above the bar (so few, so short decisions)
     out = done.stdout
     assert "source (pure Python)" in out and "budget 10 ms of CPU time" in out
