@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import shlex
 import subprocess
@@ -143,3 +144,28 @@ def test_in_process_evaluation_with_one_worker(capsys: pytest.CaptureFixture[str
                  "--workers", "1", "--deals", "1"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[1].split()[:3] == ["random", "1", "3"]
+
+
+def test_one_local_match_writes_its_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--local --replay without --matches: the one match's record, which replays to the points printed."""
+    assert main([str(ROOT / "examples" / "python" / "first_bot.py"), "--local", "-q", "--replay", str(tmp_path)]) == 0
+    points = int(re.match(r"FirstBot: (\d+) points?;", capsys.readouterr().out).group(1))  # type: ignore[union-attr]
+    [entry] = json.loads((tmp_path / "matches.json").read_text())["matches"]
+    assert entry["names"][0] == "FirstBot"
+    assert MatchRecord.loads((tmp_path / entry["record"]).read_text()).replay().scores[0] == points
+
+
+def test_a_bot_that_cannot_load_in_a_worker_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot whose constructor fails only after the first one: the worker's error, in a line, exit 1."""
+    bot = tmp_path / "flaky.py"
+    bot.write_text("import os\nfrom president_sdk import PASS, Bot\n\nclass Flaky(Bot):\n"
+                   "    def __init__(self):\n"
+                   "        super().__init__()\n"
+                   "        if os.getpid() != int(os.environ['EVAL_PARENT']):\n"
+                   "            raise RuntimeError('no model file here')\n"
+                   "    def play(self, obs):\n        return PASS\n")
+    monkeypatch.setenv("EVAL_PARENT", str(os.getpid()))
+    assert main([str(bot), "--local", "--matches", "4", "--opponents", "random", "--workers", "2"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no model file here" in err[0]

@@ -124,9 +124,12 @@ def run(matches: Sequence[EvalMatch], *, workers: int) -> Iterator[EvalResult]:
         yield from map(play, matches)
         return
     # spawn, as macOS and Windows do: a worker loads the bot from its spec alone, so what works here works there
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    try:
         for done in as_completed([pool.submit(play, match) for match in matches]):
             yield done.result()
+    finally:  # on an error or Ctrl-C the matches not yet started are dropped, not played
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def summarize(results: Sequence[EvalResult], level: str) -> LevelSummary:
