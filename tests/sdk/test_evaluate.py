@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -169,3 +170,24 @@ def test_a_bot_that_cannot_load_in_a_worker_is_one_line(tmp_path: Path, capsys: 
     assert main([str(bot), "--local", "--matches", "4", "--opponents", "random", "--workers", "2"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no model file here" in err[0]
+
+
+def test_a_terminal_sees_the_progress_line() -> None:
+    """On a terminal, one line counts the finished matches as they end; piped, nothing but the table."""
+    import pty
+
+    command = [str(BIN / "president-bot"), "builtin:easy", "--local", "--matches", "4", "--opponents", "random",
+               "--workers", "2", "--deals", "1"]
+    main_fd, terminal = pty.openpty()
+    with subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=terminal, stderr=terminal) as proc:
+        os.close(terminal)
+        shown = b""
+        with contextlib.suppress(OSError):  # EIO once the command has ended and closed the terminal
+            while chunk := os.read(main_fd, 4096):
+                shown += chunk
+        assert proc.wait(timeout=300) == 0
+    os.close(main_fd)
+    text = shown.decode()
+    assert "\r1/4 matches (2 workers)" in text and "\r4/4 matches (2 workers)" in text
+    piped = subprocess.run(command, capture_output=True, text=True, timeout=300, check=True)
+    assert "matches (2 workers)" not in piped.stderr + piped.stdout
