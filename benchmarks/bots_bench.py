@@ -41,12 +41,12 @@ from pathlib import Path
 from typing import Any
 
 from president_engine import Action, CardSet, Observation, Rules
+from president_engine.intervals import Interval, mean_interval
 from president_harness.ladder.config import BotSpec, Format, LadderConfig, Seatings
 from president_harness.ladder.schedule import MatchSpec, board_size, schedule
 from president_sdk.bot import Bot
 from president_sdk.bots import ExpertBot, builtin_bot
 from president_sdk.local import play_local
-from president_service.intervals import Interval, mean_interval
 
 CLASSIC = ("random", "easy", "normal", "hard")
 TOP = ("easy", "normal", "hard", "expert")
@@ -96,7 +96,7 @@ class TimedExpert(ExpertBot):
 
 def interval(values: list[float], *, low: float, high: float, per_board: int) -> Interval:
     """Mean and 95% interval of values within [low, high], each a board's of `per_board` deals (a table has few
-    boards, so the bounded interval of `president_service.intervals`)."""
+    boards, so the bounded interval of `president_engine.intervals`)."""
     return mean_interval(values, low=low, high=high, observations=per_board * len(values))
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 
 import pytest
+from president_engine.intervals import interval_from_sums, mean_interval, t_quantile
 from president_harness.ladder.config import Format
 from president_harness.ladder.outcome import Outcome
 from president_harness.ladder.stats import ahead_share, mean_place, paired_difference, units
-from president_service.intervals import interval_from_sums, mean_interval, t_quantile
 
 
 def outcome(index: int, order: tuple[str, ...], *, players: int = 3) -> Outcome:

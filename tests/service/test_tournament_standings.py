@@ -11,8 +11,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from president_engine.intervals import mean_interval
 from president_service.arena_ratings import rate_deals, rating_model
-from president_service.intervals import mean_interval
 from president_service.tournament_pairing import Format, Pairing, Plan, TableResult, next_round
 from president_service.tournament_standings import StandingsError, points, points_of, ranking, stage_order, standings
 

@@ -4,6 +4,7 @@
     president-bot my_bot.py:MyBot --server HOST:PORT --token SEAT_TOKEN
     president-bot builtin:hard --server HOST:PORT --token SEAT_TOKEN
     president-bot my_bot.py --local --opponents hard,normal,easy --preset cardverse
+    president-bot my_bot.py --local --matches 40 --opponents hard normal --replay replays
     president-bot builtin:hard --uecda HOST[:PORT]
     president-bot "uecda:./client" --server HOST:PORT --token SEAT_TOKEN
 
@@ -33,6 +34,7 @@ import contextlib
 import importlib
 import importlib.util
 import inspect
+import json
 import logging
 import os
 import signal
@@ -41,7 +43,7 @@ from collections.abc import Callable, Sequence
 from importlib.metadata import version
 from pathlib import Path
 
-from president_engine import PRESETS, DealError, Rules, RulesError
+from president_engine import PRESETS, DealError, MatchRecord, Rules, RulesError
 from president_engine.narrate import counted, describe
 
 from president_sdk.bot import Bot
@@ -167,7 +169,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="--account-token: let the server's arena put the bot in rated matches (after each"
                              " one, a line says where it stands on the leaderboard)")
     parser.add_argument("--players", default="",
-                        help="--account-token: player counts the bot plays in the arena, e.g. 4 or 4,5 (default any)")
+                        help="--account-token: player counts the bot plays in the arena, e.g. 4 or 4,5 (default any);"
+                             " --matches: the table's size (default 4)")
     parser.add_argument("--accept-challenges", action="store_true",
                         help="--account-token: accept every challenge from another account (default: the bot's"
                              " accept_challenge hook, which declines)")
@@ -181,8 +184,17 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--uecda", default=None, metavar="HOST[:PORT]",
                         help="play as one client of a UECda contest server instead (default port"
                              f" {DEFAULT_PORT}); a line per game, then the totals")
-    parser.add_argument("--opponents", default="hard,normal,easy",
-                        help="--local: built-in levels of the other seats (default hard,normal,easy)")
+    parser.add_argument("--opponents", nargs="+", default=["hard,normal,easy"], metavar="LEVELS",
+                        help="--local: built-in levels of the other seats (default hard,normal,easy); with"
+                             " --matches, each level is one opponent: the bot plays copies of it")
+    parser.add_argument("--matches", type=int, default=None, metavar="N",
+                        help="--local: evaluate instead: N matches against each opponent level on duplicate boards"
+                             " (rounded up to whole boards), then mean place and points with 95%% intervals")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="--matches: processes playing the matches (default one per core)")
+    parser.add_argument("--replay", default=None, metavar="DIR",
+                        help="--local: write each match's record (JSON) and an index to DIR; `president replay"
+                             " --records DIR` makes their HTML replays")
     parser.add_argument("--preset", action="append", choices=sorted(PRESETS),
                         help="--local: the rules (default cardverse); --account-token: a preset the bot plays in the"
                              " arena (repeatable; default every preset)")
@@ -207,6 +219,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # the bot's own constructor failed
         print(f"president-bot: {args.bot}: making the bot raised {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
+    if args.local and args.matches is not None:
+        return _evaluate(args)
     if args.local:
         return _local(bot, args)
     if args.uecda is not None:
@@ -375,7 +389,7 @@ def _uecda(bot: Bot, args: argparse.Namespace) -> int:
 
 
 def _local(bot: Bot, args: argparse.Namespace) -> int:
-    levels = [name.strip() for name in args.opponents.split(",") if name.strip()]
+    levels = _levels(args.opponents)
     if args.preset and len(args.preset) > 1:
         print("president-bot: --local plays one preset: give --preset once", file=sys.stderr)
         return 2
@@ -398,11 +412,109 @@ def _local(bot: Bot, args: argparse.Namespace) -> int:
             line = describe(event, names, preset=preset)
             if line is not None:
                 print(line)
+    if args.replay is not None:
+        written = _write_replays(Path(args.replay), [(MatchRecord.from_match(result.match).dumps(), "match.json",
+                                                      names, {})])
+        if written:
+            return written
     faults, points = result.faults[0], result.scores[0]
     print(f"{bot.name}: {counted(points, 'point')}; winner {names[result.winner]};"
           f" {describe_faults(faults)}"
           + (" (each replaced by the easy move, see the errors above)" if faults.total() else ""))
     return _status(bot, args)
+
+
+def _levels(opponents: Sequence[str]) -> list[str]:
+    """The levels of --opponents, given with commas, spaces or both."""
+    return [name.strip() for given in opponents for name in given.split(",") if name.strip()]
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    """N matches against each level on duplicate boards, in worker processes; then the table and a verdict."""
+    from president_sdk import evaluate
+
+    levels = _levels(args.opponents)
+    problem = None
+    if args.matches < 1:
+        problem = "--matches must be at least 1"
+    elif args.preset and len(args.preset) > 1:
+        problem = "--local plays one preset: give --preset once"
+    elif not levels:
+        problem = "--opponents: give at least one level"
+    elif args.players and not args.players.isdigit():
+        problem = f"--players {args.players!r}: with --matches, one table size, e.g. 4"
+    elif args.workers is not None and args.workers < 1:
+        problem = "--workers must be at least 1"
+    if problem is None:
+        try:
+            for level in dict.fromkeys(levels):
+                builtin_bot(level)
+            rules = Rules.preset((args.preset or ["cardverse"])[0], players=int(args.players or 4), deals=args.deals)
+        except (ValueError, RulesError) as exc:
+            problem = str(exc)
+    if problem is not None:
+        print(f"president-bot: {problem}", file=sys.stderr)
+        return 2
+    levels = list(dict.fromkeys(levels))
+    timeout = LOCAL_MOVE_TIMEOUT_S if args.move_timeout is None else args.move_timeout
+    matches = evaluate.schedule(args.bot, levels, rules, matches=args.matches, seed=args.seed or 0,
+                                move_timeout=timeout, record=args.replay is not None)
+    workers = min(args.workers or evaluate.default_workers(), len(matches))
+    progress = sys.stderr.isatty() and not args.quiet
+    results = []
+    try:
+        for result in evaluate.run(matches, workers=workers):
+            results.append(result)
+            if progress:
+                print(f"\r{len(results)}/{len(matches)} matches ({counted(workers, 'worker')})", end="",
+                      file=sys.stderr, flush=True)
+    except KeyboardInterrupt:
+        print("\npresident-bot: interrupted", file=sys.stderr)
+        return 1
+    except Exception as exc:  # the bot's file or constructor failed in a worker, or the bot refused its seat
+        print(f"{chr(10) if progress else ''}president-bot: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    if progress:
+        print(file=sys.stderr)
+    name = results[0].names[results[0].match.rotation]
+    summaries = [evaluate.summarize(results, level) for level in levels]
+    print(evaluate.table(name, summaries), flush=True)
+    if args.replay is not None:
+        results.sort(key=lambda r: (levels.index(r.match.level), r.match.board, r.match.rotation))
+        written = _write_replays(Path(args.replay), [
+            (r.record, evaluate.record_name(r), r.names,
+             {"level": r.match.level, "board": r.match.board + 1, "seat": r.match.rotation, "points": r.points,
+              "places": list(r.places)}) for r in results])
+        if written:
+            return written
+    faults = sum(s.faults for s in summaries)
+    if faults and args.strict:
+        print(f"president-bot: --strict: the bot had {counted(faults, 'fault')}", file=sys.stderr)
+        return 1
+    return 0
+
+
+REPLAY_INDEX = "matches.json"
+"""The index --replay writes beside the records: each record's file and the players' names (what `president
+replay --records` reads to make the HTML replays)."""
+REPLAY_INDEX_FORMAT = "president-local-replays/1"
+
+
+def _write_replays(folder: Path, records: Sequence[tuple[str, str, Sequence[str], dict[str, object]]]) -> int:
+    """Write each (record JSON, file name, names, facts) and the index to `folder`: 0, or 1 with a line on stderr."""
+    index = {"format": REPLAY_INDEX_FORMAT,
+             "matches": [{"record": file, "names": list(names), **facts} for _, file, names, facts in records]}
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for text, file, _, _ in records:
+            (folder / file).write_text(text + "\n", encoding="utf-8")
+        (folder / REPLAY_INDEX).write_text(json.dumps(index, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        print(f"president-bot: --replay: cannot write {folder}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    print(f"replays: {counted(len(records), 'match record')} in {folder}; HTML: president replay --records {folder}",
+          file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":

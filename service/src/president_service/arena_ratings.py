@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from openskill.models import PlackettLuce, PlackettLuceRating
+from president_engine.intervals import Interval, interval_from_sums
 
-from president_service.intervals import Interval, interval_from_sums
 from president_service.match_store import MatchStore, Statement
 
 _SCHEMA = (

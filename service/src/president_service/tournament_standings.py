@@ -45,8 +45,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from president_engine.intervals import Interval, mean_interval
+
 from president_service.arena_ratings import ordinal, rate_deals, rating_model
-from president_service.intervals import Interval, mean_interval
 
 if TYPE_CHECKING:
     from president_service.tournament_pairing import Pairing, TableResult

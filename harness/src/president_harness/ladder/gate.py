@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from president_service.intervals import Interval
+from president_engine.intervals import Interval
 
 from president_harness.ladder.config import Format, LadderConfig
 from president_harness.ladder.schedule import board_size, schedule

@@ -7,8 +7,8 @@ import math
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from president_engine.intervals import Interval
 from president_engine.narrate import counted, plural
-from president_service.intervals import Interval
 
 from president_harness.ladder.gate import Verdict
 from president_harness.ladder.summary import Speed, Summary

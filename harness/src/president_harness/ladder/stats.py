@@ -7,7 +7,7 @@ first) over every deal it played.  Two bots are compared on the units both
 played in: d = place(B) - place(A), so d > 0 means A finished ahead.  In
 duplicate format both played the same cards from the same seats, so the
 luck of the deal cancels in d.  Intervals are the 95% intervals of a mean of
-bounded values (`president_service.intervals`: a place is 1..players, a
+bounded values (`president_engine.intervals`: a place is 1..players, a
 difference of places +-(players - 1)), told how many deals a unit holds;
 with fewer than 2 units an interval is all a place (or a difference) can be.
 """
@@ -18,7 +18,7 @@ import statistics
 from collections import defaultdict
 from collections.abc import Iterable
 
-from president_service.intervals import Interval, mean_interval
+from president_engine.intervals import Interval, mean_interval
 
 from president_harness.ladder.config import Format
 from president_harness.ladder.outcome import Outcome
