@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -22,6 +23,7 @@ from president_harness.president_cli import main
 from president_harness.submit_cli import read_manifest
 from president_protocol.v1 import president_pb2 as pb
 from sandbox_support import require_sandbox
+from support import node_packages
 
 PRESIDENT = Path(sys.executable).parent / "president"
 ADMIN = "new-bot-admin-5c81"
@@ -169,3 +171,19 @@ def test_a_new_go_bot_builds_and_passes_conformance(tmp_path: Path) -> None:
     assert new(tmp_path, "gobot", "--lang", "go").returncode == 0
     assert_all_passed(conformance(tmp_path / "gobot" / "conformance.sh"))
     assert (tmp_path / "gobot" / "bot").is_file()
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed: the Node kit needs Node 18+")
+def test_a_new_node_bot_passes_conformance_and_reads_the_hosts_variables(tmp_path: Path, server: str) -> None:
+    assert new(tmp_path, "nodebot", "--lang", "node").returncode == 0
+    folder = tmp_path / "nodebot"
+    (folder / "node_modules").symlink_to(node_packages().parent / "node_modules")  # `npm ci`, done once for the kit
+    assert_all_passed(conformance(folder / "conformance.sh"))
+    # as a host runs its manifest's `run`: the server and the account's token only in PRESIDENT_SERVER and
+    # PRESIDENT_ACCOUNT_TOKEN (a token the server does not know, so the bot reaches it and is refused)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PRESIDENT_")}
+    hosted = subprocess.run(read_manifest(folder).run.split(), cwd=folder, capture_output=True, text=True,
+                            timeout=60, check=False,
+                            env=env | {"PRESIDENT_SERVER": server, "PRESIDENT_ACCOUNT_TOKEN": "not-a-token"})
+    assert hosted.returncode == 1 and hosted.stderr == (
+        "node-bot: error: UNAUTHENTICATED BAD_TOKEN: this token is not an account's (or it was rotated)\n"), hosted
