@@ -172,21 +172,23 @@ def conformance_script(language: Language) -> str:
 
 
 def next_commands(name: str, language: Language) -> str:
-    """What to run next: build, play a seat, the conformance suite, submit."""
+    """What to run next: build, play (locally or a seat), the conformance suite, submit."""
     president = _president()
-    steps = []
-    if language.build:
-        steps.append(f"  (cd {name} && {language.build})" if language.build == "npm ci" else f"  make -C {name}")
+    steps: list[tuple[str, str]] = []
+    if language.build == "npm ci":
+        steps.append((f"(cd {name} && npm ci)", "its npm packages (submitted with it)"))
+    elif language.build:
+        steps.append((f"make -C {name}", f"builds {name}/bot"))
     if language.kit == "python":
-        steps.append(f"  {_beside(president, 'president-bot')} {name}/bot.py --local        # a match in-process")
+        steps.append((f"{_beside(president, 'president-bot')} {name}/bot.py --local", "a match in-process"))
     else:
-        seat = f"{name}/{language.command.removeprefix('./')}" if language.command == "./bot" \
-            else f"node {name}/bot.js"
-        steps.append(f"  {seat} --server localhost:50051 --token TOKEN    # a seat of `make run`'s match")
+        bot = f"{name}/bot" if language.command == "./bot" else f"node {name}/bot.js"
+        steps.append((f"{bot} --server localhost:50051 --token TOKEN", "a seat of `make run`'s match"))
     environment = "" if president == "president" else f"PRESIDENT={president} "
-    steps.append(f"  {environment}{name}/conformance.sh        # the conformance suite")
-    steps.append(f"  {president} submit {name}/ --server HOST:PORT --account-token TOKEN")
-    return "next:\n" + "\n".join(steps)
+    steps.append((f"{environment}{name}/conformance.sh", "the conformance suite"))
+    steps.append((f"{president} submit {name}/ --server HOST:PORT --account-token TOKEN", "a new version"))
+    width = max(len(command) for command, _ in steps)
+    return "next:\n" + "\n".join(f"  {command.ljust(width)}  # {why}" for command, why in steps)
 
 
 def _president() -> str:
