@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from kit_support import GO, ROOT
+from president_harness import new_cli
 from president_harness.new_cli import LANGUAGES
 from president_harness.president_cli import main
 from president_harness.submit_cli import read_manifest
@@ -90,23 +91,17 @@ def test_new_refuses_a_bad_name_or_an_existing_folder_in_one_line(name: str, mes
     assert files(tmp_path) == {"here/taken/mine.py"} and (here / "taken" / "mine.py").read_text() == "kept\n"
 
 
-def test_new_without_the_kits_says_where_to_get_them_in_one_line(tmp_path: Path,
+def test_new_without_the_kits_says_where_to_get_them_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     refused = new(tmp_path, "mybot", "--lang", "python", "--from", str(tmp_path))
     assert refused.returncode == 2 and refused.stderr == (
         f"president new: {tmp_path} has no examples/python and protos/president/v1/president.proto: give --from a"
         " clone of the President repository\n"), refused.stderr
     assert not (tmp_path / "mybot").exists()
-    # an installed harness (no clone around its source) has no kits of its own: it asks for --from
-    import president_harness.new_cli as new_cli
-    saved = new_cli.__file__
-    try:
-        new_cli.__file__ = str(tmp_path / "site-packages" / "president_harness" / "new_cli.py")
-        os.chdir(tmp_path)
-        assert main(["new", "mybot", "--lang", "go"]) == 2
-    finally:
-        new_cli.__file__ = saved
-        os.chdir(ROOT)
+    # an installed harness (its source in site-packages, no clone around it) has no kits of its own
+    monkeypatch.setattr(new_cli, "__file__", str(tmp_path / "site-packages" / "president_harness" / "new_cli.py"))
+    monkeypatch.chdir(tmp_path)
+    assert main(["new", "mybot", "--lang", "go"]) == 2
     assert capsys.readouterr().err == ("president new: this president is an installed harness, which ships no kits:"
                                        " give --from CLONE, a clone of the President repository\n")
     assert not (tmp_path / "mybot").exists()
