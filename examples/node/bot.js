@@ -579,7 +579,7 @@ const USAGE = 'usage: node bot.js --server HOST:PORT (--token SEAT_TOKEN | --acc
 
 function parseArgs(argv) {
   const options = {
-    server: 'localhost:50051', token: '', accountToken: '', dropAfter: 0, verbose: false, proto: DEFAULT_PROTO,
+    server: process.env.PRESIDENT_SERVER || 'localhost:50051', token: '', accountToken: '', dropAfter: 0, verbose: false, proto: DEFAULT_PROTO,
     retries: 8, maxMatches: 4, arena: false, presets: [], players: [], acceptChallenges: false, matches: 0,
   };
   for (let i = 0; i < argv.length; i += 1) {
@@ -611,6 +611,7 @@ function parseArgs(argv) {
       process.exit(0);
     } else throw new Error(`unknown argument ${arg}`);
   }
+  if (!options.token && !options.accountToken) options.accountToken = process.env.PRESIDENT_ACCOUNT_TOKEN || '';
   if (!options.token === !options.accountToken) throw new Error('give --token or --account-token (one of them)');
   if (options.players.some((n) => !Number.isInteger(n))) throw new Error('--players needs numbers, e.g. 4,5');
   if (!Number.isInteger(options.dropAfter) || options.dropAfter < 0) throw new Error('--drop-after needs a whole number');

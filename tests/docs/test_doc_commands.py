@@ -33,10 +33,15 @@ TOURNAMENT_FLOW = "tests/harness/test_tournament_flow.py runs the organiser's fl
 UECDA_FLOW = "tests/harness/test_uecda_cli.py runs the contest's flow with these commands (free ports, 3 games)"
 EVENT_FLOW = "tests/harness/test_organiser_event.py runs the open event with these commands (free ports)"
 EVALUATE = "tests/sdk/test_evaluate.py runs these commands as written (in a folder holding examples/ and .venv)"
+NEW_BOT = "tests/harness/test_new_bot.py runs these as written, in a folder with this .venv (its server, its token)"
 COVERED = {
     ".venv/bin/president-bot examples/python/first_bot.py --local --matches 8 --opponents random easy --workers 2"
     " --replay replays": EVALUATE,
     ".venv/bin/president replay --records replays": EVALUATE,
+    ".venv/bin/president new gobot --lang go": NEW_BOT,
+    "make -C gobot": NEW_BOT,
+    "PRESIDENT=.venv/bin/president gobot/conformance.sh": NEW_BOT,
+    ".venv/bin/president submit gobot/ --server unix:run/president.sock --account-token TOKEN": NEW_BOT,
     ".venv/bin/president tournament create spring --format swiss --rounds 2 --players 3 --duplicate --entrants"
     " ada,bob,cy --builtin hard,normal,easy --server localhost:50051 --admin-token SECRET": EVENT_FLOW,
     ".venv/bin/president uecda serve --games 1000": UECDA_FLOW,

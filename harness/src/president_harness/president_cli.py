@@ -10,6 +10,8 @@
     president conformance -- ./bot --server {server} --token {token}
                                                                 a bot in any language put through the contract's cases
     president host --server unix:PATH --bot mybot/              a bot folder's bot in a sandbox, restarted if it dies
+    president new mybot --lang go                               a bot folder from a starter kit (python, node, go, cpp,
+                                                                java), its manifest and a conformance script
     president submit mybot/ --server HOST:PORT --account-token T a bot folder stored as a new version of its account
     president versions --server HOST:PORT --account-token T    the account's versions; build-log VERSION: a build's log
     president versions --all --server HOST:PORT --admin-token S every account's versions, checks, faults, last errors
@@ -39,6 +41,7 @@ from president_harness.host_cli import add_host_parser
 from president_harness.house_cli import add_house_parser
 from president_harness.ladder.ladder_cli import add_ladder_parser
 from president_harness.match_cli import add_match_parser
+from president_harness.new_cli import add_new_parser
 from president_harness.replay_cli import add_replay_parser
 from president_harness.submit_cli import add_submit_parsers
 from president_harness.tournament_cli import add_tournament_parser
@@ -68,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     add_arena_parser(commands)
     add_conformance_parser(commands)
     add_host_parser(commands)
+    add_new_parser(commands)
     add_submit_parsers(commands)
     add_builder_parser(commands)
     add_tournament_parser(commands)
