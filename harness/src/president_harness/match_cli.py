@@ -2,6 +2,11 @@
 
     president match create --server localhost:50051 --preset norwegian --players 5 --deals 3
     president match create --server localhost:50051 --options '{"jokers": 2}' --names me,hard,easy,normal
+    president match create --server localhost:50051 --dev mine
+
+--dev NAME makes player 0 the dev seat NAME: its first match prints its token,
+and each later match of NAME is played by that same token (president-bot
+--again plays one after another).
 
 The admin token comes from --admin-token or PRESIDENT_ADMIN_TOKEN.  It prints
 the match id, each seat's token and the command that plays a seat with a
@@ -43,6 +48,8 @@ def add_match_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     create.add_argument("--options", help='JSON object of rule option overrides, e.g. \'{"jokers": 2}\'')
     create.add_argument("--names", help="seat names by player, comma-separated")
     create.add_argument("--open-seats", action="store_true", help="let JoinMatch claim the seats")
+    create.add_argument("--dev", default="", metavar="NAME",
+                        help="player 0 is the dev seat NAME: one token for every match created with --dev NAME")
     create.add_argument("--move-ms", type=int, help="move time limit in ms (0: no clock; default: the server's)")
     create.add_argument("--bank-ms", type=int, default=60_000, help="time bank per seat in ms (with --move-ms)")
     create.add_argument("--strikes", type=int, default=3, help="timeouts before the server plays a seat")
@@ -64,7 +71,7 @@ def match_command(args: argparse.Namespace) -> int:
     request = pb.CreateMatchRequest(
         preset=args.preset, rules=convert.rules_to_proto(rules), seed=args.seed,
         seat_names=[n.strip() for n in args.names.split(",")] if args.names else [], open_seats=args.open_seats,
-        clock=None if args.move_ms is None else pb.ClockSettings(
+        dev_seat=args.dev, clock=None if args.move_ms is None else pb.ClockSettings(
             move_time_limit_ms=args.move_ms, time_bank_ms=args.bank_ms, strikes_before_takeover=args.strikes))
     with grpc.insecure_channel(args.server) as channel:
         try:
@@ -76,8 +83,12 @@ def match_command(args: argparse.Namespace) -> int:
     deals = counted(rules.deals, "deal") if rules.deals else "no limit of deals"
     print(f"match {created.match_id}: {args.preset}, {rules.players} players, {deals}")
     for seat in created.seats:
-        print(f"player {seat.player}: {seat.token}")
-    print(f"play a seat: .venv/bin/president-bot builtin:hard --server {args.server} --token TOKEN")
+        print(f"player {seat.player}: {seat.token or f'the dev seat {args.dev}: its token, as before'}")
+    if args.dev:
+        print(f"play the dev seat, this match and the next: .venv/bin/president-bot builtin:hard --server {args.server}"
+              f" --token TOKEN --again")
+    else:
+        print(f"play a seat: .venv/bin/president-bot builtin:hard --server {args.server} --token TOKEN")
     return 0
 
 

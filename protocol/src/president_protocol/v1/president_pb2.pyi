@@ -580,6 +580,12 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     not name (FAILED_PRECONDITION). ErrorInfo metadata `state` holds its
     state (and `accounts` the entrants refused).
     """
+    ERROR_REASON_DEV_SEAT_WAITING: _ErrorReason.ValueType  # 33
+    """A development seat's token (CreateMatchRequest.dev_seat) between two
+    matches: its last match is over and the next is not created yet; try
+    again later (FAILED_PRECONDITION). ErrorInfo metadata `dev_seat` holds
+    its name.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """---------------------------------------------------------------------------
@@ -699,6 +705,12 @@ that is QUEUED, BUILDING or FAILED, or entering in a tournament an
 account with no READY, checked version that TournamentSpec.unchecked does
 not name (FAILED_PRECONDITION). ErrorInfo metadata `state` holds its
 state (and `accounts` the entrants refused).
+"""
+ERROR_REASON_DEV_SEAT_WAITING: ErrorReason.ValueType  # 33
+"""A development seat's token (CreateMatchRequest.dev_seat) between two
+matches: its last match is over and the next is not created yet; try
+again later (FAILED_PRECONDITION). ErrorInfo metadata `dev_seat` holds
+its name.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
 
@@ -2478,6 +2490,7 @@ class CreateMatchRequest(_message.Message):
     RESERVED_SEATS_FIELD_NUMBER: _builtins.int
     SEAT_ACCOUNTS_FIELD_NUMBER: _builtins.int
     BOT_SEEDS_FIELD_NUMBER: _builtins.int
+    DEV_SEAT_FIELD_NUMBER: _builtins.int
     preset: _builtins.str
     """The preset: "cardverse", "norwegian" or "italian"."""
     seed: _builtins.int
@@ -2485,6 +2498,13 @@ class CreateMatchRequest(_message.Message):
     open_seats: _builtins.bool
     """Whether JoinMatch may claim seats. The match starts when every seat has been
     claimed or, without open seats, at once.
+    """
+    dev_seat: _builtins.str
+    """Makes player 0 the development seat of this name: one token that plays
+    player 0 of each new match created for the name, kept across matches and
+    server restarts until revoked. The first match of a name returns its token
+    in seats[0]; later ones return an empty token there (the server keeps only
+    its hash). Refused while the name's previous match is live.
     """
     @_builtins.property
     def rules(self) -> Global___Rules:
@@ -2541,10 +2561,11 @@ class CreateMatchRequest(_message.Message):
         reserved_seats: _abc.Iterable[_builtins.int] | None = ...,
         seat_accounts: _abc.Iterable[_builtins.str] | None = ...,
         bot_seeds: _abc.Iterable[_builtins.int] | None = ...,
+        dev_seat: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "rules", b"rules", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "bot_seeds", b"bot_seeds", "clock", b"clock", "deals", b"deals", "open_seats", b"open_seats", "preset", b"preset", "reserved_seats", b"reserved_seats", "rules", b"rules", "seat_accounts", b"seat_accounts", "seat_names", b"seat_names", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "bot_seeds", b"bot_seeds", "clock", b"clock", "deals", b"deals", "dev_seat", b"dev_seat", "open_seats", b"open_seats", "preset", b"preset", "reserved_seats", b"reserved_seats", "rules", b"rules", "seat_accounts", b"seat_accounts", "seat_names", b"seat_names", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
