@@ -46,10 +46,12 @@ def test_one_dev_token_plays_each_next_match_of_its_name_across_a_restart(tmp_pa
             played = await play_match(stub, first, token)
             welcome = next(m.welcome for m in played.messages if m.HasField("welcome"))
             assert (welcome.match_id, welcome.player) == (first.match_id, 0)
-            # between two matches the token waits for the next, with its name
-            waiting = await refused(stub.GetTurn(pb.GetTurnRequest(), metadata=auth(token)),
-                                    grpc.StatusCode.FAILED_PRECONDITION, "DEV_SEAT_WAITING")
+            # between two matches a stream waits for the next (its name said); GetTurn sees the last one over
+            waiting = await refused(play_seat(stub, token, SeatLog(0)), grpc.StatusCode.FAILED_PRECONDITION,
+                                    "DEV_SEAT_WAITING")
             assert waiting.metadata["dev_seat"] == "mine"
+            last = await stub.GetTurn(pb.GetTurnRequest(), metadata=auth(token))
+            assert last.status == pb.MATCH_STATUS_OVER and not last.HasField("prompt")
             second = await create_dev(stub, "mine", 2, open_seats=True, reserved_seats=[1, 2, 3])
             assert second.seats[0].token == ""  # the server keeps only its hash: the maker has it from the first
             # an open match's dev seat is not JoinMatch's to give, asked by number or not

@@ -6,7 +6,7 @@
 
 --dev NAME makes player 0 the dev seat NAME: its first match prints its token,
 and each later match of NAME is played by that same token (president-bot
---again plays one after another).
+--again plays one after another) until ``president match revoke-dev NAME``.
 
 The admin token comes from --admin-token or PRESIDENT_ADMIN_TOKEN.  It prints
 the match id, each seat's token and the command that plays a seat with a
@@ -54,6 +54,26 @@ def add_match_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     create.add_argument("--bank-ms", type=int, default=60_000, help="time bank per seat in ms (with --move-ms)")
     create.add_argument("--strikes", type=int, default=3, help="timeouts before the server plays a seat")
     create.set_defaults(handler=match_command)
+    revoke = actions.add_parser("revoke-dev", help="revoke a dev seat: its token is refused from then on")
+    revoke.add_argument("name", help="the dev seat's name (match create --dev NAME)")
+    revoke.add_argument("--server", default="localhost:50051", help="HOST:PORT (default localhost:50051)")
+    revoke.add_argument("--admin-token", help=f"the server's admin token (or set {ADMIN_TOKEN_ENV})")
+    revoke.set_defaults(handler=revoke_command)
+
+
+def revoke_command(args: argparse.Namespace) -> int:
+    """``president match revoke-dev NAME``: one line either way."""
+    if (admin := admin_metadata(args.admin_token, "match")) is None:
+        return 2
+    with grpc.insecure_channel(args.server) as channel:
+        try:
+            revoked = pb_grpc.PresidentServiceStub(channel).RevokeDevSeat(
+                pb.RevokeDevSeatRequest(name=args.name), metadata=admin, timeout=10).revoked
+        except grpc.RpcError as exc:
+            print(f"president match: {describe_rpc_error(exc, args.server)}", file=sys.stderr)
+            return 1
+    print(f"dev seat {args.name}: {'revoked' if revoked else 'none had this name'}")
+    return 0
 
 
 def match_command(args: argparse.Namespace) -> int:

@@ -265,15 +265,20 @@ class Registry:
             self._cache(runner)
         return runner
 
-    async def seat(self, metadata: Metadata) -> tuple[MatchRunner, int]:
-        """The match and player of the seat token in `metadata`; claims an open seat on first use."""
+    async def seat(self, metadata: Metadata, *, stream: bool = False) -> tuple[MatchRunner, int]:
+        """The match and player of the seat token in `metadata`; claims an open seat on first use.
+
+        A dev seat's token between two matches: on a Play stream (`stream`) DEV_SEAT_WAITING, for its next match;
+        a unary call sees the match it played last (GetTurn says it is over)."""
         digest = token_hash(bearer_token(metadata))
         found = self._by_token.get(digest)
         dev = self.dev_seats.find(digest) if found is None else None
         if dev is not None:
             runner = self.live.get(dev.match_id)
             if runner is None:
-                raise self.dev_seats.waiting(dev)
+                if stream:
+                    raise self.dev_seats.waiting(dev)
+                return await self.get(dev.match_id), dev.player
             found = runner, dev.player
             digest = runner.token_hashes[dev.player]
         if found is None:

@@ -581,10 +581,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     state (and `accounts` the entrants refused).
     """
     ERROR_REASON_DEV_SEAT_WAITING: _ErrorReason.ValueType  # 33
-    """A development seat's token (CreateMatchRequest.dev_seat) between two
-    matches: its last match is over and the next is not created yet; try
-    again later (FAILED_PRECONDITION). ErrorInfo metadata `dev_seat` holds
-    its name.
+    """Play with a development seat's token (CreateMatchRequest.dev_seat)
+    between two matches: its last match is over and the next is not created
+    yet; try again later (FAILED_PRECONDITION; GetTurn shows the last match
+    over). ErrorInfo metadata `dev_seat` holds its name.
     """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
@@ -707,10 +707,10 @@ not name (FAILED_PRECONDITION). ErrorInfo metadata `state` holds its
 state (and `accounts` the entrants refused).
 """
 ERROR_REASON_DEV_SEAT_WAITING: ErrorReason.ValueType  # 33
-"""A development seat's token (CreateMatchRequest.dev_seat) between two
-matches: its last match is over and the next is not created yet; try
-again later (FAILED_PRECONDITION). ErrorInfo metadata `dev_seat` holds
-its name.
+"""Play with a development seat's token (CreateMatchRequest.dev_seat)
+between two matches: its last match is over and the next is not created
+yet; try again later (FAILED_PRECONDITION; GetTurn shows the last match
+over). ErrorInfo metadata `dev_seat` holds its name.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
 
@@ -2668,6 +2668,50 @@ class JoinMatchResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___JoinMatchResponse: _TypeAlias = JoinMatchResponse  # noqa: Y015
+
+@_typing.final
+class RevokeDevSeatRequest(_message.Message):
+    """Request of RevokeDevSeat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The development seat's name (CreateMatchRequest.dev_seat)."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevokeDevSeatRequest: _TypeAlias = RevokeDevSeatRequest  # noqa: Y015
+
+@_typing.final
+class RevokeDevSeatResponse(_message.Message):
+    """Response of RevokeDevSeat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REVOKED_FIELD_NUMBER: _builtins.int
+    revoked: _builtins.bool
+    """False when the name had no development seat (nothing changed)."""
+    def __init__(
+        self,
+        *,
+        revoked: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["revoked", b"revoked"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevokeDevSeatResponse: _TypeAlias = RevokeDevSeatResponse  # noqa: Y015
 
 @_typing.final
 class Hello(_message.Message):
