@@ -225,6 +225,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     account = args.account_token or ("" if args.token else os.environ.get(ACCOUNT_TOKEN_ENV, ""))
     if account:
+        if args.again:
+            print("president-bot: --again plays a dev seat's --token match after match; an account token plays"
+                  " every match of its account already", file=sys.stderr)
+            return 2
         return _session(factory, account, args)
     token = args.token or os.environ.get(TOKEN_ENV, "")
     if not token:
