@@ -295,6 +295,16 @@ def test_the_commands_run_as_written(copy: Path) -> None:
         token = re.findall(r"--token ([0-9a-f]{64})", "".join(lines))[-1]
         assert "match over" in sh.run(".venv/bin/president-bot examples/python/first_bot.py --server"
                                       " localhost:50051 --token SEAT_TOKEN", values={"SEAT_TOKEN": token})
+        # the dev seat: the same token again, played match after match by one --again process
+        with sh.background(".venv/bin/president-bot examples/python/first_bot.py --server localhost:50051 --token"
+                           " SEAT_TOKEN --again", r"^match over: ", values={"SEAT_TOKEN": token}) as played:
+            deadline = time.monotonic() + 120
+            while sum(line.startswith("match over: ") for line in list(played)) < 2:
+                assert time.monotonic() < deadline, "".join(played)
+                time.sleep(0.2)
+        shown = "".join(lines)
+        assert re.findall(r"--token ([0-9a-f]{64})", shown).count(token) >= 3, shown  # one token, match after match
+        assert len(re.findall(r"its replay: http://localhost:\d+/matches/[0-9a-f]{16}/replay", shown)) >= 3, shown
     with sh.background("make run", r"--token [0-9a-f]{64}", timeout=180) as lines:
         token = re.findall(r"--token ([0-9a-f]{64})", "".join(lines))[-1]
         sh.run(".venv/bin/president-bot president_learn.policy_bot:TrainedBot --server localhost:50051 --token"

@@ -33,6 +33,43 @@ def test_match_create_prints_the_match_and_a_token_per_player(tmp_path: Path,
         assert capsys.readouterr().err.strip() == "president match: jokers: 0, 1 or 2 per deck"
 
 
+def test_match_create_dev_gives_one_token_for_the_name_and_refuses_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--dev NAME: the first match prints the dev seat's token, a second while the first is live is refused in one
+    line, the one after it ends says the token is as before; a bot between two matches is told so in one line."""
+    with ChildServer(tmp_path / "server.db") as server, grpc.insecure_channel(server.address) as channel:
+        create = ["match", "create", "--server", server.address, "--admin-token", server.admin_token, "--deals", "1",
+                  "--move-ms", "0", "--dev", "mine"]
+        assert main(create) == 0
+        out = capsys.readouterr().out.splitlines()
+        token = out[1].removeprefix("player 0: ")
+        assert len(token) == 64 and "--again" in out[-1]
+        others = [line.split(": ")[1] for line in out[2:5]]
+        assert main(create) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("president match: SEAT_TAKEN: dev seat 'mine' still plays"), err
+        _play_out(pb_grpc.PresidentServiceStub(channel), [token, *others])
+        done = subprocess.run([sys.executable, "-m", "president_sdk.bot_cli", "builtin:easy", "--server",
+                               server.address, "--token", token], capture_output=True, text=True, timeout=60,
+                              check=False)
+        assert done.returncode == 1 and done.stderr.startswith("president-bot: no match yet: dev seat 'mine' waits"
+                                                               " for its next match"), done.stderr
+        assert done.stderr.count("\n") == 1, done.stderr
+        assert main(create) == 0
+        assert capsys.readouterr().out.splitlines()[1] == "player 0: the dev seat mine: its token, as before"
+        revoke = ["match", "revoke-dev", "mine", "--server", server.address, "--admin-token"]
+        assert main([*revoke, "wrong"]) == 1
+        assert capsys.readouterr().err.startswith("president match: NOT_ADMIN: ")
+        assert main([*revoke, server.admin_token]) == 0
+        assert capsys.readouterr().out == "dev seat mine: revoked\n"
+        auth = (("authorization", f"Bearer {token}"),)
+        with pytest.raises(grpc.RpcError) as refused:
+            pb_grpc.PresidentServiceStub(channel).GetTurn(pb.GetTurnRequest(), metadata=auth)
+        assert refused.value.code() is grpc.StatusCode.UNAUTHENTICATED
+        assert main([*revoke, server.admin_token]) == 0
+        assert capsys.readouterr().out == "dev seat mine: none had this name\n"
+
+
 def _play_out(stub: pb_grpc.PresidentServiceStub, tokens: list[str]) -> None:
     """Every seat plays its first legal action, over the unary calls, until the match is over."""
     while True:

@@ -29,10 +29,10 @@ def test_a_second_run_keeps_the_matches_and_plays_out_the_guest_match_left_waiti
             if "--token" in line and "president-bot examples" in line:
                 if len(guests) == 2:
                     break  # the second guest match waits: leave it so
-                address = re.search(r"--server (\S+)", line)
-                assert address is not None
+                seat = re.search(r"--server (\S+) --token (\S+)", line)
+                assert seat is not None
                 subprocess.run([sys.executable, "-m", "president_sdk.bot_cli", "builtin:easy", "--server",
-                                address.group(1), "--token", line.split()[-1], "-q"], check=True, timeout=120)
+                                seat.group(1), "--token", seat.group(2), "-q"], check=True, timeout=120)
     finally:
         demo.send_signal(signal.SIGINT)
         demo.wait(30)

@@ -46,6 +46,12 @@ def test_no_token_names_the_flag(capsys: pytest.CaptureFixture[str], monkeypatch
     assert "or --token TOKEN (or set PRESIDENT_TOKEN) for one seat" in err and "token=" not in err
 
 
+def test_again_with_an_account_token_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["builtin:easy", "--server", "127.0.0.1:1", "--account-token", "abc", "--again"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("president-bot: --again plays a dev seat's --token"), err
+
+
 def test_an_unreachable_server_fails_fast_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     started = time.monotonic()
     assert main(["builtin:easy", "--server", "127.0.0.1:1", "--token", "abc", "-q"]) == 1

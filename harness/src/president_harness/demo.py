@@ -8,8 +8,9 @@ events only, as they happen, with the address of the page that shows it.
 The bots think for `--pace` seconds a move so a person can follow.  Then it
 keeps serving until Ctrl-C: a match waits with three built-in bots and a
 seat for your own bot, with the command that puts it there; when that match
-ends, the next one opens.  Every match's seed is printed, so it can be
-played again, and its replay's address when it ends.  The database is kept
+ends, the next one opens for the same token (a dev seat, `dev_seats`: one
+command with --again plays match after match; revoked when the demo stops).
+Every match's seed is printed, so it can be played again, and its replay's address when it ends.  The database is kept
 from run to run: the demo's own matches an earlier run left unfinished are
 played out when it starts (`demo_leftovers`), and every match stays listed.
 """
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
 
 DEMO_LEVELS = ("hard", "normal", "easy", "random")
 GUEST_LEVELS = ("hard", "normal", "easy")
+DEV_SEAT = "dev"
+"""The demo's dev seat: seat 0 of every match with a seat for the reader's bot, one token for all of them."""
 
 
 def add_demo_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -54,6 +57,8 @@ def add_demo_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     demo.add_argument("--deals", type=int, default=3, help="deals in the match (default 3)")
     demo.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
     demo.add_argument("--pace", type=float, default=0.15, help="seconds each bot thinks per move (default 0.15)")
+    demo.add_argument("--dev", default=DEV_SEAT, metavar="NAME",
+                      help=f"the dev seat (seat 0) whose one token plays every match (default {DEV_SEAT})")
     demo.add_argument("--once", action="store_true", help="stop after the first match instead of serving on")
     demo.set_defaults(handler=demo_command)
 
@@ -94,6 +99,7 @@ async def _demo(args: argparse.Namespace) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    server.registry.dev_seats.revoke(args.dev)  # an earlier run's, if it was killed before revoking it
     try:
         for match_id in await play_out_leftovers(server.registry, DEMO_LEVELS, GUEST_LEVELS):
             print(f"match {match_id}: left unfinished by an earlier run; played out now by the demo's bots;"
@@ -113,40 +119,47 @@ async def _demo(args: argparse.Namespace) -> None:
             for level, seat in zip(DEMO_LEVELS, created.seats, strict=True):
                 _start_bot(level, address, seat.token, args.pace)
             await _watch(stub, created.match_id, created.rules, stop, args.preset, web)
+            token = ""
             while not (args.once or stop.is_set()):
-                await _guest_match(stub, auth, address, web, args, stop)
+                token = await _guest_match(stub, auth, address, web, args, stop, token)
     finally:
         logging.getLogger("president.runner").setLevel(logging.ERROR)  # our bots lose the server on purpose
+        server.registry.dev_seats.revoke(args.dev)
         await server.stop(1.0)
         print("president: stopped", flush=True)
 
 
 async def _guest_match(stub: pb_grpc.PresidentServiceAsyncStub, auth: tuple[tuple[str, str], ...], address: str,
-                       web: str, args: argparse.Namespace, stop: asyncio.Event) -> None:
-    """One match with a seat for the reader's bot, shown as it is played; the next one is made when it ends."""
+                       web: str, args: argparse.Namespace, stop: asyncio.Event, token: str) -> str:
+    """One match with the dev seat for the reader's bot, shown as it is played; the next one is made when it ends.
+
+    `token`: the dev seat's, given by its first match (later ones give none); returns it."""
     names = ["", *GUEST_LEVELS]  # seat 0 without a name: the bot that takes it names itself (Hello.name)
     seed = secrets.randbelow(2**31)
-    # Seat 0 is open (its token claims it on first use): the match waits for the reader's bot, not started,
-    # so the server's absence limit does not play it out meanwhile.
+    # Seat 0 is the dev seat, open (its token claims it on first use; JoinMatch may not): the match waits for the
+    # reader's bot, not started, so the server's absence limit does not play it out meanwhile.
     created = await stub.CreateMatch(pb.CreateMatchRequest(
         preset=args.preset, rules=pb.Rules(deals=args.deals), seed=seed, seat_names=names,
-        clock=pb.ClockSettings(), open_seats=True, reserved_seats=range(1, len(names))), metadata=auth)
+        clock=pb.ClockSettings(), open_seats=True, reserved_seats=range(1, len(names)), dev_seat=args.dev),
+        metadata=auth)
     for level, seat in zip(GUEST_LEVELS, created.seats[1:], strict=True):
         _start_bot(level, address, seat.token, args.pace)
-    token = created.seats[0].token
+    token = created.seats[0].token or token
     print(f"""
 The server keeps running on {address}. Match {created.match_id} ({args.preset}, seed {seed}) waits for
 your bot in seat 0 against {', '.join(GUEST_LEVELS)} (no clock: take your time). In another terminal:
 
-  .venv/bin/president-bot examples/python/first_bot.py --server {address} --token {token}
+  .venv/bin/president-bot examples/python/first_bot.py --server {address} --token {token} --again
 
 or any other bot: `president-bot builtin:hard ...`, `node examples/node/bot.js --server {address} --token ...`,
 `examples/go/bot --server {address} --token ...`, java/ or cpp/ for go/ (see "Write your first bot" in the README).
 Seat 0 shows your bot's name (`--name NAME` picks another).
 The match is shown here as it is played, and in a browser at {web}/matches/{created.match_id}; when it
-ends, its replay's address is printed and a new seat is opened. Ctrl-C stops the server.
+ends, its replay's address is printed and the next match opens for the same token (--again plays it).
+Ctrl-C stops the server.
 """, flush=True)
     await _watch(stub, created.match_id, created.rules, stop, args.preset, web)
+    return token
 
 
 def _start_bot(level: str, address: str, token: str, pace: float) -> None:

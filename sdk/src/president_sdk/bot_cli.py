@@ -3,6 +3,7 @@
     president-bot my_bot.py:MyBot --server HOST:PORT --account-token TOKEN --max-matches 8 --arena
     president-bot my_bot.py:MyBot --server HOST:PORT --token SEAT_TOKEN
     president-bot builtin:hard --server HOST:PORT --token SEAT_TOKEN
+    president-bot my_bot.py --server HOST:PORT --token DEV_SEAT_TOKEN --again
     president-bot my_bot.py --local --opponents hard,normal,easy --preset cardverse
     president-bot my_bot.py --local --matches 40 --opponents hard normal --replay replays
     president-bot builtin:hard --uecda HOST[:PORT]
@@ -16,7 +17,9 @@ COMMAND replaced), which plays the seat over the contest's protocol
 (president_sdk.uecda_seat.ContestCommand).  With an account
 token the bot plays every match its account is seated in, many at once, over
 one connection (a new bot for each match), until Ctrl-C; with a seat token
-it plays that one seat.  With --uecda it is one client of a UECda contest
+it plays that one seat; with --again, a dev seat's token (make run's seat 0,
+``president match create --dev NAME``) plays each next match of that seat
+(a new bot for each) until Ctrl-C.  With --uecda it is one client of a UECda contest
 server (the computer-Daifugō contest's TCP protocol, port 42485 by default)
 until that server's match ends.  Tokens may come from PRESIDENT_ACCOUNT_TOKEN or
 PRESIDENT_TOKEN instead (keeps them out of the process list).  Exit status:
@@ -39,6 +42,7 @@ import logging
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable, Sequence
 from importlib.metadata import version
 from pathlib import Path
@@ -60,6 +64,8 @@ ACCOUNT_TOKEN_ENV = "PRESIDENT_ACCOUNT_TOKEN"
 SERVER_ENV = "PRESIDENT_SERVER"
 ALREADY_OVER_STATUS = 3
 """Exit status when the seat's match was over before the bot connected: nothing was played."""
+AGAIN_POLL_S = 1.0
+"""--again: how often a dev seat between two matches asks for the next one."""
 LOCAL_MOVE_TIMEOUT_S = 10.0
 """--local without --move-timeout: the server's default move limit, so a bot meets the same deadline."""
 
@@ -160,6 +166,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--name", default=None,
                         help="--token: the name the seat shows if it was created without one (an open seat, make"
                              " run's guest seat; default: the bot's name); --uecda: the name in the profile")
+    parser.add_argument("--again", action="store_true",
+                        help="--token: a dev seat's token (make run's seat 0, `president match create --dev`): play"
+                             " each next match of the seat, until Ctrl-C")
     parser.add_argument("--account-token", default=None,
                         help=f"an account token: play every match of the account, many at once, over one connection,"
                              f" until Ctrl-C (or set {ACCOUNT_TOKEN_ENV})")
@@ -230,6 +239,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     account = args.account_token or ("" if args.token else os.environ.get(ACCOUNT_TOKEN_ENV, ""))
     if account:
+        if args.again:
+            print("president-bot: --again plays a dev seat's --token match after match; an account token plays"
+                  " every match of its account already", file=sys.stderr)
+            return 2
         return _session(factory, account, args)
     token = args.token or os.environ.get(TOKEN_ENV, "")
     if not token:
@@ -242,20 +255,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RunnerError as exc:
         print(f"president-bot: --name: {exc}", file=sys.stderr)
         return 2
-    try:
-        result = run(bot, args.server, token, tls=args.tls, move_timeout=args.move_timeout, name=args.name)
-    except MatchAlreadyOverError as exc:
-        print(f"president-bot: {exc}", file=sys.stderr)
-        return ALREADY_OVER_STATUS
-    except RunnerError as exc:
-        print(f"president-bot: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
+    played, waiting = 0, False
+    while True:
+        try:
+            result = run(bot, args.server, token, tls=args.tls, move_timeout=args.move_timeout, name=args.name)
+        except MatchAlreadyOverError as exc:
+            print(f"president-bot: {exc}", file=sys.stderr)
+            return ALREADY_OVER_STATUS
+        except RunnerError as exc:
+            if args.again and exc.reason == "DEV_SEAT_WAITING":
+                if not waiting:
+                    print(f"president-bot: {exc}", file=sys.stderr, flush=True)
+                waiting = True
+                with contextlib.suppress(KeyboardInterrupt):
+                    time.sleep(AGAIN_POLL_S)
+                    continue
+                return _interrupted(played)
+            print(f"president-bot: {exc}", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            return _interrupted(played) if args.again else _interrupted(None)
+        played, waiting = played + 1, False
+        print(f"match over: player {result.winner} wins; totals {' '.join(str(t) for t in result.totals)};"
+              f" {bot.name}: {describe_faults(bot.faults)}", flush=True)
+        status = _status(bot, args)
+        if not args.again or status:
+            return status
+        bot = factory(args.seed)
+
+
+def _interrupted(played: int | None) -> int:
+    """Ctrl-C: the end of an --again run (0, with how many matches it played), else a failure."""
+    if played is None:
         print("president-bot: interrupted", file=sys.stderr)
         return 1
-    print(f"match over: player {result.winner} wins; totals {' '.join(str(t) for t in result.totals)};"
-          f" {bot.name}: {describe_faults(bot.faults)}")
-    return _status(bot, args)
+    print(f"president-bot: stopped after {counted(played, 'match')}", file=sys.stderr)
+    return 0
 
 
 def _status(bot: Bot, args: argparse.Namespace) -> int:

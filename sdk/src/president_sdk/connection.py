@@ -77,6 +77,8 @@ class Reconnection:
                     else f"bad account token: {self.server} refuses it: {message}")
         if reason == "MISSING_TOKEN":
             return f"no {self._token} token was sent ({message})"
+        if reason == "DEV_SEAT_WAITING":
+            return f"no match yet: {message} (--again waits for it)"
         if reason == "MATCH_OVER":
             return f"the match is over ({message})"
         if reason == "TOO_MANY_STREAMS":

@@ -54,6 +54,8 @@ class MatchRequest:
     """The new match's id, chosen by its maker (a tournament, which logs it in `also`); empty: the server draws one."""
     also: tuple[Statement, ...] = ()
     """Statements committed in the match's creating transaction (a tournament's log of its matches)."""
+    dev_seat: str = ""
+    """Player 0 is the development seat of this name (`dev_seats`); empty: none."""
 
 
 def rules_from_request(preset: str, overrides: pb.Rules) -> Rules:
@@ -105,10 +107,15 @@ def read_match_request(request: pb.CreateMatchRequest, default_clock: ClockSetti
         raise ServiceError(Reason.BAD_OPTION, f"bot_seeds: at most one per player, each at most {MAX_SEED}",
                            {"option": "bot_seeds"})
     seeds: tuple[int | None, ...] = tuple(request.bot_seeds)
+    if request.dev_seat:
+        check_name(request.dev_seat, "dev_seat")
+        if accounts:
+            raise ServiceError(Reason.MALFORMED, "dev_seat: player 0 is the dev seat's, not an account's")
     return MatchRequest(preset=request.preset, rules=rules, seed=request.seed if request.HasField("seed") else None,
                         hands=hands, seats=seats if any(seats) else (), clock=clock, names=tuple(request.seat_names),
                         open_seats=request.open_seats, reserved=reserved, accounts=accounts,
-                        bot_seeds=seeds + (None,) * (rules.players - len(seeds)) if seeds else ())
+                        bot_seeds=seeds + (None,) * (rules.players - len(seeds)) if seeds else (),
+                        dev_seat=request.dev_seat)
 
 
 def check_name(name: str, field: str) -> None:

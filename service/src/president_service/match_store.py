@@ -65,6 +65,12 @@ CREATE TABLE IF NOT EXISTS seats (
     named INTEGER NOT NULL DEFAULT 1
 );
 CREATE INDEX IF NOT EXISTS seats_by_match ON seats (match_id);
+CREATE TABLE IF NOT EXISTS dev_seats (
+    name TEXT PRIMARY KEY,
+    token_hash BLOB NOT NULL UNIQUE,
+    match_id TEXT NOT NULL,
+    player INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS unreadable (
     kind TEXT NOT NULL,
     id TEXT NOT NULL,

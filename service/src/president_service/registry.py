@@ -18,6 +18,7 @@ from president_engine.narrate import counted
 
 from president_service.accounts import Accounts
 from president_service.auth import bearer_token, new_token, token_hash
+from president_service.dev_seats import DevSeats
 from president_service.errors import Reason, ServiceError
 from president_service.limits import RETRY_FULL_S, Limits
 from president_service.match_request import MAX_SEED, MatchRequest, check_name, shorten
@@ -71,6 +72,7 @@ class Registry:
         """The matches restored at start that are still live (the twins of a match finished before the restart
         are not known: `finished_in_play` assumes every such match may be one while any of these plays)."""
         self.started_at = time.time()
+        self.dev_seats = DevSeats(store)
 
     def restore(self) -> int:
         """Rebuild every unfinished match from the store; returns how many are live again.
@@ -161,8 +163,18 @@ class Registry:
             names + ("",) * (players - len(names)), request.accounts or ("",) * players, strict=True))
         named = tuple(bool(name) for name in names)
         tokens = [new_token() for _ in range(players)]
+        match_id = request.match_id or secrets.token_hex(8)
+        also = request.also
+        dev_token, pointing = "", None
+        if request.dev_seat:
+            previous = self.dev_seats.current(request.dev_seat)
+            if previous is not None and previous.match_id in self.live:
+                raise ServiceError(Reason.SEAT_TAKEN, f"dev seat {shorten(request.dev_seat)} still plays match"
+                                                      f" {previous.match_id}; create its next match when it is over")
+            dev_token, pointing = self.dev_seats.point(request.dev_seat, match_id, 0)
+            also = (*also, pointing)
         stored = StoredMatch(
-            match_id=request.match_id or secrets.token_hex(8),
+            match_id=match_id,
             created_at=time.time(),
             preset=request.preset,
             rules=rules,
@@ -173,13 +185,17 @@ class Registry:
             names=tuple((names[p] if p < len(names) else "") or f"player {p}" for p in range(players)),
             open_seats=request.open_seats,
             token_hashes=tuple(token_hash(t) for t in tokens),
-            claimed=tuple(not request.open_seats or p in request.reserved for p in range(players)),
+            claimed=tuple((not request.open_seats or p in request.reserved) and not (request.dev_seat and p == 0)
+                          for p in range(players)),
             named=named,
             accounts=request.accounts,
             kind=request.kind,
             bot_seeds=request.bot_seeds,
         )
-        self.store.create(stored, request.also)
+        self.store.create(stored, also)
+        if pointing is not None:
+            self.dev_seats.moved(pointing)
+            tokens[0] = dev_token  # the seat's own token is never handed out: the dev seat's plays it
         runner = self._runner(stored)
         self._go_live(runner)
         for player, account in enumerate(request.accounts):
@@ -249,10 +265,22 @@ class Registry:
             self._cache(runner)
         return runner
 
-    async def seat(self, metadata: Metadata) -> tuple[MatchRunner, int]:
-        """The match and player of the seat token in `metadata`; claims an open seat on first use."""
+    async def seat(self, metadata: Metadata, *, stream: bool = False) -> tuple[MatchRunner, int]:
+        """The match and player of the seat token in `metadata`; claims an open seat on first use.
+
+        A dev seat's token between two matches: on a Play stream (`stream`) DEV_SEAT_WAITING, for its next match;
+        a unary call sees the match it played last (GetTurn says it is over)."""
         digest = token_hash(bearer_token(metadata))
         found = self._by_token.get(digest)
+        dev = self.dev_seats.find(digest) if found is None else None
+        if dev is not None:
+            runner = self.live.get(dev.match_id)
+            if runner is None:
+                if stream:
+                    raise self.dev_seats.waiting(dev)
+                return await self.get(dev.match_id), dev.player
+            found = runner, dev.player
+            digest = runner.token_hashes[dev.player]
         if found is None:
             place = await self.store.seat_of(digest)
             if place is None:
@@ -272,12 +300,16 @@ class Registry:
             raise ServiceError(Reason.MATCH_OVER, "the match is over")
         if not runner.open_seats:
             raise ServiceError(Reason.SEATS_NOT_OPEN, "this match was created without open seats")
+        dev = self.dev_seats.current_of(runner.match_id)
         if player is None:
-            player = next((p for p, claimed in enumerate(runner.claimed) if not claimed), None)
+            player = next((p for p, claimed in enumerate(runner.claimed)
+                           if not claimed and (dev is None or p != dev.player)), None)
             if player is None:
                 raise ServiceError(Reason.NO_FREE_SEAT, "every seat of this match is claimed")
         elif not 0 <= player < len(runner.claimed) or runner.claimed[player]:
             raise ServiceError(Reason.SEAT_TAKEN, f"player {player} is taken or does not exist")
+        if dev is not None and dev.player == player:
+            raise ServiceError(Reason.SEAT_TAKEN, f"player {player} is the dev seat {shorten(dev.name)}'s")
         token = new_token()
         old, new = runner.token_hashes[player], token_hash(token)
         names = list(runner.names)

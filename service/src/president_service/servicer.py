@@ -214,6 +214,15 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             return pb.JoinMatchResponse(match_id=request.match_id, seat=pb.SeatToken(player=player, token=token))
         return await _guard(context, join())
 
+    async def RevokeDevSeat(self, request: pb.RevokeDevSeatRequest,  # noqa: N802
+                            context: Context) -> pb.RevokeDevSeatResponse:
+        async def revoke() -> pb.RevokeDevSeatResponse:
+            self._open()
+            self._admin.check(context.invocation_metadata())
+            check_name(request.name, "name")
+            return pb.RevokeDevSeatResponse(revoked=self._registry.dev_seats.revoke(request.name))
+        return await _guard(context, revoke())
+
     # ------------------------------------------------------------------ playing without a stream
 
     async def SubmitAction(self, request: pb.SubmitActionRequest, context: Context) -> pb.SubmitActionResponse:  # noqa: N802
@@ -250,7 +259,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
             await _refuse_opening(context, exc)
         try:
             try:
-                runner, player = await self._registry.seat(context.invocation_metadata())
+                runner, player = await self._registry.seat(context.invocation_metadata(), stream=True)
                 self._admit_stream()
             except ServiceError as exc:
                 await _refuse_opening(context, exc)

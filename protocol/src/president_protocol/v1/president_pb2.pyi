@@ -580,6 +580,12 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     not name (FAILED_PRECONDITION). ErrorInfo metadata `state` holds its
     state (and `accounts` the entrants refused).
     """
+    ERROR_REASON_DEV_SEAT_WAITING: _ErrorReason.ValueType  # 33
+    """Play with a development seat's token (CreateMatchRequest.dev_seat)
+    between two matches: its last match is over and the next is not created
+    yet; try again later (FAILED_PRECONDITION; GetTurn shows the last match
+    over). ErrorInfo metadata `dev_seat` holds its name.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """---------------------------------------------------------------------------
@@ -699,6 +705,12 @@ that is QUEUED, BUILDING or FAILED, or entering in a tournament an
 account with no READY, checked version that TournamentSpec.unchecked does
 not name (FAILED_PRECONDITION). ErrorInfo metadata `state` holds its
 state (and `accounts` the entrants refused).
+"""
+ERROR_REASON_DEV_SEAT_WAITING: ErrorReason.ValueType  # 33
+"""Play with a development seat's token (CreateMatchRequest.dev_seat)
+between two matches: its last match is over and the next is not created
+yet; try again later (FAILED_PRECONDITION; GetTurn shows the last match
+over). ErrorInfo metadata `dev_seat` holds its name.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
 
@@ -2478,6 +2490,7 @@ class CreateMatchRequest(_message.Message):
     RESERVED_SEATS_FIELD_NUMBER: _builtins.int
     SEAT_ACCOUNTS_FIELD_NUMBER: _builtins.int
     BOT_SEEDS_FIELD_NUMBER: _builtins.int
+    DEV_SEAT_FIELD_NUMBER: _builtins.int
     preset: _builtins.str
     """The preset: "cardverse", "norwegian" or "italian"."""
     seed: _builtins.int
@@ -2485,6 +2498,13 @@ class CreateMatchRequest(_message.Message):
     open_seats: _builtins.bool
     """Whether JoinMatch may claim seats. The match starts when every seat has been
     claimed or, without open seats, at once.
+    """
+    dev_seat: _builtins.str
+    """Makes player 0 the development seat of this name: one token that plays
+    player 0 of each new match created for the name, kept across matches and
+    server restarts until revoked. The first match of a name returns its token
+    in seats[0]; later ones return an empty token there (the server keeps only
+    its hash). Refused while the name's previous match is live.
     """
     @_builtins.property
     def rules(self) -> Global___Rules:
@@ -2541,10 +2561,11 @@ class CreateMatchRequest(_message.Message):
         reserved_seats: _abc.Iterable[_builtins.int] | None = ...,
         seat_accounts: _abc.Iterable[_builtins.str] | None = ...,
         bot_seeds: _abc.Iterable[_builtins.int] | None = ...,
+        dev_seat: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "rules", b"rules", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "bot_seeds", b"bot_seeds", "clock", b"clock", "deals", b"deals", "open_seats", b"open_seats", "preset", b"preset", "reserved_seats", b"reserved_seats", "rules", b"rules", "seat_accounts", b"seat_accounts", "seat_names", b"seat_names", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "bot_seeds", b"bot_seeds", "clock", b"clock", "deals", b"deals", "dev_seat", b"dev_seat", "open_seats", b"open_seats", "preset", b"preset", "reserved_seats", b"reserved_seats", "rules", b"rules", "seat_accounts", b"seat_accounts", "seat_names", b"seat_names", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
@@ -2647,6 +2668,50 @@ class JoinMatchResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___JoinMatchResponse: _TypeAlias = JoinMatchResponse  # noqa: Y015
+
+@_typing.final
+class RevokeDevSeatRequest(_message.Message):
+    """Request of RevokeDevSeat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The development seat's name (CreateMatchRequest.dev_seat)."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevokeDevSeatRequest: _TypeAlias = RevokeDevSeatRequest  # noqa: Y015
+
+@_typing.final
+class RevokeDevSeatResponse(_message.Message):
+    """Response of RevokeDevSeat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REVOKED_FIELD_NUMBER: _builtins.int
+    revoked: _builtins.bool
+    """False when the name had no development seat (nothing changed)."""
+    def __init__(
+        self,
+        *,
+        revoked: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["revoked", b"revoked"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevokeDevSeatResponse: _TypeAlias = RevokeDevSeatResponse  # noqa: Y015
 
 @_typing.final
 class Hello(_message.Message):

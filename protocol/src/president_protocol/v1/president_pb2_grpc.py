@@ -45,6 +45,11 @@ class PresidentServiceStub:
                 request_serializer=president_dot_v1_dot_president__pb2.JoinMatchRequest.SerializeToString,
                 response_deserializer=president_dot_v1_dot_president__pb2.JoinMatchResponse.FromString,
                 _registered_method=True)
+        self.RevokeDevSeat = channel.unary_unary(
+                '/president.v1.PresidentService/RevokeDevSeat',
+                request_serializer=president_dot_v1_dot_president__pb2.RevokeDevSeatRequest.SerializeToString,
+                response_deserializer=president_dot_v1_dot_president__pb2.RevokeDevSeatResponse.FromString,
+                _registered_method=True)
         self.Play = channel.stream_stream(
                 '/president.v1.PresidentService/Play',
                 request_serializer=president_dot_v1_dot_president__pb2.PlayRequest.SerializeToString,
@@ -208,6 +213,16 @@ class PresidentServiceServicer:
         token has been used for yet; the token CreateMatch returned for that seat
         then stops working. Errors: UNKNOWN_MATCH, SEATS_NOT_OPEN, NO_FREE_SEAT,
         SEAT_TAKEN, MATCH_OVER, MALFORMED (a name over 64 characters).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeDevSeat(self, request, context):
+        """Revoke a development seat (CreateMatchRequest.dev_seat): its token is
+        refused from then on (BAD_TOKEN) and a later CreateMatch with its name
+        makes a new token. A stream the token opened before keeps its seat until
+        it closes. Requires the admin token. Errors: NOT_ADMIN, MALFORMED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -555,6 +570,11 @@ def add_PresidentServiceServicer_to_server(servicer, server):
                     request_deserializer=president_dot_v1_dot_president__pb2.JoinMatchRequest.FromString,
                     response_serializer=president_dot_v1_dot_president__pb2.JoinMatchResponse.SerializeToString,
             ),
+            'RevokeDevSeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeDevSeat,
+                    request_deserializer=president_dot_v1_dot_president__pb2.RevokeDevSeatRequest.FromString,
+                    response_serializer=president_dot_v1_dot_president__pb2.RevokeDevSeatResponse.SerializeToString,
+            ),
             'Play': grpc.stream_stream_rpc_method_handler(
                     servicer.Play,
                     request_deserializer=president_dot_v1_dot_president__pb2.PlayRequest.FromString,
@@ -751,6 +771,33 @@ class PresidentService:
             '/president.v1.PresidentService/JoinMatch',
             president_dot_v1_dot_president__pb2.JoinMatchRequest.SerializeToString,
             president_dot_v1_dot_president__pb2.JoinMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeDevSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/president.v1.PresidentService/RevokeDevSeat',
+            president_dot_v1_dot_president__pb2.RevokeDevSeatRequest.SerializeToString,
+            president_dot_v1_dot_president__pb2.RevokeDevSeatResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -69,6 +69,12 @@ class PresidentServiceStub:
     then stops working. Errors: UNKNOWN_MATCH, SEATS_NOT_OPEN, NO_FREE_SEAT,
     SEAT_TAKEN, MATCH_OVER, MALFORMED (a name over 64 characters).
     """
+    RevokeDevSeat: _grpc.UnaryUnaryMultiCallable[_president_pb2.RevokeDevSeatRequest, _president_pb2.RevokeDevSeatResponse]
+    """Revoke a development seat (CreateMatchRequest.dev_seat): its token is
+    refused from then on (BAD_TOKEN) and a later CreateMatch with its name
+    makes a new token. A stream the token opened before keeps its seat until
+    it closes. Requires the admin token. Errors: NOT_ADMIN, MALFORMED.
+    """
     Play: _grpc.StreamStreamMultiCallable[_president_pb2.PlayRequest, _president_pb2.PlayResponse]
     """Play a seat over one bidirectional stream; the seat token goes in the
     metadata. The client first sends `Hello`. The server answers `Welcome`,
@@ -301,6 +307,12 @@ class PresidentServiceAsyncStub(PresidentServiceStub):
     token has been used for yet; the token CreateMatch returned for that seat
     then stops working. Errors: UNKNOWN_MATCH, SEATS_NOT_OPEN, NO_FREE_SEAT,
     SEAT_TAKEN, MATCH_OVER, MALFORMED (a name over 64 characters).
+    """
+    RevokeDevSeat: _aio.UnaryUnaryMultiCallable[_president_pb2.RevokeDevSeatRequest, _president_pb2.RevokeDevSeatResponse]  # type: ignore[assignment]
+    """Revoke a development seat (CreateMatchRequest.dev_seat): its token is
+    refused from then on (BAD_TOKEN) and a later CreateMatch with its name
+    makes a new token. A stream the token opened before keeps its seat until
+    it closes. Requires the admin token. Errors: NOT_ADMIN, MALFORMED.
     """
     Play: _aio.StreamStreamMultiCallable[_president_pb2.PlayRequest, _president_pb2.PlayResponse]  # type: ignore[assignment]
     """Play a seat over one bidirectional stream; the seat token goes in the
@@ -543,6 +555,18 @@ class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
         token has been used for yet; the token CreateMatch returned for that seat
         then stops working. Errors: UNKNOWN_MATCH, SEATS_NOT_OPEN, NO_FREE_SEAT,
         SEAT_TAKEN, MATCH_OVER, MALFORMED (a name over 64 characters).
+        """
+
+    @_abc_1.abstractmethod
+    def RevokeDevSeat(
+        self,
+        request: _president_pb2.RevokeDevSeatRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_president_pb2.RevokeDevSeatResponse, _abc.Awaitable[_president_pb2.RevokeDevSeatResponse]]:
+        """Revoke a development seat (CreateMatchRequest.dev_seat): its token is
+        refused from then on (BAD_TOKEN) and a later CreateMatch with its name
+        makes a new token. A stream the token opened before keeps its seat until
+        it closes. Requires the admin token. Errors: NOT_ADMIN, MALFORMED.
         """
 
     @_abc_1.abstractmethod
