@@ -218,18 +218,21 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
 
     async def SubmitAction(self, request: pb.SubmitActionRequest, context: Context) -> pb.SubmitActionResponse:  # noqa: N802
         async def submit() -> pb.SubmitActionResponse:
-            self._open()
-            runner, player = await self._registry.seat(context.invocation_metadata())
-            runner.polled(player)
+            runner, player = await self.polled_seat(context.invocation_metadata())
             apply_act(runner, player, request.turn_id, request.action, request.fault)
             return pb.SubmitActionResponse(turn_id=request.turn_id)
         return await _guard(context, submit())
 
+    async def polled_seat(self, metadata: Iterable[tuple[str, str | bytes]] | None) -> tuple[MatchRunner, int]:
+        """The match and player of the seat token in `metadata`, its client counted as there (a unary call's)."""
+        self._open()
+        runner, player = await self._registry.seat(metadata)
+        runner.polled(player)
+        return runner, player
+
     async def GetTurn(self, request: pb.GetTurnRequest, context: Context) -> pb.GetTurnResponse:  # noqa: N802
         async def get() -> pb.GetTurnResponse:
-            self._open()
-            runner, player = await self._registry.seat(context.invocation_metadata())
-            runner.polled(player)
+            runner, player = await self.polled_seat(context.invocation_metadata())
             turn = runner.turn_for(player)
             summary = match_summary(runner)
             return pb.GetTurnResponse(prompt=None if turn is None else prompt_message(turn), status=summary.status,

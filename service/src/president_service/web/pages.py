@@ -5,6 +5,8 @@
     /matches/ID/replay           a finished match, every hand face up
     /tournaments                 the tournaments, newest first
     /tournaments/ID              a tournament: its standings and rounds, refreshed while it runs
+    /play                        a seat played by a person: the seat token typed into the page, the seat's own
+                                 hand, its legal actions as buttons and its clock
     /versions                    an author's bot versions (the account token typed into the page) and build logs;
                                  with the admin token, every account's: the organiser's view
     /api/matches[?player=NAME&offset=N&page_size=N]
@@ -24,6 +26,10 @@
                                  admin token
     POST /api/versions/ID/current
                                  SetCurrentVersion for the header's token (its account's version), as JSON
+    /api/seat                    GetTurn for the seat whose token the header carries, as JSON, with the seat's own
+                                 observation and the match's names (what a Play stream's seat may see, no more)
+    POST /api/seat/act           SubmitAction for the header's seat token: the body {"turn_id": N, "action": A},
+                                 A an Action in its JSON form (one of the prompt's legal_actions)
     /api/versions/ID/output[?match=MATCH]
                                  GetBotOutput, as JSON, for the header's token: the version's account's, or the
                                  admin token
@@ -50,12 +56,15 @@ from typing import Any
 import grpc
 from aiohttp import web
 from aiohttp_sse import EventSourceResponse, sse_response
+from google.protobuf import json_format
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 
+from president_service.acts import apply_act
 from president_service.errors import Reason, ServiceError
+from president_service.feeds import prompt_message
 from president_service.match_request import shorten
-from president_service.messages import play_hidden
+from president_service.messages import match_summary, play_hidden
 from president_service.servicer import PresidentServicer
 from president_service.web import ASSETS
 from president_service.web.proto_json import proto_json
@@ -89,6 +98,7 @@ def web_app(servicer: PresidentServicer) -> web.Application:
     app.router.add_get("/tournaments", _page("tournaments.html"))
     app.router.add_get("/tournaments/{tournament_id}", _page("tournaments.html"))
     app.router.add_get("/versions", _page("versions.html"))
+    app.router.add_get("/play", _page("play.html"))
     app.router.add_static("/assets/", ASSETS)
     app.router.add_get("/api/matches", _list)
     app.router.add_get("/api/matches/{match_id}", _summary)
@@ -97,6 +107,8 @@ def web_app(servicer: PresidentServicer) -> web.Application:
     app.router.add_get("/api/leaderboards", _leaderboards)
     app.router.add_get("/api/tournaments", _tournaments)
     app.router.add_get("/api/tournaments/{tournament_id}", _tournament)
+    app.router.add_get("/api/seat", _seat)
+    app.router.add_post("/api/seat/act", _seat_act)
     app.router.add_get("/api/versions", _versions)
     app.router.add_get("/api/versions/{version_id}/log", _build_log)
     app.router.add_post("/api/versions/{version_id}/current", _set_current)
@@ -244,6 +256,55 @@ async def _set_current(request: web.Request) -> web.Response:
     except ServiceError as exc:
         return _refusal(exc)
     return _private(proto_json(chosen))
+
+
+async def _seat(request: web.Request) -> web.Response:
+    servicer = request.app[_SERVICER]
+    try:
+        runner, player = await servicer.polled_seat(_authorization(request))
+    except ServiceError as exc:
+        return _refusal(exc)
+    turn = runner.turn_for(player)
+    summary = match_summary(runner)
+    return _private({
+        "match_id": runner.match_id, "player": player, "names": list(runner.names),
+        "status": pb.MatchStatus.Name(summary.status),
+        "observation": proto_json(convert.observation_to_proto(runner.match.observation(player))),
+        "prompt": None if turn is None else proto_json(prompt_message(turn)),
+        "result": proto_json(summary.result) if summary.HasField("result") else None})
+
+
+MAX_ACT_BYTES = 4096
+"""The largest body POST /api/seat/act reads (an act is a turn id and a few cards)."""
+
+
+async def _seat_act(request: web.Request) -> web.Response:
+    servicer = request.app[_SERVICER]
+    try:
+        runner, player = await servicer.polled_seat(_authorization(request))
+        turn_id, action = await _act_body(request)
+        apply_act(runner, player, turn_id, action, pb.BOT_FAULT_UNSPECIFIED)
+    except ServiceError as exc:
+        return _refusal(exc)
+    return _private({"turn_id": turn_id})
+
+
+async def _act_body(request: web.Request) -> tuple[int, pb.Action]:
+    """The turn id and action a POST /api/seat/act carries; MALFORMED for anything else."""
+    if (request.content_length or 0) > MAX_ACT_BYTES:
+        raise ServiceError(Reason.MALFORMED, f"an act is at most {MAX_ACT_BYTES} bytes")
+    text = (await request.content.read(MAX_ACT_BYTES + 1)).decode("utf-8", errors="replace")
+    try:
+        body = json.loads(text)
+        if len(text) > MAX_ACT_BYTES or not isinstance(body, dict) or set(body) != {"turn_id", "action"}:
+            raise ValueError("the body is {\"turn_id\": N, \"action\": A}")
+        turn_id = body["turn_id"]
+        if not isinstance(turn_id, int) or isinstance(turn_id, bool) or not 0 < turn_id < 2**63:
+            raise ValueError("turn_id: a whole number from the prompt")
+        action = json_format.ParseDict(body["action"], pb.Action())
+    except (ValueError, json_format.ParseError) as exc:
+        raise ServiceError(Reason.MALFORMED, f"the act: {shorten(str(exc), 120)}") from None
+    return turn_id, action
 
 
 async def _summary(request: web.Request) -> web.Response:

@@ -314,5 +314,6 @@ window.President = (function () {
     return body;
   }
 
-  return { el, parseCards, describe, renderMatch, topbar, fetchJson, plural, nameOf };
+  return { el, parseCards, describe, renderMatch, topbar, fetchJson, plural, nameOf, cardsInline, playEl, roleEl,
+    sorted, ordinal };
 })();
