@@ -9,21 +9,26 @@ with no card that view does not hold.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from google.protobuf import json_format
-from playwright.sync_api import BrowserContext, Response, expect
+from playwright.sync_api import BrowserContext, Page, Response, expect
+from playwright.sync_api import Error as PlaywrightError
 from president_engine import Match
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
+from president_sdk import builtin_bot
+from president_sdk.session_client import SessionClient
 from president_service.web.proto_json import proto_json
-from web_support import SCREENSHOTS, BackgroundServer, browser_context
+from web_support import ADMIN, SCREENSHOTS, BackgroundServer, browser_context
 
 NAMES = ["you", "bob", "cy", "di"]
 CLOCK = pb.ClockSettings(move_time_limit_ms=60_000, time_bank_ms=5_000, strikes_before_takeover=3)
@@ -95,41 +100,109 @@ def test_a_person_plays_a_whole_match_by_clicking_legal_actions_and_never_receiv
     page.click("text=Take the seat")
     expect(page.locator("#hand .card").first).to_be_visible()
     bots = server.play(created, pace=0.02, absent=frozenset({0}))
-    chooser = random.Random(3)
+    page.locator("button.legal").first.wait_for()
+    expect(page.locator("#clock")).to_contain_text("s left")
+    page.screenshot(path=str(SCREENSHOTS / "human-seat.png"), full_page=True)
+    clicks = _play_to_the_end(page, 3)
+    bots.result(60)
+    expect(page.locator("#over")).to_contain_text("wins")
+    page.screenshot(path=str(SCREENSHOTS / "human-seat-over.png"), full_page=True)
+    assert clicks >= 5 and not errors
+    assert token not in page.url and all(token not in json.dumps(data) for data in fetched)
+
+    assert len(fetched) > clicks
+    _check_seat_views(server, created.match_id, 0, fetched)
+    page.close()
+
+
+def _check_seat_views(server: BackgroundServer, match_id: str, player: int, fetched: list[dict[str, Any]]) -> None:
+    """Each JSON the page fetched is the seat's own view at some moment of the finished match, and holds no card
+    beyond it."""
+    match = convert.replay_from_proto(server.replay(match_id)).replay()
+    assert match.is_over
+    views = _seat_views(match, player)
+    for data in fetched:
+        assert data["player"] == player
+        observation = data["observation"]
+        assert json.dumps(observation, sort_keys=True) in views, "the seat's own view at some moment, no more"
+        held = _cards({k: observation.get(k) for k in ("hand", "played", "trick", "table", "exchange")})
+        assert set(_cards(data)) <= set(held)
+
+
+def _play_to_the_end(page: Page, seed: int) -> int:
+    """Click legal actions, chosen at random, until the page says the match is over; how many clicks."""
+    chooser = random.Random(seed)
     clicks = 0
-    clock_seen = False
     over = page.locator("#over")
     while not over.is_visible():
         buttons = page.locator("button.legal:enabled")
         try:
             buttons.first.wait_for(timeout=3_000)
-        except Exception:  # the bots' turn, or the match just ended
-            continue
-        clock_seen = clock_seen or "s left" in page.inner_text("#clock")
-        if clicks == 0:
-            page.screenshot(path=str(SCREENSHOTS / "human-seat.png"), full_page=True)
-        try:
             buttons.nth(chooser.randrange(buttons.count())).click(timeout=2_000)
-        except Exception:  # redrawn under the click: look again
+        except PlaywrightError:  # the bots' turn, the match just ended, or redrawn under the click: look again
             continue
         clicks += 1
-    bots.result(60)
-    expect(over).to_contain_text("wins")
-    page.screenshot(path=str(SCREENSHOTS / "human-seat-over.png"), full_page=True)
-    assert clicks >= 5 and clock_seen and not errors
-    assert token not in page.url and all(token not in json.dumps(data) for data in fetched)
+    return clicks
 
-    match = convert.replay_from_proto(server.replay(created.match_id)).replay()
-    assert match.is_over
-    views = _seat_views(match, 0)
-    assert len(fetched) > clicks
-    for data in fetched:
-        assert data["player"] == 0
-        observation = data["observation"]
-        assert json.dumps(observation, sort_keys=True) in views, "the seat's own view at some moment, no more"
-        held = _cards({k: observation.get(k) for k in ("hand", "played", "trick", "table", "exchange")})
-        assert set(_cards(data)) <= set(held)
-    page.close()
+
+def test_play_against_on_a_bots_leaderboard_row_seats_the_person_with_that_bot_and_house_bots(
+        browser: BrowserContext, tmp_path: Path) -> None:
+    server = BackgroundServer(tmp_path / "human.db", human_seats=True)
+    names = ["star", "house-0", "house-1", "house-2"]
+    arena = server.server.servicer.arena
+
+    async def accounts() -> dict[str, str]:
+        tokens = {}
+        for name in names:
+            created = await server.stub.CreateAccount(pb.CreateAccountRequest(
+                name=name, owner="web tests", house=name.startswith("house")), metadata=(("authorization",
+                                                                                          f"Bearer {ADMIN}"),))
+            tokens[name] = created.token
+        server.server.registry.store.write(arena.ratings.update(("cardverse", 4), [names]))
+        arena.ratings.reload(("cardverse", 4), names)
+        return tokens
+
+    tokens = server.run(accounts())
+    status, body = _request(server, "/api/play-against", None, {"account": "star", "preset": "cardverse",
+                                                                 "players": 4})
+    assert status == 404 and body["error"]["reason"] == "UNKNOWN_ACCOUNT"  # not connected: no match made
+    assert not server.server.registry.live
+
+    async def bots() -> None:
+        clients = [SessionClient(lambda _seed: builtin_bot("easy"), tokens[n], server=server.address, threaded=False)
+                   for n in names[:3]]
+        await asyncio.gather(*(c.run() for c in clients))
+    running = server.spawn(bots())
+    try:
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        fetched: list[dict[str, Any]] = []
+
+        def seen(response: Response) -> None:
+            if "/api/seat" in response.url and response.request.method == "GET" and response.ok:
+                fetched.append(response.json())
+        page.on("response", seen)
+        page.goto(server.base + "/")
+        rows = page.locator("#leaderboard-cardverse-4 tbody tr")
+        expect(rows).to_have_count(4)
+        expect(page.locator("tr[data-account=house-0] button.play-against")).to_have_count(0)  # a house bot's row
+        page.locator("tr[data-account=star]").get_by_role("button", name="Play against").click()
+        page.wait_for_url(server.base + "/play")
+        expect(page.locator("#hand .card").first).to_be_visible()
+        token = page.evaluate("sessionStorage.getItem('president-seat-token')")  # the POST's answer, kept by the tab
+        clicks = _play_to_the_end(page, 5)
+        page.screenshot(path=str(SCREENSHOTS / "human-seat-play-against.png"), full_page=True)
+        assert clicks >= 1 and not errors
+        status, view = _request(server, "/api/seat", token)
+        assert status == 200 and token not in page.url and view == fetched[-1]
+        assert view["names"][view["player"]] == "you" and "star" in view["names"]
+        assert sum(name.startswith("house-") for name in view["names"]) == 2
+        _check_seat_views(server, view["match_id"], view["player"], fetched)
+        page.close()
+    finally:
+        running.cancel()
+        server.close()
 
 
 def test_the_seat_api_reads_the_token_from_the_header_only_and_refuses_a_bad_act_changing_nothing(
@@ -151,3 +224,5 @@ def test_the_seat_api_reads_the_token_from_the_header_only_and_refuses_a_bad_act
         status, body = _request(server, "/api/seat/act", mine, bad)
         assert status == 400 and body["error"]["reason"] == "MALFORMED", bad
     assert _request(server, "/api/seat", mine)[1] == view
+    status, body = _request(server, "/api/play-against", None, {"account": "x", "preset": "cardverse", "players": 4})
+    assert status == 403 and body["error"]["reason"] == "NOT_ADMIN"  # a server without --human-seats

@@ -33,6 +33,7 @@ from president_service.bot_output import WINDOWS, BotOutput, Window
 from president_service.clock import ClockSettings
 from president_service.errors import Reason, ServiceError, abort
 from president_service.feeds import SeatFeed, match_over, prompt_message, shared_events
+from president_service.human_match import human_match
 from president_service.limits import RETRY_FULL_S
 from president_service.loop_lag import LoopLag
 from president_service.match_request import check_name, read_match_request
@@ -229,6 +230,13 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         runner, player = await self._registry.seat(metadata)
         runner.polled(player)
         return runner, player
+
+    def human_match(self, board: tuple[str, int], account: str) -> tuple[MatchRunner, int, str]:
+        """A person's match against `account` (human_match): the match, the person's player and seat token."""
+        self._open()
+        settings = self.arena.settings
+        return human_match(self._registry, self._registry.accounts, self.sessions, board, account,
+                           deals=settings.deals, queues=settings.queues)
 
     async def GetTurn(self, request: pb.GetTurnRequest, context: Context) -> pb.GetTurnResponse:  # noqa: N802
         async def get() -> pb.GetTurnResponse:

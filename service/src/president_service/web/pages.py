@@ -15,7 +15,11 @@
     /api/matches/ID              GetMatch, as JSON
     /api/matches/ID/live         the Spectate stream, as server-sent events (Last-Event-ID resumes)
     /api/matches/ID/replay       the replay's frames (replay_frames), built from GetReplay's record
-    /api/leaderboards            GetLeaderboard of every arena queue that has rated accounts, as JSON
+    /api/leaderboards            GetLeaderboard of every arena queue that has rated accounts, as JSON, and
+                                 whether this server lets a person play against a bot (`human_seats`)
+    POST /api/play-against       with `--human-seats` only: a match of a connected bot account against the
+                                 person and connected house bots (human_match), the body {"account": NAME,
+                                 "preset": P, "players": N}; answers the person's seat token
     /api/tournaments             ListTournaments, as JSON (without standings and rounds)
     /api/tournaments/ID          GetTournament, as JSON, with the ids of its live matches a spectator may
                                  not watch yet (`hidden`: another live match deals the same cards)
@@ -84,14 +88,16 @@ _HTTP_STATUS = {
 """The HTTP status of each gRPC code a refusal can carry (the usual gRPC-to-HTTP mapping)."""
 
 _SERVICER = web.AppKey("servicer", PresidentServicer)
+_HUMAN_SEATS = web.AppKey("human_seats", bool)
 PAGE_SIZE = 50
 """Finished matches the match list shows on a page unless the query asks for another number."""
 
 
-def web_app(servicer: PresidentServicer) -> web.Application:
-    """The pages and their API on top of `servicer`."""
+def web_app(servicer: PresidentServicer, *, human_seats: bool = False) -> web.Application:
+    """The pages and their API on top of `servicer` (`human_seats`: anyone may start a match against a bot)."""
     app = web.Application()
     app[_SERVICER] = servicer
+    app[_HUMAN_SEATS] = human_seats
     app.router.add_get("/", _page("index.html"))
     app.router.add_get("/matches/{match_id}", _page("live.html"))
     app.router.add_get("/matches/{match_id}/replay", _page("replay.html"))
@@ -109,6 +115,7 @@ def web_app(servicer: PresidentServicer) -> web.Application:
     app.router.add_get("/api/tournaments/{tournament_id}", _tournament)
     app.router.add_get("/api/seat", _seat)
     app.router.add_post("/api/seat/act", _seat_act)
+    app.router.add_post("/api/play-against", _play_against)
     app.router.add_get("/api/versions", _versions)
     app.router.add_get("/api/versions/{version_id}/log", _build_log)
     app.router.add_post("/api/versions/{version_id}/current", _set_current)
@@ -169,7 +176,8 @@ async def _list(request: web.Request) -> web.Response:
 async def _leaderboards(request: web.Request) -> web.Response:
     arena = request.app[_SERVICER].arena
     boards = [arena.leaderboard(queue) for queue in arena.settings.queues]
-    return web.json_response({"leaderboards": [proto_json(b) for b in boards if b.entries]}, dumps=_json)
+    return web.json_response({"leaderboards": [proto_json(b) for b in boards if b.entries],
+                              "human_seats": request.app[_HUMAN_SEATS]}, dumps=_json)
 
 
 async def _tournaments(request: web.Request) -> web.Response:
@@ -274,6 +282,22 @@ async def _seat(request: web.Request) -> web.Response:
         "result": proto_json(summary.result) if summary.HasField("result") else None})
 
 
+async def _play_against(request: web.Request) -> web.Response:
+    try:
+        if not request.app[_HUMAN_SEATS]:
+            raise ServiceError(Reason.NOT_ADMIN, "on this server only the organiser creates matches (a person plays"
+                                                 " against a bot where the server runs with --human-seats)")
+        body = await _small_json(request)
+        account, preset, players = body.get("account"), body.get("preset"), body.get("players")
+        if set(body) != {"account", "preset", "players"} or not isinstance(account, str) \
+                or not isinstance(preset, str) or not isinstance(players, int) or isinstance(players, bool):
+            raise ServiceError(Reason.MALFORMED, 'the body is {"account": NAME, "preset": P, "players": N}')
+        runner, player, token = request.app[_SERVICER].human_match((preset, players), account)
+    except ServiceError as exc:
+        return _refusal(exc)
+    return _private({"match_id": runner.match_id, "player": player, "token": token})
+
+
 MAX_ACT_BYTES = 4096
 """The largest body POST /api/seat/act reads (an act is a turn id and a few cards)."""
 
@@ -289,14 +313,27 @@ async def _seat_act(request: web.Request) -> web.Response:
     return _private({"turn_id": turn_id})
 
 
+async def _small_json(request: web.Request) -> dict[str, Any]:
+    """A POST's body, a JSON object of at most MAX_ACT_BYTES; MALFORMED for anything else."""
+    if (request.content_length or 0) > MAX_ACT_BYTES:
+        raise ServiceError(Reason.MALFORMED, f"the body is at most {MAX_ACT_BYTES} bytes")
+    data = await request.content.read(MAX_ACT_BYTES + 1)
+    try:
+        if len(data) > MAX_ACT_BYTES:
+            raise ValueError(f"at most {MAX_ACT_BYTES} bytes")
+        body = json.loads(data.decode("utf-8", errors="replace"))
+        if not isinstance(body, dict):
+            raise ValueError("a JSON object")
+    except ValueError as exc:
+        raise ServiceError(Reason.MALFORMED, f"the body: {shorten(str(exc), 120)}") from None
+    return body
+
+
 async def _act_body(request: web.Request) -> tuple[int, pb.Action]:
     """The turn id and action a POST /api/seat/act carries; MALFORMED for anything else."""
-    if (request.content_length or 0) > MAX_ACT_BYTES:
-        raise ServiceError(Reason.MALFORMED, f"an act is at most {MAX_ACT_BYTES} bytes")
-    text = (await request.content.read(MAX_ACT_BYTES + 1)).decode("utf-8", errors="replace")
+    body = await _small_json(request)
     try:
-        body = json.loads(text)
-        if len(text) > MAX_ACT_BYTES or not isinstance(body, dict) or set(body) != {"turn_id", "action"}:
+        if set(body) != {"turn_id", "action"}:
             raise ValueError("the body is {\"turn_id\": N, \"action\": A}")
         turn_id = body["turn_id"]
         if not isinstance(turn_id, int) or isinstance(turn_id, bool) or not 0 < turn_id < 2**63:
