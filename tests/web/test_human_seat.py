@@ -28,7 +28,7 @@ from president_protocol.v1 import president_pb2 as pb
 from president_sdk import builtin_bot
 from president_sdk.session_client import SessionClient
 from president_service.web.proto_json import proto_json
-from web_support import ADMIN, SCREENSHOTS, BackgroundServer, browser_context
+from web_support import ADMIN, DESKTOP, SCREENSHOTS, BackgroundServer, browser_context
 
 NAMES = ["you", "bob", "cy", "di"]
 CLOCK = pb.ClockSettings(move_time_limit_ms=60_000, time_bank_ms=5_000, strikes_before_takeover=3)
@@ -95,7 +95,9 @@ def test_a_person_plays_a_whole_match_by_clicking_legal_actions_and_never_receiv
         if "/api/seat" in response.url and response.request.method == "GET" and response.ok:
             fetched.append(response.json())
     page.on("response", seen)
-    page.goto(f"{server.base}/play")
+    page.goto(f"{server.base}/matches/{created.match_id}")  # the live page links every page's "Play a seat"
+    page.locator(".topbar").get_by_role("link", name="Play a seat").click()
+    page.wait_for_url(f"{server.base}/play")
     page.fill("#seat-token", token)
     page.click("text=Take the seat")
     expect(page.locator("#hand .card").first).to_be_visible()
@@ -103,6 +105,10 @@ def test_a_person_plays_a_whole_match_by_clicking_legal_actions_and_never_receiv
     page.locator("button.legal").first.wait_for()
     expect(page.locator("#clock")).to_contain_text("s left")
     page.screenshot(path=str(SCREENSHOTS / "human-seat.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "fits a phone's width"
+    page.screenshot(path=str(SCREENSHOTS / "human-seat-phone.png"), full_page=True)
+    page.set_viewport_size(DESKTOP)
     clicks = _play_to_the_end(page, 3)
     bots.result(60)
     expect(page.locator("#over")).to_contain_text("wins")
@@ -224,5 +230,15 @@ def test_the_seat_api_reads_the_token_from_the_header_only_and_refuses_a_bad_act
         status, body = _request(server, "/api/seat/act", mine, bad)
         assert status == 400 and body["error"]["reason"] == "MALFORMED", bad
     assert _request(server, "/api/seat", mine)[1] == view
+    to_act = view["observation"]["to_act"]
+    waiting = created.seats[(to_act + 1) % len(created.seats)].token
+    turn = _request(server, "/api/seat", created.seats[to_act].token)[1]["prompt"]["turn_id"]
+    status, body = _request(server, "/api/seat/act", waiting, {"turn_id": int(turn), "action": {"pass_turn": {}}})
+    assert status == 409 and body["error"]["reason"] == "NOT_YOUR_TURN"
+    theirs = [card for card in _request(server, "/api/seat", waiting)[1]["observation"]["hand"]][:1]
+    status, body = _request(server, "/api/seat/act", created.seats[to_act].token,
+                            {"turn_id": int(turn), "action": {"play": {"cards": theirs}}})
+    assert status == 409 and body["error"]["reason"] == "ILLEGAL_ACTION"  # a card it does not hold
+    assert _request(server, "/api/seat", mine)[1]["observation"] == view["observation"]
     status, body = _request(server, "/api/play-against", None, {"account": "x", "preset": "cardverse", "players": 4})
     assert status == 403 and body["error"]["reason"] == "NOT_ADMIN"  # a server without --human-seats
