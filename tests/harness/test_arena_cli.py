@@ -94,6 +94,7 @@ def test_the_arena_serves_its_leaderboard_on_the_web_prints_it_on_new_orders_and
             entries = json.load(answer)["leaderboards"][0]["entries"]
         ratings = [entry.get("ordinal", 0.0) for entry in entries]
         assert ratings == sorted(ratings, reverse=True) and "newcomer" in {e["account"] for e in entries}
+        _play_against(web, "newcomer")
         time.sleep(2 * every)  # a few more looks at the leaderboard
     finally:
         if bot is not None:
@@ -105,6 +106,24 @@ def test_the_arena_serves_its_leaderboard_on_the_web_prints_it_on_new_orders_and
         assert then != shown  # a leaderboard is printed again only when its order changed
         assert after - before >= 0.8 * every  # and at most every --every seconds
     assert arena.returncode == 0 and "newcomer" in boards[-1][1]
+
+
+def _play_against(web: str, account: str) -> None:
+    """The arena's web pages let a person start a match against `account` (its server runs --human-seats): the
+    person's seat is at a table with the bot and two house bots."""
+    with urllib.request.urlopen(web + "api/leaderboards", timeout=10) as answer:
+        listed = json.load(answer)
+    board = listed["leaderboards"][0]
+    assert listed["human_seats"]
+    asked = urllib.request.Request(web + "api/play-against", method="POST", data=json.dumps(
+        {"account": account, "preset": board["preset"], "players": board["players"]}).encode())
+    with urllib.request.urlopen(asked, timeout=10) as answer:
+        made = json.load(answer)
+    seat = urllib.request.Request(web + "api/seat", headers={"Authorization": f"Bearer {made['token']}"})
+    with urllib.request.urlopen(seat, timeout=10) as answer:
+        view = json.load(answer)
+    assert view["match_id"] == made["match_id"] and view["names"][view["player"]] == "you"
+    assert account in view["names"] and sum(n.startswith("house-") for n in view["names"]) == board["players"] - 2
 
 
 def test_an_arena_with_sigint_ignored_stops_on_the_first_ctrl_c_and_restarts_nothing(tmp_path: Path) -> None:

@@ -101,7 +101,7 @@ def arena_command(args: argparse.Namespace) -> int:
         print(f"president arena: port {args.http_port} is taken; the web pages use port {http_port} instead",
               flush=True)
     options = ["--arena", "--arena-deals", str(args.deals), *(["--arena-duplicate"] if args.duplicate else []),
-               "--http-port", str(http_port)]
+               "--http-port", str(http_port), "--human-seats"]
     for preset, players in queues:
         options += ["--arena-queue", f"{preset}:{players}"]
     try:

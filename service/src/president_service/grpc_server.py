@@ -84,6 +84,8 @@ class ServerConfig:
     """The web pages' port on `host` (0 picks a free one); None: no web pages."""
     http_grace_s: float = 5.0
     """How long running web requests get at shutdown."""
+    human_seats: bool = False
+    """Anyone on the web pages may start a match of a connected bot against themselves and house bots."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -177,7 +179,8 @@ async def _serve(config: ServerConfig, admin: AdminKey, store: MatchStore,
     web = None
     if config.http_port is not None:
         try:
-            web = await start_web(servicer, config.host, config.http_port, grace_s=config.http_grace_s)
+            web = await start_web(servicer, config.host, config.http_port, grace_s=config.http_grace_s,
+                                  human_seats=config.human_seats)
         except OSError as exc:
             registry.close()
             await server.stop(None)

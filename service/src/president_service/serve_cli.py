@@ -73,6 +73,8 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     serve.add_argument("--http-port", type=port_number, default=None,
                        help="also serve the web pages (match list, live matches, replays) on this port; 0 picks"
                             " a free one (default: no web pages)")
+    serve.add_argument("--human-seats", action="store_true",
+                       help="anyone on the web pages may play a match against a connected bot (with house bots)")
     serve.add_argument("--tls-cert", type=Path, help="PEM certificate chain; TLS when given with --tls-key")
     serve.add_argument("--tls-key", type=Path, help="PEM private key")
     serve.add_argument("--max-matches", type=int, default=_LIMITS.max_matches)
@@ -120,7 +122,7 @@ async def _serve(args: argparse.Namespace, admin_token: str) -> None:
                       account_matches=args.account_matches, account_matches_per_day=args.account_matches_per_day),
         clock=ClockSettings(move_ms=args.move_ms, bank_ms=args.bank_ms, max_strikes=args.strikes),
         start_grace_s=args.start_grace, absence_s=args.absence_limit,
-        http_port=args.http_port, http_grace_s=args.shutdown_grace,
+        http_port=args.http_port, http_grace_s=args.shutdown_grace, human_seats=args.human_seats,
         arena=ArenaSettings(enabled=args.arena, queues=tuple(args.arena_queue or _ARENA.queues),
                             deals=args.arena_deals, duplicate=args.arena_duplicate),
     ))

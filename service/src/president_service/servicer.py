@@ -33,6 +33,7 @@ from president_service.bot_output import WINDOWS, BotOutput, Window
 from president_service.clock import ClockSettings
 from president_service.errors import Reason, ServiceError, abort
 from president_service.feeds import SeatFeed, match_over, prompt_message, shared_events
+from president_service.human_match import human_match
 from president_service.limits import RETRY_FULL_S
 from president_service.loop_lag import LoopLag
 from president_service.match_request import check_name, read_match_request
@@ -227,18 +228,28 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
 
     async def SubmitAction(self, request: pb.SubmitActionRequest, context: Context) -> pb.SubmitActionResponse:  # noqa: N802
         async def submit() -> pb.SubmitActionResponse:
-            self._open()
-            runner, player = await self._registry.seat(context.invocation_metadata())
-            runner.polled(player)
+            runner, player = await self.polled_seat(context.invocation_metadata())
             apply_act(runner, player, request.turn_id, request.action, request.fault)
             return pb.SubmitActionResponse(turn_id=request.turn_id)
         return await _guard(context, submit())
 
+    async def polled_seat(self, metadata: Iterable[tuple[str, str | bytes]] | None) -> tuple[MatchRunner, int]:
+        """The match and player of the seat token in `metadata`, its client counted as there (a unary call's)."""
+        self._open()
+        runner, player = await self._registry.seat(metadata)
+        runner.polled(player)
+        return runner, player
+
+    def human_match(self, board: tuple[str, int], account: str) -> tuple[MatchRunner, int, str]:
+        """A person's match against `account` (human_match): the match, the person's player and seat token."""
+        self._open()
+        settings = self.arena.settings
+        return human_match(self._registry, self._registry.accounts, self.sessions, board, account,
+                           deals=settings.deals, queues=settings.queues)
+
     async def GetTurn(self, request: pb.GetTurnRequest, context: Context) -> pb.GetTurnResponse:  # noqa: N802
         async def get() -> pb.GetTurnResponse:
-            self._open()
-            runner, player = await self._registry.seat(context.invocation_metadata())
-            runner.polled(player)
+            runner, player = await self.polled_seat(context.invocation_metadata())
             turn = runner.turn_for(player)
             summary = match_summary(runner)
             return pb.GetTurnResponse(prompt=None if turn is None else prompt_message(turn), status=summary.status,

@@ -32,11 +32,13 @@ class WebServer:
 
 
 async def start_web(servicer: PresidentServicer, host: str, port: int, *, grace_s: float = 5.0,
-                    limits: HttpLimits = SERVED_WITHIN) -> WebServer:
-    """Serve the pages on host:port (0: a free port) within `limits`; OSError when the address cannot be used."""
+                    limits: HttpLimits = SERVED_WITHIN, human_seats: bool = False) -> WebServer:
+    """Serve the pages on host:port (0: a free port) within `limits` (`human_seats`: anyone may start a match
+    against a bot, web_app); OSError when the address cannot be used."""
     server_log = ServerLog(limits.log_every_s)
     # A page that goes away cancels its request, so a closed tab frees its spectator stream at once.
-    runner = web.AppRunner(web_app(servicer), handler_cancellation=True, shutdown_timeout=grace_s,
+    runner = web.AppRunner(web_app(servicer, human_seats=human_seats), handler_cancellation=True,
+                           shutdown_timeout=grace_s,
                            **handler_args(limits.head_timeout_s, limits.body_timeout_s, server_log))
     await runner.setup()
     try:

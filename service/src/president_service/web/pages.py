@@ -5,6 +5,8 @@
     /matches/ID/replay           a finished match, every hand face up
     /tournaments                 the tournaments, newest first
     /tournaments/ID              a tournament: its standings and rounds, refreshed while it runs
+    /play                        a seat played by a person: the seat token typed into the page, the seat's own
+                                 hand, its legal actions as buttons and its clock
     /versions                    an author's bot versions (the account token typed into the page) and build logs;
                                  with the admin token, every account's: the organiser's view
     /api/matches[?player=NAME&offset=N&page_size=N]
@@ -13,7 +15,11 @@
     /api/matches/ID              GetMatch, as JSON
     /api/matches/ID/live         the Spectate stream, as server-sent events (Last-Event-ID resumes)
     /api/matches/ID/replay       the replay's frames (replay_frames), built from GetReplay's record
-    /api/leaderboards            GetLeaderboard of every arena queue that has rated accounts, as JSON
+    /api/leaderboards            GetLeaderboard of every arena queue that has rated accounts, as JSON, and
+                                 whether this server lets a person play against a bot (`human_seats`)
+    POST /api/play-against       with `--human-seats` only: a match of a connected bot account against the
+                                 person and connected house bots (human_match), the body {"account": NAME,
+                                 "preset": P, "players": N}; answers the person's seat token
     /api/tournaments             ListTournaments, as JSON (without standings and rounds)
     /api/tournaments/ID          GetTournament, as JSON, with the ids of its live matches a spectator may
                                  not watch yet (`hidden`: another live match deals the same cards)
@@ -24,6 +30,10 @@
                                  admin token
     POST /api/versions/ID/current
                                  SetCurrentVersion for the header's token (its account's version), as JSON
+    /api/seat                    GetTurn for the seat whose token the header carries, as JSON, with the seat's own
+                                 observation and the match's names (what a Play stream's seat may see, no more)
+    POST /api/seat/act           SubmitAction for the header's seat token: the body {"turn_id": N, "action": A},
+                                 A an Action in its JSON form (one of the prompt's legal_actions)
     /api/versions/ID/output[?match=MATCH]
                                  GetBotOutput, as JSON, for the header's token: the version's account's, or the
                                  admin token
@@ -50,12 +60,15 @@ from typing import Any
 import grpc
 from aiohttp import web
 from aiohttp_sse import EventSourceResponse, sse_response
+from google.protobuf import json_format
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 
+from president_service.acts import apply_act
 from president_service.errors import Reason, ServiceError
+from president_service.feeds import prompt_message
 from president_service.match_request import shorten
-from president_service.messages import play_hidden
+from president_service.messages import match_summary, play_hidden
 from president_service.servicer import PresidentServicer
 from president_service.web import ASSETS
 from president_service.web.proto_json import proto_json
@@ -75,20 +88,23 @@ _HTTP_STATUS = {
 """The HTTP status of each gRPC code a refusal can carry (the usual gRPC-to-HTTP mapping)."""
 
 _SERVICER = web.AppKey("servicer", PresidentServicer)
+_HUMAN_SEATS = web.AppKey("human_seats", bool)
 PAGE_SIZE = 50
 """Finished matches the match list shows on a page unless the query asks for another number."""
 
 
-def web_app(servicer: PresidentServicer) -> web.Application:
-    """The pages and their API on top of `servicer`."""
+def web_app(servicer: PresidentServicer, *, human_seats: bool = False) -> web.Application:
+    """The pages and their API on top of `servicer` (`human_seats`: anyone may start a match against a bot)."""
     app = web.Application()
     app[_SERVICER] = servicer
+    app[_HUMAN_SEATS] = human_seats
     app.router.add_get("/", _page("index.html"))
     app.router.add_get("/matches/{match_id}", _page("live.html"))
     app.router.add_get("/matches/{match_id}/replay", _page("replay.html"))
     app.router.add_get("/tournaments", _page("tournaments.html"))
     app.router.add_get("/tournaments/{tournament_id}", _page("tournaments.html"))
     app.router.add_get("/versions", _page("versions.html"))
+    app.router.add_get("/play", _page("play.html"))
     app.router.add_static("/assets/", ASSETS)
     app.router.add_get("/api/matches", _list)
     app.router.add_get("/api/matches/{match_id}", _summary)
@@ -97,6 +113,9 @@ def web_app(servicer: PresidentServicer) -> web.Application:
     app.router.add_get("/api/leaderboards", _leaderboards)
     app.router.add_get("/api/tournaments", _tournaments)
     app.router.add_get("/api/tournaments/{tournament_id}", _tournament)
+    app.router.add_get("/api/seat", _seat)
+    app.router.add_post("/api/seat/act", _seat_act)
+    app.router.add_post("/api/play-against", _play_against)
     app.router.add_get("/api/versions", _versions)
     app.router.add_get("/api/versions/{version_id}/log", _build_log)
     app.router.add_post("/api/versions/{version_id}/current", _set_current)
@@ -157,7 +176,8 @@ async def _list(request: web.Request) -> web.Response:
 async def _leaderboards(request: web.Request) -> web.Response:
     arena = request.app[_SERVICER].arena
     boards = [arena.leaderboard(queue) for queue in arena.settings.queues]
-    return web.json_response({"leaderboards": [proto_json(b) for b in boards if b.entries]}, dumps=_json)
+    return web.json_response({"leaderboards": [proto_json(b) for b in boards if b.entries],
+                              "human_seats": request.app[_HUMAN_SEATS]}, dumps=_json)
 
 
 async def _tournaments(request: web.Request) -> web.Response:
@@ -244,6 +264,84 @@ async def _set_current(request: web.Request) -> web.Response:
     except ServiceError as exc:
         return _refusal(exc)
     return _private(proto_json(chosen))
+
+
+async def _seat(request: web.Request) -> web.Response:
+    servicer = request.app[_SERVICER]
+    try:
+        runner, player = await servicer.polled_seat(_authorization(request))
+    except ServiceError as exc:
+        return _refusal(exc)
+    turn = runner.turn_for(player)
+    summary = match_summary(runner)
+    return _private({
+        "match_id": runner.match_id, "player": player, "names": list(runner.names),
+        "status": pb.MatchStatus.Name(summary.status),
+        "observation": proto_json(convert.observation_to_proto(runner.match.observation(player))),
+        "prompt": None if turn is None else proto_json(prompt_message(turn)),
+        "result": proto_json(summary.result) if summary.HasField("result") else None})
+
+
+async def _play_against(request: web.Request) -> web.Response:
+    try:
+        if not request.app[_HUMAN_SEATS]:
+            raise ServiceError(Reason.NOT_ADMIN, "on this server only the organiser creates matches (a person plays"
+                                                 " against a bot where the server runs with --human-seats)")
+        body = await _small_json(request)
+        account, preset, players = body.get("account"), body.get("preset"), body.get("players")
+        if set(body) != {"account", "preset", "players"} or not isinstance(account, str) \
+                or not isinstance(preset, str) or not isinstance(players, int) or isinstance(players, bool):
+            raise ServiceError(Reason.MALFORMED, 'the body is {"account": NAME, "preset": P, "players": N}')
+        runner, player, token = request.app[_SERVICER].human_match((preset, players), account)
+    except ServiceError as exc:
+        return _refusal(exc)
+    return _private({"match_id": runner.match_id, "player": player, "token": token})
+
+
+MAX_ACT_BYTES = 4096
+"""The largest body POST /api/seat/act reads (an act is a turn id and a few cards)."""
+
+
+async def _seat_act(request: web.Request) -> web.Response:
+    servicer = request.app[_SERVICER]
+    try:
+        runner, player = await servicer.polled_seat(_authorization(request))
+        turn_id, action = await _act_body(request)
+        apply_act(runner, player, turn_id, action, pb.BOT_FAULT_UNSPECIFIED)
+    except ServiceError as exc:
+        return _refusal(exc)
+    return _private({"turn_id": turn_id})
+
+
+async def _small_json(request: web.Request) -> dict[str, Any]:
+    """A POST's body, a JSON object of at most MAX_ACT_BYTES; MALFORMED for anything else."""
+    if (request.content_length or 0) > MAX_ACT_BYTES:
+        raise ServiceError(Reason.MALFORMED, f"the body is at most {MAX_ACT_BYTES} bytes")
+    data = await request.content.read(MAX_ACT_BYTES + 1)
+    try:
+        if len(data) > MAX_ACT_BYTES:
+            raise ValueError(f"at most {MAX_ACT_BYTES} bytes")
+        body = json.loads(data.decode("utf-8", errors="replace"))
+        if not isinstance(body, dict):
+            raise ValueError("a JSON object")
+    except ValueError as exc:
+        raise ServiceError(Reason.MALFORMED, f"the body: {shorten(str(exc), 120)}") from None
+    return body
+
+
+async def _act_body(request: web.Request) -> tuple[int, pb.Action]:
+    """The turn id and action a POST /api/seat/act carries; MALFORMED for anything else."""
+    body = await _small_json(request)
+    try:
+        if set(body) != {"turn_id", "action"}:
+            raise ValueError("the body is {\"turn_id\": N, \"action\": A}")
+        turn_id = body["turn_id"]
+        if not isinstance(turn_id, int) or isinstance(turn_id, bool) or not 0 < turn_id < 2**63:
+            raise ValueError("turn_id: a whole number from the prompt")
+        action = json_format.ParseDict(body["action"], pb.Action())
+    except (ValueError, json_format.ParseError) as exc:
+        raise ServiceError(Reason.MALFORMED, f"the act: {shorten(str(exc), 120)}") from None
+    return turn_id, action
 
 
 async def _summary(request: web.Request) -> web.Response:

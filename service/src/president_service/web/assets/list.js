@@ -88,7 +88,30 @@
     return el("section", { id: "finished" }, el("h2", { text: heading }), table(entries, empty), nav);
   }
 
-  function standing(entry, rank) {
+  /** A match of this bot against the person and house bots (a server with --human-seats); the seat's token goes
+      to /play in this tab's sessionStorage, never in an address. */
+  async function playAgainst(board, entry, button) {
+    button.disabled = true;
+    const response = await fetch("/api/play-against", { method: "POST",
+      headers: { Accept: "application/json", "Content-Type": "application/json" },
+      body: JSON.stringify({ account: entry.account, preset: board.preset, players: board.players }) });
+    const body = await response.json().catch(() => null);
+    if (!response.ok) {
+      button.disabled = false;
+      button.after(el("span", { class: "error play-error", text: ` ${body && body.error ? body.error.message : response.statusText}` }));
+      return;
+    }
+    sessionStorage.setItem("president-seat-token", body.token);
+    window.location.assign("/play");
+  }
+
+  function playButton(board, entry) {
+    const button = el("button", { type: "button", class: "play-against", text: "Play against" });
+    button.addEventListener("click", () => playAgainst(board, entry, button));
+    return button;
+  }
+
+  function standing(entry, rank, board, humanSeats) {
     const low = Number(entry.mean_place_low || 0), high = Number(entry.mean_place_high || 0);
     const place = Number(entry.mean_place || 0);
     const marks = [entry.house ? el("span", { class: "pill", text: "house bot" }) : null,
@@ -101,16 +124,17 @@
         title: `${player}'s matches` }), " ", marks),
       el("td", { text: Number(entry.ordinal || 0).toFixed(2) }),
       el("td", { text: `${place.toFixed(2)} [${low.toFixed(2)}, ${high.toFixed(2)}]` }),
-      el("td", { text: String(entry.matches || 0) }));
+      el("td", { text: String(entry.matches || 0) }),
+      humanSeats ? el("td", {}, entry.house ? null : playButton(board, entry)) : null);
   }
 
   /** An arena leaderboard as the server orders it: by the rating it shows, OpenSkill's mu − 3σ. */
-  function leaderboards(boards) {
+  function leaderboards(boards, humanSeats) {
     return boards.map((board) => el("section", { id: `leaderboard-${board.preset}-${board.players}`, class: "leaderboard" },
       el("h2", { text: `Arena: ${board.preset}, ${board.players} players` }),
       el("table", { class: "matches" },
-        el("thead", {}, el("tr", {}, ["#", "Bot", "Rating", "Mean place [95% interval]", "Matches"].map((h) => el("th", { text: h })))),
-        el("tbody", {}, board.entries.map((entry, i) => standing(entry, i + 1)))),
+        el("thead", {}, el("tr", {}, ["#", "Bot", "Rating", "Mean place [95% interval]", "Matches", ...(humanSeats ? [""] : [])].map((h) => el("th", { text: h })))),
+        el("tbody", {}, board.entries.map((entry, i) => standing(entry, i + 1, board, humanSeats)))),
       el("p", { class: "muted", text: "Ordered by rating, OpenSkill's conservative estimate of skill"
         + " (μ − 3σ: low while a bot has played few matches). Mean place: 1 is first, with its 95% interval." })));
   }
@@ -126,8 +150,11 @@
       return;
     }
     let boards = [];
+    let humanSeats = false;
     try {
-      boards = player ? [] : (await P.fetchJson("/api/leaderboards")).leaderboards;
+      const found = player ? { leaderboards: [], human_seats: false } : await P.fetchJson("/api/leaderboards");
+      boards = found.leaderboards;
+      humanSeats = found.human_seats;
     } catch (error) {
       boards = [];
     }
@@ -138,7 +165,7 @@
     refresh.addEventListener("click", load);
     page.replaceChildren(
       el("div", { class: "filter" }, player ? [`Matches of `, el("strong", { text: player }), " \u00B7 ", el("a", { href: "/", text: "all matches" }), " "] : null, refresh),
-      ...leaderboards(boards),
+      ...leaderboards(boards, humanSeats),
       section("Live matches", "live", live, "No match is being played right now."),
       ...(waiting.length ? [section("Waiting for players", "waiting", waiting, "")] : []),
       finished(over, listed.finished_total));

@@ -304,7 +304,8 @@ window.President = (function () {
         el("span", { class: "suits", "aria-hidden": "true", text: "\u2660\u2665\u2666\u2663" }), "President"),
       el("span", { class: "sub" }, sub), el("span", { class: "right" }, right),
       home ? el("nav", { class: "nav", "aria-label": "pages" }, el("a", { href: "/", text: "Matches" }),
-        el("a", { href: "/tournaments", text: "Tournaments" }), el("a", { href: "/versions", text: "Versions" })) : null));
+        el("a", { href: "/tournaments", text: "Tournaments" }), el("a", { href: "/versions", text: "Versions" }),
+        el("a", { href: "/play", text: "Play a seat" })) : null));
   }
 
   async function fetchJson(url) {
@@ -314,5 +315,6 @@ window.President = (function () {
     return body;
   }
 
-  return { el, parseCards, describe, renderMatch, topbar, fetchJson, plural, nameOf };
+  return { el, parseCards, describe, renderMatch, topbar, fetchJson, plural, nameOf, cardsInline, playEl, roleEl,
+    sorted, ordinal };
 })();
