@@ -53,6 +53,7 @@ from aiohttp_sse import EventSourceResponse, sse_response
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 
+from president_service.arena_ratings import PROVISIONAL_SIGMA, provisional
 from president_service.errors import Reason, ServiceError
 from president_service.match_request import shorten
 from president_service.messages import play_hidden
@@ -173,7 +174,9 @@ async def _tournament(request: web.Request) -> web.Response:
         return _refusal(exc)
     hidden = [m for r in found.rounds for t in r.tables if not t.finished for m in t.match_ids
               if not servicer.shown(m)]
-    return web.json_response({"tournament": proto_json(found), "hidden": hidden}, dumps=_json)
+    shaky = [s.player for s in found.standings if s.tables and provisional(s.sigma)]
+    return web.json_response({"tournament": proto_json(found), "hidden": hidden, "provisional": shaky,
+                              "provisional_sigma": PROVISIONAL_SIGMA}, dumps=_json)
 
 
 def _authorization(request: web.Request) -> list[tuple[str, str]]:
