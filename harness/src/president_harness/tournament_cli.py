@@ -249,7 +249,8 @@ def _row(s: pb.TournamentStanding) -> list[str]:
     return [str(s.rank), s.player, f"{s.points:g}", str(s.tables), str(s.deals), str(s.byes),
             f"{s.mean_place:.2f}" if s.tables else "-",
             f"[{s.mean_place_low:.2f}, {s.mean_place_high:.2f}]" if s.tables else "-",
-            f"{s.ordinal:.1f}{PROVISIONAL_MARK if provisional(s.sigma) else ''}", f"{s.head_to_head:g}", f"{s.buchholz:g}", str(s.forfeits), str(s.faults),
+            f"{s.ordinal:.1f}{PROVISIONAL_MARK if provisional(s.sigma) else ''}",
+            f"{s.head_to_head:g}", f"{s.buchholz:g}", str(s.forfeits), str(s.faults),
             str(s.server_moves), str(s.absences)]
 
 

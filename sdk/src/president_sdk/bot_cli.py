@@ -211,7 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _local(bot, args)
     if args.uecda is not None:
         return _uecda(bot, args)
-    from president_sdk.remote import check_name, run  # grpc is only needed here
+    from president_sdk.remote import check_name, player_name, run  # grpc is only needed here
     from president_sdk.runner_errors import MatchAlreadyOverError, RunnerError
 
     account = args.account_token or ("" if args.token else os.environ.get(ACCOUNT_TOKEN_ENV, ""))
@@ -229,7 +229,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"president-bot: --name: {exc}", file=sys.stderr)
         return 2
     try:
-        result = run(bot, args.server, token, tls=args.tls, move_timeout=args.move_timeout, name=args.name)
+        names: list[str] = []
+        result = run(bot, args.server, token, tls=args.tls, move_timeout=args.move_timeout, name=args.name,
+                     names=names)
     except MatchAlreadyOverError as exc:
         print(f"president-bot: {exc}", file=sys.stderr)
         return ALREADY_OVER_STATUS
@@ -239,7 +241,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("president-bot: interrupted", file=sys.stderr)
         return 1
-    print(f"match over: player {result.winner} wins; totals {' '.join(str(t) for t in result.totals)};"
+    totals = ", ".join(f"{player_name(names, p)} {t}" for p, t in enumerate(result.totals))
+    print(f"match over: {player_name(names, result.winner)} wins; points {totals};"
           f" {bot.name}: {describe_faults(bot.faults)}")
     return _status(bot, args)
 

@@ -11,6 +11,7 @@ server and bots are stopped either way).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from contextlib import ExitStack
 from dataclasses import replace
@@ -124,8 +125,8 @@ def ladder_command(args: argparse.Namespace) -> int:
     if args.junit is not None:
         args.junit.write_text(junit(summary, strict=args.strict), encoding="utf-8")
         written.append(args.junit)
-    runs = f"; each match's record and logs: {summary.runs}/" if summary.runs is not None else ""
-    print(f"Reports: {', '.join(map(str, written))}{runs}")
+    runs = f"; each match's record and logs: {os.path.normpath(summary.runs)}/" if summary.runs is not None else ""
+    print(f"Reports: {', '.join(os.path.normpath(path) for path in written)}{runs}")
     if not summary.complete:
         return EXIT_INCOMPLETE
     if not summary.passed:

@@ -202,7 +202,8 @@ def to_json(summary: Summary) -> dict[str, Any]:
         "units": summary.units, "complete": summary.complete, "taken_over": summary.taken_over,
         "ordered_by": "ordinal",
         "standings": [{"name": s.rating.name, "mu": s.rating.mu, "sigma": s.rating.sigma,
-                       "ordinal": s.rating.ordinal, "provisional": provisional(s.rating.sigma), "deals": s.rating.deals, "place": _interval_json(s.place)}
+                       "ordinal": s.rating.ordinal, "provisional": provisional(s.rating.sigma), "deals": s.rating.deals,
+                       "place": _interval_json(s.place)}
                       for s in summary.standings],
         "head_to_head": [{"a": h.a, "b": h.b, "ahead": h.ahead, "deals": h.deals,
                           "difference": _interval_json(h.difference)} for h in summary.head_to_head],
