@@ -127,7 +127,7 @@ COVERED = {
         "tests/harness/test_submissions.py lists an account's versions so",
     ".venv/bin/president build-log VERSION --server unix:run/president.sock --account-token TOKEN":
         "tests/harness/test_submissions.py reads a READY and a FAILED version's log so",
-    "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president builder --server unix:run/president.sock --work builds/"
+    "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president builder --server unix:run/president.sock --work run/builds/"
     " --slot 2": "tests/harness/test_submissions.py runs the builder so (with --admin-token and --once)",
     "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president versions --all --server unix:run/president.sock":
         "tests/service/test_version_listing.py lists every account's versions so (the admin token from the"
@@ -145,9 +145,9 @@ COVERED = {
     '.venv/bin/president account create ada --owner "Ada" --server localhost:50051 --admin-token SECRET':
         HOSTED_FLOW,
     ".venv/bin/president submit adabot/ --server localhost:50051 --account-token TOKEN": HOSTED_FLOW,
-    "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president builder --server localhost:50051 --work builds/ --slot 2":
+    "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president builder --server localhost:50051 --work run/builds/ --slot 2":
         HOSTED_FLOW + " (with --once)",
-    "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president host --server localhost:50051 --versions --work builds/"
+    "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president host --server localhost:50051 --versions --work run/builds/"
     " --slot 10 --bots 8": HOSTED_FLOW,
     "PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president serve --db run/event.db --http-port 8080": TOURNAMENT_FLOW,
     '.venv/bin/president account create alice --owner "Alice" --admin-token SECRET': TOURNAMENT_FLOW,
