@@ -277,6 +277,8 @@ def test_the_commands_run_as_written(copy: Path) -> None:
     with sh.background("make run", r"--token [0-9a-f]{64}", timeout=180) as lines:
         text = "".join(lines)
         assert "serving on localhost:50051" in text, text
+        assert not re.search(r"^(UV_PROJECT_ENVIRONMENT|mkdir|test -x|\S*python\S* -m pip|\.venv/bin/)", text,
+                             re.MULTILINE), text  # make's own command lines do not open the first screen
         assert "== deal 1:" in text and "== match over" in text
         token = re.findall(r"--token ([0-9a-f]{64})", text)[-1]
         out = sh.run("PRESIDENT_TOKEN=SEAT_TOKEN .venv/bin/president-bot examples/python/first_bot.py"
