@@ -137,6 +137,9 @@ def test_the_match_list_shows_the_arena_leaderboard_each_bot_linking_to_its_matc
     expect(rows).to_have_count(4)
     expect(rows.first).to_have_attribute("data-account", "ace")  # the best rating first
     expect(rows.first.get_by_role("link", name="ace")).to_have_attribute("href", "/?player=ace")
+    # three deals: every rating still wide, marked, and the mark explained under the table
+    expect(table.locator(".pill", has_text="provisional")).to_have_count(4)
+    expect(table.locator(".provisional-note")).to_contain_text("Provisional: σ above 4 (few matches)")
     _shot(page, "leaderboard")
     assert watched.errors == []
 

@@ -190,7 +190,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=None,
                         help="seeds builtin:random's draws when the server gives none (a ladder command can pass"
                              " {seed}); with --local also the shuffle (default 0)")
-    parser.add_argument("-q", "--quiet", action="store_true", help="only errors and the result")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="only errors and the result (with an account: one line a match)")
     return parser
 
 
@@ -274,16 +275,22 @@ def _session(factory: Callable[[int | None], Bot], token: str, args: argparse.Na
     """By arena leaderboard, the rated matches its last standing line counted."""
     looking: set[asyncio.Task[None]] = set()
 
-    async def standing(match_id: str) -> None:
-        found = await client.arena_standing(match_id)
-        if found is not None and found.matches > shown.get((found.preset, found.players), 0):
+    async def standing(match: FinishedMatch) -> None:
+        found = await client.arena_standing(match.match_id)
+        new = found is not None and found.matches > shown.get((found.preset, found.players), 0)
+        if found is not None and new:
             shown[found.preset, found.players] = found.matches
+        if args.quiet:  # one line a match: the match's, with its standing when it moved
+            print(f"{match.describe()}; {found.describe()}" if found is not None and new else match.describe(),
+                  flush=True)
+        elif found is not None and new:
             print(found.describe(), flush=True)
 
     def finished(match: FinishedMatch) -> None:
-        print(match.describe(), flush=True)
+        if not (args.quiet and args.arena):
+            print(match.describe(), flush=True)
         if args.arena:  # a rated match moves the account on its leaderboard: say where it stands now
-            task = asyncio.get_running_loop().create_task(standing(match.match_id))
+            task = asyncio.get_running_loop().create_task(standing(match))
             looking.add(task)
             task.add_done_callback(looking.discard)
 

@@ -158,7 +158,8 @@ async def _list(request: web.Request) -> web.Response:
 async def _leaderboards(request: web.Request) -> web.Response:
     arena = request.app[_SERVICER].arena
     boards = [arena.leaderboard(queue) for queue in arena.settings.queues]
-    return web.json_response({"leaderboards": [proto_json(b) for b in boards if b.entries]}, dumps=_json)
+    return web.json_response({"leaderboards": [proto_json(b) for b in boards if b.entries],
+                              "provisional_sigma": PROVISIONAL_SIGMA}, dumps=_json)
 
 
 async def _tournaments(request: web.Request) -> web.Response:

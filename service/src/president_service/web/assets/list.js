@@ -105,14 +105,18 @@
   }
 
   /** An arena leaderboard as the server orders it: by the rating it shows, OpenSkill's mu − 3σ. */
-  function leaderboards(boards) {
+  function leaderboards(boards, sigma) {
     return boards.map((board) => el("section", { id: `leaderboard-${board.preset}-${board.players}`, class: "leaderboard" },
       el("h2", { text: `Arena: ${board.preset}, ${board.players} players` }),
       el("table", { class: "matches" },
         el("thead", {}, el("tr", {}, ["#", "Bot", "Rating", "Mean place [95% interval]", "Matches"].map((h) => el("th", { text: h })))),
         el("tbody", {}, board.entries.map((entry, i) => standing(entry, i + 1)))),
       el("p", { class: "muted", text: "Ordered by rating, OpenSkill's conservative estimate of skill"
-        + " (μ − 3σ: low while a bot has played few matches). Mean place: 1 is first, with its 95% interval." })));
+        + " (μ − 3σ: low while a bot has played few matches), as on the ladder's and tournaments' tables."
+        + " Mean place: 1 is first, with its 95% interval." }),
+      board.entries.some((entry) => entry.provisional) ? el("p", { class: "muted provisional-note",
+        text: `Provisional: σ above ${sigma} (few matches), so the rating is mostly its uncertainty and may order`
+          + " two bots unlike their mean places." }) : null));
   }
 
   async function load() {
@@ -126,8 +130,11 @@
       return;
     }
     let boards = [];
+    let provisionalSigma = null;
     try {
-      boards = player ? [] : (await P.fetchJson("/api/leaderboards")).leaderboards;
+      const answer = player ? { leaderboards: [] } : await P.fetchJson("/api/leaderboards");
+      boards = answer.leaderboards;
+      provisionalSigma = answer.provisional_sigma;
     } catch (error) {
       boards = [];
     }
@@ -138,7 +145,7 @@
     refresh.addEventListener("click", load);
     page.replaceChildren(
       el("div", { class: "filter" }, player ? [`Matches of `, el("strong", { text: player }), " \u00B7 ", el("a", { href: "/", text: "all matches" }), " "] : null, refresh),
-      ...leaderboards(boards),
+      ...leaderboards(boards, provisionalSigma),
       section("Live matches", "live", live, "No match is being played right now."),
       ...(waiting.length ? [section("Waiting for players", "waiting", waiting, "")] : []),
       finished(over, listed.finished_total));
