@@ -22,9 +22,12 @@ UV := $(VENV)/uv/bin/uv
 UV_RUN := UV_PROJECT_ENVIRONMENT=$(VENV) UV_PYTHON=$(PY) UV_PYTHON_DOWNLOADS=never $(UV)
 LOCK_STALE := error: uv.lock is out of date with the pyproject.toml files: run 'make lock' and commit uv.lock
 
+# Its recipes, and make run's, say what they do in a line instead of echoing their commands: make run's first
+# screen is the reader's.
 $(UV):
-	test -x $(PY) || $(PYTHON) -m venv --without-pip $(VENV)
-	$(PYTHON) -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $(VENV)/uv \
+	@test -x $(PY) || $(PYTHON) -m venv --without-pip $(VENV)
+	@echo "installing uv $(UV_VERSION), which fills $(VENV) from uv.lock"
+	@$(PYTHON) -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $(VENV)/uv \
 	  'uv==$(UV_VERSION)'
 
 ## lock: re-resolve uv.lock after a pyproject.toml changed (`make lock LOCK_ARGS=--upgrade` takes the newest releases).
@@ -48,9 +51,9 @@ $(STAMP): $(PYPROJECTS) pyproject.toml uv.lock | $(UV) check-lock
 # install put there.
 $(RUN_STAMP): $(PYPROJECTS) pyproject.toml uv.lock | $(UV) check-lock
 	@echo "make run: installing what the server and the bots need into $(VENV) (the first time only)"
-	$(UV_RUN) sync --locked --quiet --inexact --package president-harness --compile-bytecode
-	$(UV_RUN) sync --locked --quiet --inexact --only-group compile
-	touch $@
+	@$(UV_RUN) sync --locked --quiet --inexact --package president-harness --compile-bytecode
+	@$(UV_RUN) sync --locked --quiet --inexact --only-group compile
+	@touch $@
 
 lint: $(STAMP)
 	$(BIN)/ruff check engine/src engine/build_backend.py protocol/src sdk/src sdk/build_backend.py service/src harness/src learn/src tests benchmarks tools examples/learning
@@ -330,9 +333,9 @@ bench-flood: $(STAMP)
 ## Where the compiled engine is missing or stale and a C compiler is present, it is built in the background
 ## meanwhile (this demo runs on the source; the commands started after the build run on it).
 run: $(RUN_STAMP)
-	mkdir -p run
+	@mkdir -p run
 	@$(PY) tools/compile_engine.py $(ENGINE_COMPILED) --background
-	$(BIN)/president demo --db run/president.db
+	@$(BIN)/president demo --db run/president.db
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis

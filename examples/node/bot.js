@@ -352,9 +352,9 @@ class Seat {
       const outcome = await this.stream(client, metadata);
       if (outcome.over) {
         const r = outcome.over;
-        const name = this.names[r.winner];
-        const winner = name ? `${name} (player ${r.winner})` : `player ${r.winner}`;
-        this.log(`match over: winner ${winner}, totals ${r.totals.join(',')}; ` +
+        const who = (p) => this.names[p] || `player ${p}`; // its name in the match, as the server says it
+        const points = r.totals.map((t, p) => `${who(p)} ${t}`).join(', ');
+        this.log(`match over: ${who(r.winner)} wins; points ${points}; ` +
           `${count(this.accepted, 'action', 'actions')} accepted, ${this.rejected} rejected`);
         return 0;
       }

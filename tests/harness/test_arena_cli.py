@@ -20,7 +20,7 @@ import pytest
 from president_harness.child_server import ChildServer, ServerError
 from process_support import stop_with_ctrl_c
 
-BOT_LINE = re.compile(r"^arena cardverse:4: rank (\d+) of (\d+), rating (-?\d+\.\d\d), mean place (\d\.\d\d)"
+BOT_LINE = re.compile(r"arena cardverse:4: rank (\d+) of (\d+), rating (-?\d+\.\d\d), mean place (\d\.\d\d)"
                       r" \[(\d\.\d\d), (\d\.\d\d)\] after (\d+) match(es)?( \(provisional\))?$")
 
 
@@ -81,12 +81,15 @@ def test_the_arena_serves_its_leaderboard_on_the_web_prints_it_on_new_orders_and
         with urllib.request.urlopen(web, timeout=10) as page:
             assert page.status == 200 and "text/html" in page.headers["Content-Type"]
         bot = subprocess.Popen([sys.executable, "-m", "president_sdk.bot_cli", "builtin:normal", "--server",
-                                joined.group(1), "--account-token", joined.group(2), "--arena", "--max-matches", "2"],
+                                joined.group(1), "--account-token", joined.group(2), "--arena", "--max-matches", "2",
+                                "-q"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
         mine = Output(bot)
         lines = [mine.until(BOT_LINE.pattern, 120) for _ in range(3)]
         counts = [int(line.group(7)) for line in lines]
         assert counts == sorted(set(counts)) and counts[0] >= 1  # one line per rated match, as it is counted
+        # -q: one line a match, its standing on it (not a second line)
+        assert all(line.startswith(("match ", "CHECK_")) for _, line in mine.seen), mine.text()
         for line in lines:
             rank, of, low, mean, high = int(line.group(1)), int(line.group(2)), *map(float, line.group(5, 4, 6))
             assert 1 <= rank <= of and 1 <= low < high <= 4 and low <= mean <= high

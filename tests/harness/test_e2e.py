@@ -67,8 +67,11 @@ command = ["{sys.executable}", "first_legal_bot.py", "--server", "{{server}}", "
     assert all((folder / "record.json").is_file() for folder in runs.iterdir())
     assert len(list(runs.glob("*/player*-first.stderr"))) == 6
 
-    # Run again: nothing left to play, same counts, and no server needed.
+    # Run again: nothing left to play, same counts, and no server needed; it says where its reports went.
     assert main(["ladder", ladder]) == 0
+    out = tmp_path / "out"
+    assert (f"Reports: {out / 'ladder.json'}, {out / 'ladder.md'}; each match's record and logs: {runs}/"
+            in capsys.readouterr().out)
     again = json.loads((tmp_path / "out" / "ladder.json").read_text())
     assert again["counted"] == 6 and again["standings"] == data["standings"]
 
@@ -78,3 +81,17 @@ command = ["{sys.executable}", "first_legal_bot.py", "--server", "{{server}}", "
     assert "first changed since the last run" in capsys.readouterr().err
     third = json.loads((tmp_path / "out" / "ladder.json").read_text())
     assert third["counted"] == 6
+
+
+def test_ladder_on_ray_without_ray_says_make_venv(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """After `make run` (no Ray): one line saying what installs it, not a ModuleNotFoundError traceback."""
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` fails as it does where Ray is not installed
+    (tmp_path / "ladder.toml").write_text('name = "r"\nplayers = 3\nmatches = 6\ndb = "out/r.db"\n'
+                                          '[rules]\npreset = "cardverse"\ndeals = 1\n'
+                                          '[[bots]]\nbuiltin = "easy"\n[[bots]]\nbuiltin = "hard"\n'
+                                          '[[bots]]\nbuiltin = "random"\n')
+    assert main(["ladder", str(tmp_path / "ladder.toml"), "--ray", "local"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "run `make venv`" in err and "Traceback" not in err
+    assert not (tmp_path / "out" / "r.json").exists()

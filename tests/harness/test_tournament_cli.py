@@ -3,7 +3,7 @@ in `status`."""
 
 from __future__ import annotations
 
-from president_harness.tournament_cli import _summary, bye_warning
+from president_harness.tournament_cli import _summary, bye_warning, markdown
 from president_protocol.v1 import president_pb2 as pb
 
 
@@ -34,3 +34,16 @@ def test_status_says_why_a_table_waits() -> None:
     assert _summary(t).splitlines() == [
         "t (): RUNNING, 1 of 1 rounds begun; round 1: 0 of 1 tables finished",
         "  table 1 waits: waiting for room: a plays 2 of its 2 matches at once (2 arena)"]
+
+
+def test_standings_say_what_orders_them_and_mark_a_wide_rating() -> None:
+    t = _made(2, 4, 1)
+    t.standings.extend([pb.TournamentStanding(rank=1, player="a", points=6, tables=1, deals=2, mu=27.0, sigma=6.0,
+                                              ordinal=9.0),
+                        pb.TournamentStanding(rank=2, player="b", points=4, tables=3, deals=9, mu=25.0, sigma=3.0,
+                                              ordinal=16.0)])
+    text = markdown(t)
+    rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| 1 ") or line.startswith("| 2 ")]
+    assert [row[8] for row in rows] == ["9.0†", "16.0"]
+    assert "Ranked by points, then head to head, then buchholz" in text
+    assert "† provisional: sigma above 4 (few deals)" in text

@@ -183,7 +183,11 @@ def play_match(server: Server, node_bot: Path, preset: str, *, seed: int, extra:
 
 def assert_every_node_action_accepted(outcome: Outcome) -> None:
     assert outcome.returncode == 0, outcome.output
-    assert re.search(r"match over: winner (\S+ \(player \d\)|player \d),", outcome.output), outcome.output
+    over = re.search(r"match over: (.+) wins; points (.+); \d+ actions? accepted", outcome.output)
+    assert over is not None, outcome.output
+    winner, points = over.groups()
+    names = [part.rsplit(" ", 1)[0] for part in points.split(", ")]
+    assert winner in names and "(player" not in outcome.output, outcome.output  # named once, as the server does
     assert "rejected:" not in outcome.output, outcome.output
     sent = outcome.node_actions()
     recorded = outcome.replay_actions()

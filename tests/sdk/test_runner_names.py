@@ -96,3 +96,25 @@ def test_a_name_the_server_would_refuse_is_a_bad_argument(capsys: pytest.Capture
     assert main(["builtin:easy", "--server", "127.0.0.1:1", "--token", "t", "--name", "x" * 65]) == 2
     err = capsys.readouterr().err
     assert err.startswith("president-bot: --name: a name is at most 64 printable characters") and err.count("\n") == 1
+
+
+def test_the_terminal_names_the_winner(server: Server, capsys: pytest.CaptureFixture[str]) -> None:
+    """`match over: hard wins` as the server says it, not `player 1 wins; totals 4 11 6 9`."""
+    with grpc.insecure_channel(server.address) as channel:
+        created: pb.CreateMatchResponse = pb_grpc.PresidentServiceStub(channel).CreateMatch(
+            pb.CreateMatchRequest(preset="cardverse", rules=pb.Rules(deals=1), seed=4,
+                                  seat_names=["mine", "easy", "normal", "hard"], clock=pb.ClockSettings()),
+            metadata=(("authorization", f"Bearer {ADMIN}"),))
+    others = [threading.Thread(target=run, args=(builtin_bot(level), server.address, created.seats[p].token),
+                               daemon=True) for p, level in ((1, "easy"), (2, "normal"), (3, "hard"))]
+    for thread in others:
+        thread.start()
+    assert main(["builtin:random", "--server", server.address, "--token", created.seats[0].token]) == 0
+    for thread in others:
+        thread.join(60)
+    line = capsys.readouterr().out.splitlines()[-1]
+    winner = _names(server, created.match_id)
+    assert line.startswith("match over: ") and "player " not in line, line
+    said = line.removeprefix("match over: ").split(" wins; points ")[0]
+    assert said in winner
+    assert [part.rsplit(" ", 1)[0] for part in line.split("; points ")[1].split(";")[0].split(", ")] == winner

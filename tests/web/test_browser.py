@@ -137,6 +137,9 @@ def test_the_match_list_shows_the_arena_leaderboard_each_bot_linking_to_its_matc
     expect(rows).to_have_count(4)
     expect(rows.first).to_have_attribute("data-account", "ace")  # the best rating first
     expect(rows.first.get_by_role("link", name="ace")).to_have_attribute("href", "/?player=ace")
+    # three deals: every rating still wide, marked, and the mark explained under the table
+    expect(table.locator(".pill", has_text="provisional")).to_have_count(4)
+    expect(table.locator(".provisional-note")).to_contain_text("Provisional: σ above 4 (few matches)")
     _shot(page, "leaderboard")
     assert watched.errors == []
 
@@ -175,11 +178,12 @@ def test_a_live_match_advances_and_the_page_never_holds_a_card_a_spectator_may_n
     sent: list[dict[str, Any]] = []
     devtools.on("Network.eventSourceMessageReceived", lambda event: sent.append(json.loads(event["data"])))
     page.goto(f"{server.base}/matches/{created.match_id}")
-    expect(page.locator("#live-status")).to_have_text("live")
+    expect(page.locator("#live-status")).to_have_text("waiting")  # no bot connected yet: not live
     expect(page.locator(".seat")).to_have_count(4)
     left = page.locator("[data-cards-left]")
     before = sum(int(n) for n in left.evaluate_all("nodes => nodes.map(n => n.dataset.cardsLeft)"))
     playing = server.play(created, pace=0.08)  # slow enough for the page to be checked many times while live
+    expect(page.locator("#live-status")).to_have_text("live")
     checks = 0
     shots: dict[str, tuple[int, ViewportSize]] = {"live": (40, DESKTOP), "live-phone": (100, PHONE)}
     while not page.locator("#replay-link").is_visible():
@@ -261,6 +265,9 @@ def test_the_replay_through_one_seats_eyes(browser: BrowserContext, server: Back
     watched = _Watched(browser)
     page = watched.page
     page.goto(f"{server.base}/matches/{finished}/replay")
+    # one way back to the matches: the navbar's, not a second "All matches" beside it
+    expect(page.locator("header.topbar a", has_text="Matches")).to_have_count(1)
+    assert page.locator("header.topbar").get_by_text("All matches").count() == 0
     page.select_option("#deal", "2")  # the exchange: tributes are paid as the deal starts
     expect(page.locator(".felt .exchange")).to_contain_text("tribute")
     viewer = 1
@@ -375,6 +382,7 @@ def test_a_live_page_says_which_seat_it_waits_for_and_shows_the_name_its_bot_giv
     page.goto(f"{server.base}/matches/{created.match_id}")
     hint = page.locator("#waiting-for")
     expect(hint).to_have_text("Waiting for player 0 (seat 0) to connect")
+    expect(page.locator("#live-status")).to_have_text("waiting")  # not `live` before it starts
     _shot(page, "live-waiting")
     with concurrent.futures.ThreadPoolExecutor(1) as seat:
         playing = seat.submit(run, Slow(), server.address, created.seats[0].token, name="zed")
@@ -384,6 +392,10 @@ def test_a_live_page_says_which_seat_it_waits_for_and_shows_the_name_its_bot_giv
         playing.result(60)
     others.result(60)
     expect(page.locator("#live-status")).to_have_text("over")
+    # opened after the end, its log still says how the match ended
+    page.goto(f"{server.base}/matches/{created.match_id}")
+    expect(page.locator("#live-status")).to_have_text("over")
+    expect(page.locator("ul.log li")).to_contain_text(["Match over: "])
     assert watched.errors == []
 
 

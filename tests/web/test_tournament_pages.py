@@ -21,6 +21,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 from president_harness.builtin_sessions import BuiltinSessions
 from president_protocol.v1 import president_pb2 as pb
 from president_sdk.session_client import Appetite
+from president_service.arena_ratings import PROVISIONAL_MARK, provisional
 from web_support import (
     ADMIN,
     CARD_TEXT,
@@ -168,11 +169,14 @@ def test_a_swiss_tournament_is_followed_live_on_its_page(browser: BrowserContext
         if standing.tables:
             assert cells[6] == (f"{standing.mean_place:.2f} [{standing.mean_place_low:.2f},"
                                 f" {standing.mean_place_high:.2f}]")
-            assert cells[7] == f"{standing.ordinal:.2f}"
+            mark = PROVISIONAL_MARK if provisional(standing.sigma) else ""  # a wide rating says so
+            assert cells[7] == f"{standing.ordinal:.2f}{mark}"
         assert cells[10:14] == [str(standing.forfeits), str(standing.faults), str(standing.server_moves),
                                 str(standing.absences)], cells
     assert sum(s.byes for s in final.standings) == 2
     expect(page.locator("#fault-rule")).to_contain_text("A forfeit scores last place in that deal")
+    assert any(provisional(s.sigma) for s in final.standings if s.tables)  # two rounds of one deal: all still wide
+    expect(page.locator("#provisional")).to_contain_text(f"{PROVISIONAL_MARK} provisional: σ above 4 (few deals)")
 
     # the rounds, newest first and open; a bye in each; every table over, linking its replay
     rounds = page.locator("details.round")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from president_engine.events import (
@@ -19,7 +20,7 @@ from president_engine.events import (
     TrickWon,
     WentOut,
 )
-from president_engine.roles import LOCAL_NAMES, Role
+from president_engine.roles import LANGUAGES, LOCAL_NAMES, Role
 
 
 def plural(noun: str) -> str:
@@ -37,13 +38,24 @@ def duration(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
-def describe(event: Event, names: Sequence[str], *, preset: str | None = None) -> str | None:
+def terminal_language() -> str:
+    """The language of the user's locale (LC_ALL, LC_MESSAGES, LANG, as gettext reads them): "hu" for hu_HU.UTF-8."""
+    for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        if value := os.environ.get(variable):
+            return value.split("_")[0].split(".")[0].lower()
+    return "en"
+
+
+def describe(event: Event, names: Sequence[str], *, preset: str | None = None,
+             language: str | None = None) -> str | None:
     """A line for `event`, naming players by `names`; None for events not worth a line.
 
-    With `preset`, roles also go by the preset's own names (RULES 3: "Presidente", "Seggfej", ...).
+    With `preset`, roles also go by the preset's own names (RULES 3: "Presidente", "Seggfej", ...) when `language`
+    (default: the terminal's) is the preset's.
     """
     if isinstance(event, DealStarted):
-        local = LOCAL_NAMES.get(preset or "", {})
+        spoken = language or terminal_language()
+        local = LOCAL_NAMES.get(preset or "", {}) if spoken in LANGUAGES.get(preset or "", ()) else {}
         roles = ", ".join(f"{names[p]} {r.value.replace('_', ' ')}" + (f" ({local[r]})" if r in local else "")
                           for p, r in enumerate(event.roles) if r is not Role.NEUTRAL)
         seats = " ".join(names[p] for p in event.seats)

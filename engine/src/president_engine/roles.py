@@ -33,3 +33,6 @@ LOCAL_NAMES: dict[str, dict[Role, str]] = {
                   Role.VICE_SCUM: "Helyettes seggfej", Role.SCUM: "Seggfej", Role.NEUTRAL: "Polgár"},
 }
 """The presets' own names for the roles, for display; the protocol uses `Role`."""
+
+LANGUAGES: dict[str, tuple[str, ...]] = {"italian": ("it",), "norwegian": ("nb", "nn", "no"), "cardverse": ("hu",)}
+"""The language codes (ISO 639-1) of each preset's own role names: a terminal in another language shows English."""

@@ -1,6 +1,6 @@
 """``president builder``: build submitted bot versions in the sandbox, one at a time, and report each to the server.
 
-    president builder --server unix:run/president.sock --admin-token SECRET --work builds/ --slot 2
+    president builder --server unix:run/president.sock --admin-token SECRET --work run/builds/ --slot 2
     president builder --server localhost:50051 --once          # what is queued now, then exit
 
 Submitted code is hostile until proven otherwise: its archive is checked before anything is written (no
@@ -82,8 +82,8 @@ def add_builder_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     builder.add_argument("--server", required=True, help="the server: unix:PATH or HOST:PORT")
     builder.add_argument("--admin-token", help=f"the server's admin token (or set {ADMIN_TOKEN_ENV})")
-    builder.add_argument("--work", type=Path, default=Path("builds"),
-                         help="where built folders are kept, as WORK/built/VERSION (default builds)")
+    builder.add_argument("--work", type=Path, default=Path("run/builds"),
+                         help="where built folders are kept, as WORK/built/VERSION (default run/builds)")
     builder.add_argument("--slot", type=slot_number, default=0,
                          help="which sandbox of this machine: its user id is 100000 + SLOT (default 0)")
     builder.add_argument("--name", default=os.uname().nodename, help="this builder's name, for the organiser")

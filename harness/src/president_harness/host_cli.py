@@ -2,7 +2,7 @@
 
     president host --server unix:/run/president/server.sock --account-token TOKEN --bot mybot/
     president host --server localhost:50051 --bot mybot/ --run "president-bot bot.py --arena" --slot 2
-    president host --server unix:run/president.sock --versions --admin-token SECRET --work builds/ --bots 8
+    president host --server unix:run/president.sock --versions --admin-token SECRET --work run/builds/ --bots 8
 
 With --versions the host runs submitted versions: the server leases it each account's current READY version
 (up to --bots at once), with a token of the version's own; the host runs each from its built folder
@@ -71,17 +71,17 @@ def add_host_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     which.add_argument("--versions", action="store_true", help="run the submitted versions the server leases to"
                                                                " this host (with --admin-token)")
     host.add_argument("--admin-token", help=f"with --versions: the server's admin token (or set {ADMIN_TOKEN_ENV})")
-    host.add_argument("--work", type=Path, default=Path("builds"),
+    host.add_argument("--work", type=Path, default=Path("run/builds"),
                       help="with --versions: where built folders are, as WORK/built/VERSION: the builder's --work on"
-                           " its machine; elsewhere they are fetched from the server into it (default builds)")
+                           " its machine; elsewhere they are fetched from the server into it (default run/builds)")
     host.add_argument("--bots", type=whole_limit, default=8, help="with --versions: versions run at once (default 8)")
     host.add_argument("--name", default=os.uname().nodename, help="with --versions: this host's name")
     host.add_argument("--poll", type=seconds_limit, default=POLL_S, metavar="SECONDS",
                       help=f"with --versions: how often leases are renewed and new ones asked for (default {POLL_S:g})")
     host.add_argument("--run", help="its command, run in the folder (default: president-bot FILE, FILE the"
                                     " folder's bot.py or its one .py file)")
-    host.add_argument("--log-dir", type=Path, default=Path("host-logs"),
-                      help="where each bot's output goes, as NAME.log (default host-logs)")
+    host.add_argument("--log-dir", type=Path, default=Path("run/host-logs"),
+                      help="where each bot's output goes, as NAME.log (default run/host-logs)")
     host.add_argument("--slot", type=slot_number, default=0,
                       help="which sandbox of this machine: its user id is 100000 + SLOT; give each host its own"
                            " (default 0)")

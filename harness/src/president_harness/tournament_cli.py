@@ -244,10 +244,13 @@ def _state(state: pb.TournamentState.ValueType) -> str:
 
 
 def _row(s: pb.TournamentStanding) -> list[str]:
+    from president_service.arena_ratings import PROVISIONAL_MARK, provisional  # the server's modules load on use
+
     return [str(s.rank), s.player, f"{s.points:g}", str(s.tables), str(s.deals), str(s.byes),
             f"{s.mean_place:.2f}" if s.tables else "-",
             f"[{s.mean_place_low:.2f}, {s.mean_place_high:.2f}]" if s.tables else "-",
-            f"{s.ordinal:.1f}", f"{s.head_to_head:g}", f"{s.buchholz:g}", str(s.forfeits), str(s.faults),
+            f"{s.ordinal:.1f}{PROVISIONAL_MARK if provisional(s.sigma) else ''}",
+            f"{s.head_to_head:g}", f"{s.buchholz:g}", str(s.forfeits), str(s.faults),
             str(s.server_moves), str(s.absences)]
 
 
@@ -263,7 +266,19 @@ def markdown(t: pb.Tournament) -> str:
     """The standings as a Markdown table."""
     lines = [f"| {' | '.join(_COLUMNS)} |", f"|{'|'.join('---' for _ in _COLUMNS)}|"]
     lines += [f"| {' | '.join(_row(s))} |" for s in t.standings]
-    return "\n".join(lines)
+    return "\n".join([*lines, "", *standings_notes(t)])
+
+
+def standings_notes(t: pb.Tournament) -> list[str]:
+    """What orders the standings and what the rating column is, under the table."""
+    from president_service.arena_ratings import PROVISIONAL_MARK, PROVISIONAL_SIGMA, provisional
+
+    notes = ["Ranked by points, then head to head, then buchholz (the tournament's tie-break order). Rating:"
+             " OpenSkill's mu - 3 sigma over the tournament's deals, as on the ladder's and the arena's tables."]
+    if any(provisional(s.sigma) for s in t.standings if s.tables):
+        notes.append(f"{PROVISIONAL_MARK} provisional: sigma above {PROVISIONAL_SIGMA:g} (few deals), so the rating"
+                     " is mostly its uncertainty.")
+    return notes
 
 
 def _export(t: pb.Tournament, kind: str, out: str) -> int:

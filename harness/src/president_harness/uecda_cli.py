@@ -96,7 +96,7 @@ def add_uecda_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
                        help="with --server: the largest message it takes (default %(default)s, a server's default;"
                             " `president serve --max-message-bytes`): a longer scenario is refused before any"
                             " client waits. The server started here takes what the scenario needs")
-    serve.add_argument("--db", default="president-uecda.db", help="without --server: its SQLite file")
+    serve.add_argument("--db", default="run/president-uecda.db", help="without --server: its SQLite file")
     serve.add_argument("--http-port", type=port_number, default=8080,
                        help="without --server: port of its web pages (default 8080; a free one if taken)")
     serve.set_defaults(handler=uecda_command)

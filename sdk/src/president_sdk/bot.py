@@ -85,7 +85,8 @@ class Bot(ABC):
         """Called for every event this player may see, as it happens (default: nothing)."""
 
     def on_deal_end(self, result: DealEnded) -> None:  # noqa: B027
-        """Called when a deal ends, with places and points (default: nothing)."""
+        """Called when a deal ends: `places` lists the players first place first, `points` is by player (default:
+        nothing)."""
 
     def on_match_end(self, result: MatchEnded) -> None:  # noqa: B027
         """Called once when the match ends (default: nothing)."""

@@ -211,7 +211,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=None,
                         help="seeds builtin:random's draws when the server gives none (a ladder command can pass"
                              " {seed}); with --local also the shuffle (default 0)")
-    parser.add_argument("-q", "--quiet", action="store_true", help="only errors and the result")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="only errors and the result (with an account: one line a match)")
     return parser
 
 
@@ -234,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _local(bot, args)
     if args.uecda is not None:
         return _uecda(bot, args)
-    from president_sdk.remote import check_name, run  # grpc is only needed here
+    from president_sdk.remote import check_name, player_name, run  # grpc is only needed here
     from president_sdk.runner_errors import MatchAlreadyOverError, RunnerError
 
     account = args.account_token or ("" if args.token else os.environ.get(ACCOUNT_TOKEN_ENV, ""))
@@ -257,8 +258,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     played, waiting = 0, False
     while True:
+        names: list[str] = []
         try:
-            result = run(bot, args.server, token, tls=args.tls, move_timeout=args.move_timeout, name=args.name)
+            result = run(bot, args.server, token, tls=args.tls, move_timeout=args.move_timeout, name=args.name,
+                         names=names)
         except MatchAlreadyOverError as exc:
             print(f"president-bot: {exc}", file=sys.stderr)
             return ALREADY_OVER_STATUS
@@ -276,7 +279,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt:
             return _interrupted(played) if args.again else _interrupted(None)
         played, waiting = played + 1, False
-        print(f"match over: player {result.winner} wins; totals {' '.join(str(t) for t in result.totals)};"
+        totals = ", ".join(f"{player_name(names, p)} {t}" for p, t in enumerate(result.totals))
+        print(f"match over: {player_name(names, result.winner)} wins; points {totals};"
               f" {bot.name}: {describe_faults(bot.faults)}", flush=True)
         status = _status(bot, args)
         if not args.again or status:
@@ -320,16 +324,22 @@ def _session(factory: Callable[[int | None], Bot], token: str, args: argparse.Na
     """By arena leaderboard, the rated matches its last standing line counted."""
     looking: set[asyncio.Task[None]] = set()
 
-    async def standing(match_id: str) -> None:
-        found = await client.arena_standing(match_id)
-        if found is not None and found.matches > shown.get((found.preset, found.players), 0):
+    async def standing(match: FinishedMatch) -> None:
+        found = await client.arena_standing(match.match_id)
+        new = found is not None and found.matches > shown.get((found.preset, found.players), 0)
+        if found is not None and new:
             shown[found.preset, found.players] = found.matches
+        if args.quiet:  # one line a match: the match's, with its standing when it moved
+            print(f"{match.describe()}; {found.describe()}" if found is not None and new else match.describe(),
+                  flush=True)
+        elif found is not None and new:
             print(found.describe(), flush=True)
 
     def finished(match: FinishedMatch) -> None:
-        print(match.describe(), flush=True)
+        if not (args.quiet and args.arena):
+            print(match.describe(), flush=True)
         if args.arena:  # a rated match moves the account on its leaderboard: say where it stands now
-            task = asyncio.get_running_loop().create_task(standing(match.match_id))
+            task = asyncio.get_running_loop().create_task(standing(match))
             looking.add(task)
             task.add_done_callback(looking.discard)
 

@@ -54,7 +54,7 @@ atexit.register(gc.collect)
 def run(bot: Bot, server: str = DEFAULT_SERVER, token: str = "", *, tls: bool = False,
         root_certificates: bytes | None = None, move_timeout: float | None = None,
         retry_delays: Sequence[float] = RETRY_DELAYS_S, cancel: threading.Event | None = None,
-        name: str | None = None) -> MatchEnded:
+        name: str | None = None, names: list[str] | None = None) -> MatchEnded:
     """Play the seat of `token` on `server` ("host:port") with `bot` until the match ends.
 
     move_timeout: seconds the bot may think when the server sets no deadline
@@ -62,6 +62,7 @@ def run(bot: Bot, server: str = DEFAULT_SERVER, token: str = "", *, tls: bool = 
     attempts after a dropped connection.  cancel: set it (from another
     thread) to leave the match at once.  name: what a seat created without a
     name shows (default: ``bot.name``, cut to the contract's 64 characters).
+    names: a list the seats' names (Welcome.names) are put in, for saying who won.
     Returns the result; raises `RunnerError` with a clear message when the
     runner cannot go on (reason "CANCELLED" after `cancel`), and
     `MatchAlreadyOverError` for a match that was over before it first connected.
@@ -82,9 +83,13 @@ def run(bot: Bot, server: str = DEFAULT_SERVER, token: str = "", *, tls: bool = 
                 _stream(bot, stub, token, name, seat, reconnection, move_timeout, cancel)
                 if seat.result is None:
                     raise RunnerError("the server ended the stream before the match was over")
+                if names is not None:
+                    names[:] = seat.names
                 return seat.result
             except grpc.RpcError as exc:
                 if seat.result is not None:
+                    if names is not None:
+                        names[:] = seat.names
                     return seat.result
                 if cancel is not None and cancel.is_set():
                     raise RunnerError("left the match: cancelled", reason="CANCELLED") from None
@@ -176,7 +181,7 @@ def _stream(bot: Bot, stub: pb_grpc.PresidentServiceStub, token: str, name: str,
             elif kind == "match_over":
                 result = convert.match_result_from_proto(msg.match_over.result)
                 seat.finish(result, msg.match_over)
-                log.info("match over: player %d wins; %s finished %s", result.winner, bot.name,
+                log.info("match over: %s wins; %s finished %s", player_name(seat.names, result.winner), bot.name,
                          _place(result, seat.player))
             notify_all(bot, seat.take_events())
     finally:
@@ -201,6 +206,11 @@ def _decide(bot: Bot, seat: Seat, obs: Observation, move_timeout: float | None, 
             break
         wake.clear()
     return outcome(bot, obs, thinking, time.monotonic() - started)
+
+
+def player_name(names: Sequence[str], player: int) -> str:
+    """A player as people read it: its name in the match, or "player N" for a seat without one."""
+    return names[player] if 0 <= player < len(names) and names[player] else f"player {player}"
 
 
 def _shown_as(seat: Seat) -> str:

@@ -51,7 +51,7 @@ from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 
 from president_service.accounts import Accounts
-from president_service.arena_ratings import Board, Ratings, rank_key
+from president_service.arena_ratings import Board, Ratings, provisional, rank_key
 from president_service.arena_settings import ArenaSettings as ArenaSettings
 from president_service.errors import Reason, ServiceError
 from president_service.limits import Limits
@@ -433,7 +433,7 @@ class Arena:
             entries.append(pb.LeaderboardEntry(
                 account=name, version_id=version, mu=standing.mu, sigma=standing.sigma, ordinal=standing.ordinal,
                 matches=standing.matches, deals=standing.deals, mean_place=place.mean, mean_place_low=place.low,
-                mean_place_high=place.high, provisional=standing.sigma > self.settings.provisional_sigma,
+                mean_place_high=place.high, provisional=provisional(standing.sigma),
                 house=account.house))
         entries.sort(key=lambda e: rank_key(rating=e.ordinal, mean_place=e.mean_place,
                                               name=f"{e.account}@{e.version_id}"))

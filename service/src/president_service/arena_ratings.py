@@ -67,6 +67,18 @@ def ordinal(mu: float, sigma: float) -> float:
     return mu - 3 * sigma
 
 
+PROVISIONAL_SIGMA = 4.0
+"""A rating whose sigma is above this is provisional: its interval mu +- 3 sigma is wider than +-12 (a newcomer's is
++-25), so it is mostly the uncertainty of few deals and may stand in another order than the mean places."""
+PROVISIONAL_MARK = "†"
+"""What a text table writes after a provisional rating (with a footnote saying so)."""
+
+
+def provisional(sigma: float) -> bool:
+    """Whether a rating is still provisional (`PROVISIONAL_SIGMA`): every table marks it so."""
+    return sigma > PROVISIONAL_SIGMA
+
+
 def rate_deals(model: PlackettLuce, ratings: dict[str, PlackettLuceRating], orders: Iterable[Sequence[str]]) -> None:
     """Rate each deal in turn as one game ranked by its finishing order (first place best), replacing the players'
     entries in `ratings`: the one update of the arena, the ladder and tournaments, so their scales agree."""

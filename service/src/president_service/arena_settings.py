@@ -17,8 +17,6 @@ class ArenaSettings:
     duplicate: bool = False
     """Each table plays every rotation of one deal (as many matches as players) instead of one match."""
     clock: ClockSettings = field(default_factory=lambda: ClockSettings(move_ms=5_000, bank_ms=20_000, max_strikes=3))
-    provisional_sigma: float = 4.0
-    """An account is provisional on a leaderboard while its sigma is above this."""
     challenge_timeout_s: float = 60.0
     check_retry_s: float = 5.0
     """Wait before the check match that follows a failed one; doubled after each further failure."""

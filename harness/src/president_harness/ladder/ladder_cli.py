@@ -11,6 +11,7 @@ server and bots are stopped either way).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from contextlib import ExitStack
 from dataclasses import replace
@@ -78,6 +79,13 @@ def ladder_command(args: argparse.Namespace) -> int:
     except (ConfigError, ClaimError, LadderMismatchError) as exc:
         print(f"president ladder: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if args.ray and todo:
+        try:
+            import ray  # noqa: F401  (optional: the harness's `ray` extra)
+        except ImportError:
+            print("president ladder: --ray needs Ray, which `make run` does not install: run `make venv`"
+                  " (or pip install 'president-harness[ray]')", file=sys.stderr)
+            return EXIT_USAGE
     for name, dropped in changed.items():
         print(f"president ladder: {name} changed since the last run (its files, command or version):"
               f" a new entrant, its {dropped} earlier matches are played again", file=sys.stderr)
@@ -111,10 +119,14 @@ def ladder_command(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     print(terminal(summary), end="")
     base = config.db.with_suffix("")
-    (args.json or base.with_name(base.name + ".json")).write_text(json_text(summary), encoding="utf-8")
-    (args.markdown or base.with_name(base.name + ".md")).write_text(markdown(summary), encoding="utf-8")
+    written = [args.json or base.with_name(base.name + ".json"), args.markdown or base.with_name(base.name + ".md")]
+    written[0].write_text(json_text(summary), encoding="utf-8")
+    written[1].write_text(markdown(summary), encoding="utf-8")
     if args.junit is not None:
         args.junit.write_text(junit(summary, strict=args.strict), encoding="utf-8")
+        written.append(args.junit)
+    runs = f"; each match's record and logs: {os.path.normpath(summary.runs)}/" if summary.runs is not None else ""
+    print(f"Reports: {', '.join(os.path.normpath(path) for path in written)}{runs}")
     if not summary.complete:
         return EXIT_INCOMPLETE
     if not summary.passed:

@@ -9,6 +9,7 @@ from typing import Any
 
 from president_engine.intervals import Interval
 from president_engine.narrate import counted, plural
+from president_service.arena_ratings import PROVISIONAL_MARK, PROVISIONAL_SIGMA, provisional
 
 from president_harness.ladder.gate import Verdict
 from president_harness.ladder.summary import Speed, Summary
@@ -45,13 +46,35 @@ def _standings_rows(summary: Summary) -> list[list[str]]:
     rows = []
     for rank, s in enumerate(summary.standings, 1):
         r = s.rating
-        rows.append([str(rank), r.name, f"{r.ordinal:.2f}", _num(s.place.mean), _ci(s.place), str(r.deals)])
+        mark = PROVISIONAL_MARK if provisional(r.sigma) else ""
+        rows.append([str(rank), r.name, f"{r.ordinal:.2f}{mark}", _num(s.place.mean), _ci(s.place), str(r.deals)])
     return rows
 
 
-_HEAD = ["#", "bot", "rating", "mean place", "95% CI", "deals"]
-_RATING_NOTE = ("rating: OpenSkill's conservative estimate mu - 3 sigma, which orders the table; mean place:"
-                " 1 = first, with its 95% interval")
+_HEAD = ["#", "bot", "rating ↓", "mean place", "95% CI", "deals"]
+_RATING_NOTE = ("ordered by rating (↓): OpenSkill's conservative estimate mu - 3 sigma, as on the arena's and"
+                " tournaments' tables; mean place: 1 = first, with its 95% interval")
+
+
+def _standing_notes(summary: Summary) -> list[str]:
+    """Why a row stands where it does: its rating is provisional, or a bot below it has the better mean place."""
+    notes = []
+    if any(provisional(s.rating.sigma) for s in summary.standings):
+        notes.append(f"{PROVISIONAL_MARK} provisional: sigma above {PROVISIONAL_SIGMA:g} (few deals), so the rating is"
+                     " mostly its uncertainty")
+    for above, below in zip(summary.standings, summary.standings[1:], strict=False):
+        if not below.place.mean < above.place.mean:
+            continue
+        a, b = below.rating.name, above.rating.name
+        d = summary.pair(a, b).difference
+        ahead = f"{a} finishes {_num(d.mean)} places ahead of {b} per {_unit(summary)}, 95% CI {_ci(d)}"
+        if d.low > 0:
+            notes.append(f"{a} stands below {b} but is better: {ahead}; the rating has not caught up (it needs"
+                         " more deals than the mean place to settle an order)")
+        else:
+            notes.append(f"{b} and {a}: order not settled ({ahead}, which includes 0); the rating and the mean place"
+                         " disagree within their uncertainty")
+    return notes
 
 
 def _h2h_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
@@ -82,7 +105,7 @@ def _status(summary: Summary) -> str:
 def terminal(summary: Summary) -> str:
     """Plain-text tables for a terminal."""
     lines = [f"Ladder {summary.name}: {_status(summary)}", ""]
-    lines += [*_grid(_HEAD, _standings_rows(summary)), _RATING_NOTE]
+    lines += [*_grid(_HEAD, _standings_rows(summary)), _RATING_NOTE, *_standing_notes(summary)]
     head, rows = _h2h_rows(summary)
     lines += ["", "Head to head: share of deals the row bot finished ahead of the column bot (deals)"]
     lines += _grid(head, rows)
@@ -149,7 +172,8 @@ def markdown(summary: Summary) -> str:
         out += [f"- {'✅' if v.holds else '❌'} {_verdict_line(v, _unit(summary))}" for v in summary.verdicts]
         out += ["", "Statistic: " + _statistic(summary) + ".", ""]
     out += ["## Standings", "", *table(_HEAD, _standings_rows(summary)), "",
-            _RATING_NOTE[0].upper() + _RATING_NOTE[1:] + ".", ""]
+            _RATING_NOTE[0].upper() + _RATING_NOTE[1:] + ".", "",
+            *(f"- {note}." for note in _standing_notes(summary)), *([""] if _standing_notes(summary) else [])]
     head, rows = _h2h_rows(summary)
     out += ["## Head to head", "", "Share of deals the row bot finished ahead of the column bot (deals).", "",
             *table(head, rows)]
@@ -176,8 +200,10 @@ def to_json(summary: Summary) -> dict[str, Any]:
         "name": summary.name, "format": summary.format.value, "preset": summary.preset,
         "players": summary.players, "scheduled": summary.scheduled, "counted": summary.counted,
         "units": summary.units, "complete": summary.complete, "taken_over": summary.taken_over,
+        "ordered_by": "ordinal",
         "standings": [{"name": s.rating.name, "mu": s.rating.mu, "sigma": s.rating.sigma,
-                       "ordinal": s.rating.ordinal, "deals": s.rating.deals, "place": _interval_json(s.place)}
+                       "ordinal": s.rating.ordinal, "provisional": provisional(s.rating.sigma), "deals": s.rating.deals,
+                       "place": _interval_json(s.place)}
                       for s in summary.standings],
         "head_to_head": [{"a": h.a, "b": h.b, "ahead": h.ahead, "deals": h.deals,
                           "difference": _interval_json(h.difference)} for h in summary.head_to_head],

@@ -65,6 +65,7 @@ from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 
 from president_service.acts import apply_act
+from president_service.arena_ratings import PROVISIONAL_SIGMA, provisional
 from president_service.errors import Reason, ServiceError
 from president_service.feeds import prompt_message
 from president_service.match_request import shorten
@@ -177,7 +178,8 @@ async def _leaderboards(request: web.Request) -> web.Response:
     arena = request.app[_SERVICER].arena
     boards = [arena.leaderboard(queue) for queue in arena.settings.queues]
     return web.json_response({"leaderboards": [proto_json(b) for b in boards if b.entries],
-                              "human_seats": request.app[_HUMAN_SEATS]}, dumps=_json)
+                              "human_seats": request.app[_HUMAN_SEATS], "provisional_sigma": PROVISIONAL_SIGMA},
+                             dumps=_json)
 
 
 async def _tournaments(request: web.Request) -> web.Response:
@@ -193,7 +195,9 @@ async def _tournament(request: web.Request) -> web.Response:
         return _refusal(exc)
     hidden = [m for r in found.rounds for t in r.tables if not t.finished for m in t.match_ids
               if not servicer.shown(m)]
-    return web.json_response({"tournament": proto_json(found), "hidden": hidden}, dumps=_json)
+    shaky = [s.player for s in found.standings if s.tables and provisional(s.sigma)]
+    return web.json_response({"tournament": proto_json(found), "hidden": hidden, "provisional": shaky,
+                              "provisional_sigma": PROVISIONAL_SIGMA}, dumps=_json)
 
 
 def _authorization(request: web.Request) -> list[tuple[str, str]]:

@@ -129,14 +129,18 @@
   }
 
   /** An arena leaderboard as the server orders it: by the rating it shows, OpenSkill's mu − 3σ. */
-  function leaderboards(boards, humanSeats) {
+  function leaderboards(boards, humanSeats, sigma) {
     return boards.map((board) => el("section", { id: `leaderboard-${board.preset}-${board.players}`, class: "leaderboard" },
       el("h2", { text: `Arena: ${board.preset}, ${board.players} players` }),
       el("table", { class: "matches" },
         el("thead", {}, el("tr", {}, ["#", "Bot", "Rating", "Mean place [95% interval]", "Matches", ...(humanSeats ? [""] : [])].map((h) => el("th", { text: h })))),
         el("tbody", {}, board.entries.map((entry, i) => standing(entry, i + 1, board, humanSeats)))),
       el("p", { class: "muted", text: "Ordered by rating, OpenSkill's conservative estimate of skill"
-        + " (μ − 3σ: low while a bot has played few matches). Mean place: 1 is first, with its 95% interval." })));
+        + " (μ − 3σ: low while a bot has played few matches), as on the ladder's and tournaments' tables."
+        + " Mean place: 1 is first, with its 95% interval." }),
+      board.entries.some((entry) => entry.provisional) ? el("p", { class: "muted provisional-note",
+        text: `Provisional: σ above ${sigma} (few matches), so the rating is mostly its uncertainty and may order`
+          + " two bots unlike their mean places." }) : null));
   }
 
   async function load() {
@@ -151,10 +155,12 @@
     }
     let boards = [];
     let humanSeats = false;
+    let provisionalSigma = null;
     try {
       const found = player ? { leaderboards: [], human_seats: false } : await P.fetchJson("/api/leaderboards");
       boards = found.leaderboards;
       humanSeats = found.human_seats;
+      provisionalSigma = found.provisional_sigma;
     } catch (error) {
       boards = [];
     }
@@ -165,7 +171,7 @@
     refresh.addEventListener("click", load);
     page.replaceChildren(
       el("div", { class: "filter" }, player ? [`Matches of `, el("strong", { text: player }), " \u00B7 ", el("a", { href: "/", text: "all matches" }), " "] : null, refresh),
-      ...leaderboards(boards, humanSeats),
+      ...leaderboards(boards, humanSeats, provisionalSigma),
       section("Live matches", "live", live, "No match is being played right now."),
       ...(waiting.length ? [section("Waiting for players", "waiting", waiting, "")] : []),
       finished(over, listed.finished_total));

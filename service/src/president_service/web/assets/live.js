@@ -13,6 +13,7 @@
   const state = {
     names: [], deals: 0, normalOrder: [], obs: null, log: [], step: [], trick: 0, trickDone: false,
     wonBy: null, actor: null, dealOver: false, result: null, takenOver: new Set(), faults: [], over: false,
+    waiting: false,
   };
   const hint = P.el("div", { class: "notice", id: "waiting-for", role: "status", hidden: true });
   const WAITING_POLL_MS = 2000;
@@ -26,6 +27,12 @@
     const replay = state.over ? P.el("a", { href: `/matches/${encodeURIComponent(matchId)}/replay`, id: "replay-link", text: "Watch the replay \u25B6" }) : null;
     const pill = status ? P.el("span", { class: `pill ${status.cls}`, id: "live-status", text: status.text }) : null;
     document.getElementById("topbar").replaceChildren(P.topbar([`Match ${matchId} `, pill], replay));
+  }
+
+  /** The badge while the stream is open: waiting while a seat's bot is missing, else live, then over. */
+  function badge() {
+    return state.over ? { cls: "over", text: "over" } : state.waiting ? { cls: "waiting", text: "waiting" }
+      : { cls: "live", text: "live" };
   }
 
   function notice(text, error) {
@@ -42,6 +49,13 @@
     document.title = `President: ${state.names.join(", ")}`;
     const absent = match.status === "MATCH_STATUS_OVER" ? []
       : match.players.filter((p) => !p.connected && !p.taken_over);
+    // waiting while it has not started or a seat's bot is not there: not live
+    const waiting = match.status === "MATCH_STATUS_WAITING" || absent.length > 0;
+    if (waiting !== state.waiting && source && source.readyState === EventSource.OPEN) {
+      state.waiting = waiting;
+      header(badge());
+    }
+    state.waiting = waiting;
     hint.hidden = absent.length === 0;
     hint.textContent = absent.length
       ? `Waiting for ${names(absent.map((p) => `${p.name} (seat ${p.seat})`))} to connect`
@@ -161,6 +175,8 @@
     } else if (message.match_over) {
       state.result = message.match_over.result;
       state.over = true;
+      // opened after the end: no event came, so the log says at least how it ended (the replay has every move)
+      if (!state.log.length) state.log.push({ match_ended: state.result });
       source.close();
       header({ cls: "over", text: "over" });
       lookAtSeats();  // the names the seats ended with
@@ -194,7 +210,7 @@
     seats(match);
     notice("Waiting for the match\u2026");
     source = new EventSource(`/api/matches/${encodeURIComponent(matchId)}/live`);
-    source.onopen = () => header({ cls: state.over ? "over" : "live", text: state.over ? "over" : "live" });
+    source.onopen = () => header(badge());
     source.onmessage = (m) => receive(JSON.parse(m.data));
     source.addEventListener("refused", (m) => header({ cls: "waiting", text: JSON.parse(m.data).error.message }));
     source.onerror = () => {

@@ -151,7 +151,7 @@
     const embedded = document.getElementById("replay-data");
     const matchId = embedded ? "" : decodeURIComponent(location.pathname.split("/")[2] || "");
     document.getElementById("topbar").replaceChildren(P.topbar(`Replay${matchId ? ` of match ${matchId}` : ""}`,
-      matchId ? el("a", { href: "/", text: "All matches" }) : null, !embedded));
+      null, !embedded));
     try {
       state.data = embedded ? JSON.parse(embedded.textContent) : await P.fetchJson(`/api/matches/${encodeURIComponent(matchId)}/replay`);
     } catch (error) {

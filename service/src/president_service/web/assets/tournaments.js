@@ -129,7 +129,7 @@
   /** Why the page is not up to date (the server did not answer), shown under what it last showed. */
   const trouble = el("div", { class: "notice error", id: "trouble", role: "status", hidden: true });
 
-  function standingRow(s, house) {
+  function standingRow(s, house, shaky) {
     const low = Number(s.mean_place_low), high = Number(s.mean_place_high);
     const played = Number(s.tables) > 0 && Number.isFinite(Number(s.mean_place));
     const interval = played ? `${Number(s.mean_place).toFixed(2)} [${low.toFixed(2)}, ${high.toFixed(2)}]` : "\u2013";
@@ -141,7 +141,8 @@
       el("td", { class: "num", text: String(s.deals) }),
       el("td", { class: "num", text: String(s.byes) }),
       el("td", { class: "num", text: interval }),
-      el("td", { class: "num", title: `\u03BC ${number(s.mu)}, \u03C3 ${number(s.sigma)}`, text: played ? Number(s.ordinal).toFixed(2) : "\u2013" }),
+      el("td", { class: "num", title: `\u03BC ${number(s.mu)}, \u03C3 ${number(s.sigma)}`, "data-provisional": shaky.has(s.player) ? "" : null,
+        text: played ? Number(s.ordinal).toFixed(2) + (shaky.has(s.player) ? "\u2020" : "") : "\u2013" }),
       el("td", { class: "num", text: number(s.head_to_head, true) }),
       el("td", { class: "num", text: number(s.buchholz) }),
       el("td", { class: "num", "data-forfeits": "", text: String(s.forfeits || 0) }),
@@ -150,7 +151,7 @@
       el("td", { class: "num", "data-absences": "", text: String(s.absences || 0) }));
   }
 
-  function standings(t) {
+  function standings(t, shaky, sigma) {
     const house = new Set(t.entrants.filter((e) => e.house).map((e) => e.player));
     const rows = t.standings.length ? t.standings
       : t.entrants.map((e, i) => ({ rank: i + 1, player: e.player, points: 0, tables: 0, deals: 0, byes: 0 }));
@@ -161,11 +162,13 @@
     return el("section", { id: "standings" }, el("h2", { text: OVER.has(t.state) ? "Final standings" : "Standings" }),
       el("div", { class: "scroll" }, el("table", { class: "ranking" },
         el("thead", {}, el("tr", {}, heads.map(([h, cls]) => el("th", { class: cls || null, text: h })))),
-        el("tbody", {}, rows.map((s) => standingRow(s, house))))),
+        el("tbody", {}, rows.map((s) => standingRow(s, house, shaky))))),
       el("p", { class: "muted", text: "Ranked by points (at each deal, the players at the table less the place), a bye"
         + " worth its share; ties broken by head to head (deals against the entrants on equal points), then Buchholz"
         + " (the points of every tablemate). Mean place: 1 is first, per table, with its 95% interval."
-        + " Rating: OpenSkill's \u03BC \u2212 3\u03C3 over the tournament's deals." }),
+        + " Rating: OpenSkill's \u03BC \u2212 3\u03C3 over the tournament's deals, as on the arena's and the ladder's tables." }),
+      shaky.size ? el("p", { class: "muted", id: "provisional", text: `\u2020 provisional: \u03C3 above ${sigma} (few deals),`
+        + " so the rating is mostly its uncertainty." }) : null,
       el("p", { class: "muted", id: "fault-rule", text: "Forfeits: deals in which the server played a move for the"
         + " entrant's seat (at its clock's deadline, with no bot connected, or once it took the seat over) or its bot"
         + " faulted (its client played the fallback for an error, a time-out or an illegal answer). "
@@ -253,7 +256,8 @@
     document.getElementById("topbar").replaceChildren(P.topbar([`Tournament ${t.spec.name} `, statePill(t.state)], null));
     const follow = OVER.has(t.state) ? null
       : el("p", { class: "muted", id: "following", text: "The standings and the rounds follow the tournament as its matches end." });
-    page.replaceChildren(...[summary(t), follow, standings(t), rounds(t, hidden), trouble].filter(Boolean));
+    const shaky = new Set(answer.provisional || []);
+    page.replaceChildren(...[summary(t), follow, standings(t, shaky, answer.provisional_sigma), rounds(t, hidden), trouble].filter(Boolean));
   }
 
   async function showTournament() {
