@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import grpc
+from event_support import PRESIDENT, start_arena, submit
 from president_harness.builder import pack_built
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
@@ -23,16 +23,6 @@ from sandbox_support import FIRST_BOT, require_sandbox
 from support import free_port
 
 ADMIN = "hosting-admin-51c7"
-PRESIDENT = Path(sys.executable).parent / "president"
-MANIFEST = """name = "{name}"
-runtime = "python"
-build = "{build}"
-run = "president-bot bot.py --arena"
-"""
-
-
-
-
 
 
 def test_submitted_bots_are_built_hosted_checked_and_rated_by_version(tmp_path: Path) -> None:
@@ -40,28 +30,15 @@ def test_submitted_bots_are_built_hosted_checked_and_rated_by_version(tmp_path: 
     port = free_port()
     server = f"127.0.0.1:{port}"
     arena_out = tmp_path / "arena.out"
-    with arena_out.open("w") as sink:
-        arena = subprocess.Popen([str(PRESIDENT), "arena", "--port", str(port), "--http-port", str(free_port()),
-                                  "--db", str(tmp_path / "arena.db"), "--admin-token", ADMIN, "--queue", "cardverse:4",
-                                  "--house", "hard,normal,easy", "--every", "1"],
-                                 stdout=sink, stderr=subprocess.STDOUT, text=True)
+    arena = start_arena(tmp_path, port, ADMIN, "arena.db")
     host: subprocess.Popen[str] | None = None
     try:
-        wait_for_text(arena_out, arena, "Ctrl-C stops the arena")
         versions: dict[str, str] = {}
         tokens: dict[str, str] = {}
         builds = {"ada": "", "bob": "python -m compileall -q .", "cy": "python -c 'import sys; sys.exit(2)'",
                   "dee": "", "eve": ""}
         for name, build in builds.items():
-            created = president("account", "create", name, "--owner", name.title(), "--server", server,
-                                "--admin-token", ADMIN).stdout
-            tokens[name] = re.search(r"^token: (\S+)$", created, re.M).group(1)  # type: ignore[union-attr]
-            folder = tmp_path / name
-            folder.mkdir()
-            (folder / "president-bot.toml").write_text(MANIFEST.format(name=f"{name}'s bot", build=build))
-            (folder / "bot.py").write_text(FIRST_BOT.read_text())
-            submitted = president("submit", str(folder), "--server", server, "--account-token", tokens[name]).stdout
-            versions[name] = re.match(r"version ([0-9a-f]{16}) ", submitted).group(1)  # type: ignore[union-attr]
+            tokens[name], versions[name] = submit(tmp_path, server, ADMIN, name, FIRST_BOT.read_text(), build)
         work = tmp_path / "work"
         built = president("builder", "--server", server, "--admin-token", ADMIN, "--work", str(work), "--slot", "70",
                           "--once", "--name", "tests").stdout

@@ -10,24 +10,18 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import grpc
+from event_support import PRESIDENT, start_arena, submit
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from process_support import president, stop_with_ctrl_c, wait_for_text
+from process_support import president, stop_with_ctrl_c
 from sandbox_support import FIRST_BOT, require_sandbox
 from support import free_port
 
 ADMIN = "event-admin-6b0d"
-PRESIDENT = Path(sys.executable).parent / "president"
-MANIFEST = """name = "{name}"
-runtime = "python"
-build = "{build}"
-run = "president-bot bot.py --arena"
-"""
 RAISES = '''from president_sdk import Bot
 
 
@@ -52,27 +46,13 @@ def test_an_open_event_runs_a_tournament_beside_the_arena_and_ranks_the_broken_b
     require_sandbox()
     port = free_port()
     server = f"127.0.0.1:{port}"
-    arena_out = tmp_path / "arena.out"
-    with arena_out.open("w") as sink:
-        arena = subprocess.Popen([str(PRESIDENT), "arena", "--port", str(port), "--http-port", str(free_port()),
-                                  "--db", str(tmp_path / "event.db"), "--admin-token", ADMIN, "--queue", "cardverse:4",
-                                  "--house", "hard,normal,easy", "--every", "1"],
-                                 stdout=sink, stderr=subprocess.STDOUT, text=True)
+    arena = start_arena(tmp_path, port, ADMIN, "event.db")
     host: subprocess.Popen[str] | None = None
     try:
-        wait_for_text(arena_out, arena, "Ctrl-C stops the arena")
         versions: dict[str, str] = {}
         tokens: dict[str, str] = {}
         for name, (bot, build) in AUTHORS.items():
-            created = president("account", "create", name, "--owner", name.title(), "--server", server,
-                                "--admin-token", ADMIN).stdout
-            tokens[name] = re.search(r"^token: (\S+)$", created, re.M).group(1)  # type: ignore[union-attr]
-            folder = tmp_path / name
-            folder.mkdir()
-            (folder / "president-bot.toml").write_text(MANIFEST.format(name=f"{name}'s bot", build=build))
-            (folder / "bot.py").write_text(bot)
-            submitted = president("submit", str(folder), "--server", server, "--account-token", tokens[name]).stdout
-            versions[name] = re.match(r"version ([0-9a-f]{16}) ", submitted).group(1)  # type: ignore[union-attr]
+            tokens[name], versions[name] = submit(tmp_path, server, ADMIN, name, bot, build)
         work = tmp_path / "builds"
         built = president("builder", "--server", server, "--admin-token", ADMIN, "--work", str(work), "--slot", "90",
                           "--once").stdout
