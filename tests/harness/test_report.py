@@ -7,13 +7,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from ladder_support import builtin_config, in_process
+from president_engine.intervals import Interval
 from president_harness.ladder.config import Format
 from president_harness.ladder.driver import run_ladder
 from president_harness.ladder.gate import parse_claim
 from president_harness.ladder.ratings import Rating
 from president_harness.ladder.report import json_text, junit, markdown, terminal
 from president_harness.ladder.summary import HeadToHead, Standing, Summary
-from president_service.intervals import Interval
 
 
 def test_reports(tmp_path: Path) -> None:

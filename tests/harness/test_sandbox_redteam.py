@@ -113,7 +113,8 @@ def test_a_balloon_over_many_processes_is_killed_at_the_jails_memory(host: Host)
     assert attacked.exit.reason.endswith("MB of memory in all its processes (the limit is 160 MB a jail)")
     if cgroups() is not None:  # the kernel holds it: its own peak, read by the host, never past the cap
         assert 150 * MB < attacked.exit.peak_memory_bytes <= 1.10 * 160 * MB, attacked.exit
-        assert output.count("holds 48 MB") <= 3, output
+        # the kernel kills one process at the cap; another may take its freed 48 MB before the host ends the jail
+        assert output.count("holds 48 MB") <= 4, output
     else:  # sampled: killed within a sample or two past the cap
         assert 160 * MB < attacked.exit.peak_memory_bytes < (160 + 2 * 48 + 32) * MB, attacked.exit
         assert output.count("holds 48 MB") <= 5, output

@@ -90,7 +90,7 @@ def test_the_servicer_implements_every_rpc_of_the_contract() -> None:
     from president_service.servicer import PresidentServicer
 
     rpcs = pb.DESCRIPTOR.services_by_name["PresidentService"].methods_by_name
-    assert len(rpcs) == 30  # the contract's RPCs, submissions, builds, hosting and tournaments included
+    assert len(rpcs) == 31  # the contract's RPCs, submissions, builds, hosting and tournaments included
     for name in rpcs:
         assert getattr(PresidentServicer, name) is not getattr(pb_grpc.PresidentServiceServicer, name), name
 
