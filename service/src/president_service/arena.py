@@ -426,9 +426,12 @@ class Arena:
         entries = []
         for standing in self.ratings.board(board):
             name, version = account_of(standing.account)
-            if version and self._versions.get(version, None).state == pb.VERSION_STATE_RETIRED:
-                continue  # a retired version's records stay; the leaderboard shows the versions that play
-            account = self._accounts.get(name)
+            try:
+                if version and self._versions.get(version, None).state == pb.VERSION_STATE_RETIRED:
+                    continue  # a retired version's records stay; the leaderboard shows the versions that play
+                account = self._accounts.get(name)
+            except ServiceError:  # its version or account is a stored row this server cannot read (marked)
+                continue
             place = standing.place(players)
             entries.append(pb.LeaderboardEntry(
                 account=name, version_id=version, mu=standing.mu, sigma=standing.sigma, ordinal=standing.ordinal,

@@ -123,12 +123,17 @@ class Ratings:
         self._model = rating_model(skill_drifts=True)
         store.write([(sql, ()) for sql in _SCHEMA])
         self._boards: dict[Board, dict[str, AccountRecord]] = {}
-        for row in store.query("SELECT preset, players, account, mu, sigma, matches, deals, place_sum, place_squares"
-                               " FROM ratings"):
-            self._remember(row)
+        store.load_each("rating", store.query("SELECT preset, players, account, mu, sigma, matches, deals, place_sum,"
+                                              " place_squares FROM ratings"), _row_id, self._remember)
 
     def _remember(self, row: tuple[Any, ...]) -> None:
+        """Keep a stored row in memory; ValueError when it is not one this server can read."""
         preset, players, account, mu, sigma, matches, deals, place_sum, squares = row
+        if (not isinstance(preset, str) or not isinstance(account, str)
+                or not all(type(n) is int and n >= 0 for n in (players, matches, deals))
+                or not all(type(x) in (int, float) and math.isfinite(x) for x in (mu, sigma, place_sum, squares))
+                or sigma <= 0):
+            raise ValueError("a column holds a value of the wrong kind, or out of its range")
         self._boards.setdefault((preset, players), {})[account] = AccountRecord(
             account=account, mu=mu, sigma=sigma, matches=matches, deals=deals, place_sum=place_sum,
             place_squares=squares)
@@ -160,6 +165,8 @@ class Ratings:
         statements: list[Statement] = []
         preset, players = board
         for name in accounts:
+            if self._store.is_unreadable("rating", key := _row_id((preset, players, name))):
+                statements.append(self._store.unmarking("rating", key))  # rated afresh, in place of the bad row
             was, mean = current[name], sum(places[name]) / len(places[name])
             statements.append((
                 "INSERT OR REPLACE INTO ratings VALUES (?,?,?,?,?,?,?,?,?)",
@@ -170,10 +177,15 @@ class Ratings:
     def reload(self, board: Board, accounts: Iterable[str]) -> None:
         """Read the accounts' rows of `board` back from the database (after a match's result was committed)."""
         for name in accounts:
-            for row in self._store.query(
-                    "SELECT preset, players, account, mu, sigma, matches, deals, place_sum, place_squares"
-                    " FROM ratings WHERE preset = ? AND players = ? AND account = ?", (board[0], board[1], name)):
-                self._remember(row)
+            self._store.load_each("rating", self._store.query(
+                "SELECT preset, players, account, mu, sigma, matches, deals, place_sum, place_squares"
+                " FROM ratings WHERE preset = ? AND players = ? AND account = ?", (board[0], board[1], name)),
+                _row_id, self._remember)
 
     def board(self, board: Board) -> list[AccountRecord]:
         return list(self._boards.get(board, {}).values())
+
+
+def _row_id(row: tuple[Any, ...]) -> str:
+    """A ratings row's name in the table `unreadable`: preset/players/account."""
+    return f"{row[0]}/{row[1]}/{row[2]}"
