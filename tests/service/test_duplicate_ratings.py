@@ -51,7 +51,8 @@ def test_a_board_is_rated_only_when_its_last_seating_ends_and_once_across_a_rest
                 task.cancel()
 
     async def the_rest_after_a_restart() -> None:
-        async with running(db, arena=settings, absence_s=0.01) as server, client(server.port) as stub:
+        async with running(db, arena=settings, absence_s=0.01, start_grace_s=0.1) as server, \
+                client(server.port) as stub:
             while not (board := await _board(stub)):  # the server plays the absent seats of the live seatings
                 await asyncio.sleep(0.02)
             assert board == {"me": 4, "house-0": 4, "house-1": 4, "house-2": 4}, board  # all at once, each once
