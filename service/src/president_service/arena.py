@@ -29,8 +29,9 @@
   table has started, while it goes on matching everyone else.
 - Arena matches are rated (`Ratings`) in the same transaction as their
   result; a duplicate board's seatings all together, in that of the last
-  one to end (`Ratings.rate_seating`).  Challenges: an account proposes a match to named accounts over
-  its Session; each answers; when all accept the match starts.
+  one to end (`Ratings.rate_seating`).  Challenges: an account proposes a
+  match to named accounts over its Session; each answers; when all accept
+  the match starts.
 """
 
 from __future__ import annotations
