@@ -8,10 +8,12 @@ import sqlite3
 from pathlib import Path
 
 import grpc
+from arena_support import ARENA, arena_settings
 from google.protobuf.timestamp_pb2 import Timestamp
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from service_support import ADMIN, ServerProcess, auth, client, create, refused, running
+from session_support import SessionBot, new_account
 from support import free_port
 
 AFTER_9999 = 253_402_300_800
@@ -233,3 +235,34 @@ def test_version_and_rating_rows_the_server_cannot_read_are_skipped_marked_and_l
     second = serve_and_check()  # marked: not read again, and said in one line
     assert "cannot be loaded" not in second, second
     assert "4 stored rows are marked unreadable and not loaded" in second, second
+
+
+def test_an_unreadable_rating_is_rated_afresh_by_the_next_match_and_unmarked(tmp_path: Path) -> None:
+    db = tmp_path / "rating.db"
+
+    async def accounts() -> dict[str, str]:
+        async with running(db) as server, client(server.port) as stub:
+            return {name: await new_account(stub, name, house=name != "me")
+                    for name in ("me", "house-0", "house-1", "house-2")}
+    tokens = asyncio.run(accounts())
+    with sqlite3.connect(db) as conn:
+        conn.execute("INSERT INTO ratings VALUES ('cardverse', 4, 'me', 'x', 8.0, 1, 5, 2.0, 4.0)")
+
+    async def play() -> None:
+        async with running(db, arena=arena_settings()) as server, client(server.port) as stub:
+            bots = {name: SessionBot(stub, token, accepts=ARENA) for name, token in tokens.items()}
+            tasks = [asyncio.create_task(bot.run()) for name, bot in bots.items() if name != "me"]
+            await asyncio.wait_for(bots["me"].run(until=lambda bot: len(bot.over()) >= 2), 60)  # check, rated
+            for task in tasks:
+                task.cancel()
+    asyncio.run(play())
+    with sqlite3.connect(db) as conn:
+        assert list(conn.execute("SELECT kind, id FROM unreadable")) == []
+        (matches,), = conn.execute("SELECT matches FROM ratings WHERE account = 'me'")
+    assert matches >= 1
+
+    async def board() -> dict[str, int]:
+        async with running(db) as server, client(server.port) as stub:
+            got = await stub.GetLeaderboard(pb.GetLeaderboardRequest())
+            return {e.account: e.matches for e in got.entries}
+    assert asyncio.run(board())["me"] == matches  # read again after a restart
