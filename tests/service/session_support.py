@@ -48,6 +48,8 @@ class SessionBot:
     """MatchUpdates received."""
     batches: list[int] = field(default_factory=list)
     """How many updates each MatchUpdates held."""
+    hold: Callable[[str], bool] = lambda match_id: False
+    """Whether to leave a match's prompts unanswered (by match id): without a clock, the match waits."""
 
     def last_seq(self, match_id: str) -> int:
         return max((m.event.seq for m in self.messages.get(match_id, []) if m.HasField("event")), default=0)
@@ -87,7 +89,7 @@ class SessionBot:
                     self.updates += 1
                     for message in update.messages:
                         self.messages.setdefault(match_id, []).append(message)
-                        if message.HasField("prompt"):
+                        if message.HasField("prompt") and not self.hold(match_id):
                             if self.stop_after is not None and acts >= self.stop_after:
                                 return
                             acts += 1

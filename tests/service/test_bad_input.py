@@ -8,10 +8,12 @@ import sqlite3
 from pathlib import Path
 
 import grpc
+from arena_support import ARENA, arena_settings
 from google.protobuf.timestamp_pb2 import Timestamp
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from service_support import ADMIN, ServerProcess, auth, client, create, refused, running
+from session_support import SessionBot, new_account
 from support import free_port
 
 AFTER_9999 = 253_402_300_800
@@ -173,3 +175,94 @@ def test_enum_values_this_server_does_not_have_and_endless_delays_are_refused(tm
                                  grpc.StatusCode.INVALID_ARGUMENT, "BAD_OPTION")
             assert info.metadata["option"] == "delay_ms"
     asyncio.run(main())
+
+
+def _version_row(version_id: str, account: object, created_at: object, runtime: int,
+                 state: int) -> tuple[object, ...]:
+    return (version_id, account, created_at, "bot", runtime, "", "python bot.py", "0" * 64, 10, state, "", "", "",
+            "1" * 64, 10)
+
+
+def test_version_and_rating_rows_the_server_cannot_read_are_skipped_marked_and_logged_once(tmp_path: Path) -> None:
+    db = tmp_path / "versions.db"
+
+    async def fill() -> str:
+        async with running(db) as server, client(server.port) as stub:
+            made = await stub.CreateAccount(pb.CreateAccountRequest(name="a", owner="o"), metadata=auth(ADMIN))
+            await stub.CreateAccount(pb.CreateAccountRequest(name="b", owner="o"), metadata=auth(ADMIN))
+            return made.token
+    token = asyncio.run(fill())
+    ready, queued = pb.VERSION_STATE_READY, pb.VERSION_STATE_QUEUED
+    with sqlite3.connect(db) as conn:  # as a hand edit, or a server that checked less, left them
+        for row in (_version_row("good", "a", 1.0, pb.RUNTIME_PYTHON, ready),
+                    _version_row("badrun", "a", 2.0, 99, ready),  # newer: it would be a's current one
+                    _version_row("badtime", "b", "yesterday", pb.RUNTIME_PYTHON, queued)):
+            conn.execute("INSERT INTO versions (id, account, created_at, name, runtime, build, run, sha256,"
+                         " archive_bytes, state, reason, log, builder, built_sha256, built_bytes)"
+                         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
+        for rating in (("a@good", 25.0, 8.0), ("a@badrun", 30.0, 8.0), ("b", "x", 8.0), ("a", 25.0, -1.0)):
+            conn.execute("INSERT INTO ratings VALUES ('cardverse', 4, ?, ?, ?, 1, 5, 2.0, 4.0)", rating)
+
+    def serve_and_check() -> str:
+        server = ServerProcess(db, free_port())
+        try:
+            async def check() -> None:
+                async with client(server.port) as stub:
+                    listed = await stub.ListVersions(pb.ListVersionsRequest(), metadata=auth(token))
+                    assert [(v.version_id, v.current) for v in listed.versions] == [("good", True)]
+                    every = await stub.ListVersions(pb.ListVersionsRequest(), metadata=auth(ADMIN))
+                    assert [v.version_id for v in every.versions] == ["good"]
+                    hosted = await stub.LeaseHosting(pb.LeaseHostingRequest(host="h", capacity=4),
+                                                     metadata=auth(ADMIN))
+                    assert [s.version.version_id for s in hosted.start] == ["good"]
+                    built = await stub.LeaseBuild(pb.LeaseBuildRequest(builder="b"), metadata=auth(ADMIN))
+                    assert not built.HasField("version"), built
+                    board = await stub.GetLeaderboard(pb.GetLeaderboardRequest())
+                    assert [(e.account, e.version_id) for e in board.entries] == [("a", "good")]
+            asyncio.run(check())
+        finally:
+            server.stop()
+        return server.output.read_text()
+
+    first = serve_and_check()
+    bad = {("version", "badrun"), ("version", "badtime"), ("rating", "cardverse/4/b"), ("rating", "cardverse/4/a")}
+    for kind, row in bad:
+        said = [line for line in first.splitlines() if f"the stored {kind} {row} cannot be loaded" in line]
+        assert len(said) == 1, (kind, row, first)
+    assert "Traceback" not in first, first
+    with sqlite3.connect(db) as conn:
+        assert set(conn.execute("SELECT kind, id FROM unreadable")) == bad
+    second = serve_and_check()  # marked: not read again, and said in one line
+    assert "cannot be loaded" not in second, second
+    assert "4 stored rows are marked unreadable and not loaded" in second, second
+
+
+def test_an_unreadable_rating_is_rated_afresh_by_the_next_match_and_unmarked(tmp_path: Path) -> None:
+    db = tmp_path / "rating.db"
+
+    async def accounts() -> dict[str, str]:
+        async with running(db) as server, client(server.port) as stub:
+            return {name: await new_account(stub, name, house=name != "me")
+                    for name in ("me", "house-0", "house-1", "house-2")}
+    tokens = asyncio.run(accounts())
+    with sqlite3.connect(db) as conn:
+        conn.execute("INSERT INTO ratings VALUES ('cardverse', 4, 'me', 'x', 8.0, 1, 5, 2.0, 4.0)")
+
+    async def play() -> None:
+        async with running(db, arena=arena_settings()) as server, client(server.port) as stub:
+            bots = {name: SessionBot(stub, token, accepts=ARENA) for name, token in tokens.items()}
+            tasks = [asyncio.create_task(bot.run()) for name, bot in bots.items() if name != "me"]
+            await asyncio.wait_for(bots["me"].run(until=lambda bot: len(bot.over()) >= 2), 60)  # check, rated
+            for task in tasks:
+                task.cancel()
+    asyncio.run(play())
+    with sqlite3.connect(db) as conn:
+        assert list(conn.execute("SELECT kind, id FROM unreadable")) == []
+        (matches,), = conn.execute("SELECT matches FROM ratings WHERE account = 'me'")
+    assert matches >= 1
+
+    async def board() -> dict[str, int]:
+        async with running(db) as server, client(server.port) as stub:
+            got = await stub.GetLeaderboard(pb.GetLeaderboardRequest())
+            return {e.account: e.matches for e in got.entries}
+    assert asyncio.run(board())["me"] == matches  # read again after a restart

@@ -28,8 +28,10 @@
   arena leaves them free, so it starts nothing for that account until the
   table has started, while it goes on matching everyone else.
 - Arena matches are rated (`Ratings`) in the same transaction as their
-  result.  Challenges: an account proposes a match to named accounts over
-  its Session; each answers; when all accept the match starts.
+  result; a duplicate board's seatings all together, in that of the last
+  one to end (`Ratings.rate_seating`).  Challenges: an account proposes a
+  match to named accounts over its Session; each answers; when all accept
+  the match starts.
 """
 
 from __future__ import annotations
@@ -261,7 +263,15 @@ class Arena:
         if runner.kind is not MatchKind.ARENA:
             return ()
         orders = [[runner.names[p] for p in e.places] for e in runner.match.events if isinstance(e, DealEnded)]
-        return self.ratings.rate(runner.match_id, _board(runner), orders)
+        if not runner.given_keys:
+            return self.ratings.rate(runner.match_id, _board(runner), orders)
+        store = self._registry.store
+        twins = store.query(  # the board's other seatings not over (`_start`: its seed, given hands)
+            "SELECT id FROM matches WHERE seed = ? AND kind = ? AND hands IS NOT NULL AND id != ? AND record IS NULL",
+            (runner.match.seed, MatchKind.ARENA.value, runner.match_id))
+        live = any(not store.is_unreadable("match", twin) for twin, in twins)  # a marked one is never played
+        return self.ratings.rate_seating(runner.match_id, _board(runner), orders, seed=runner.match.seed,
+                                         twins_live=live)
 
     def _over(self, runner: MatchRunner) -> None:
         if runner.kind is MatchKind.ARENA:
@@ -426,9 +436,12 @@ class Arena:
         entries = []
         for standing in self.ratings.board(board):
             name, version = account_of(standing.account)
-            if version and self._versions.get(version, None).state == pb.VERSION_STATE_RETIRED:
-                continue  # a retired version's records stay; the leaderboard shows the versions that play
-            account = self._accounts.get(name)
+            try:
+                if version and self._versions.get(version, None).state == pb.VERSION_STATE_RETIRED:
+                    continue  # a retired version's records stay; the leaderboard shows the versions that play
+                account = self._accounts.get(name)
+            except ServiceError:  # its version or account is a stored row this server cannot read (marked)
+                continue
             place = standing.place(players)
             entries.append(pb.LeaderboardEntry(
                 account=name, version_id=version, mu=standing.mu, sigma=standing.sigma, ordinal=standing.ordinal,

@@ -10,6 +10,10 @@ and each deal's finishing order by account, so every rating can be
 recomputed from the database alone, and a match is rated at most once (its
 id is unique there).  Memory follows the database: after the commit the rows
 are read back (also for a match a restart finds over without its result).
+A duplicate board's seatings wait in `unrated` (their finishing orders,
+written with each one's result) until the last of them ends, and are rated
+then, together (`rate_seating`): no leaderboard moves while a seating of the
+board is live.
 Beside the rating, each account keeps its rated matches, deals and the
 running sums of its mean place per match, for the leaderboard's 95%
 interval.
@@ -46,6 +50,9 @@ _SCHEMA = (
     " place_sum REAL NOT NULL, place_squares REAL NOT NULL, PRIMARY KEY (preset, players, account))",
     "CREATE TABLE IF NOT EXISTS rated (seq INTEGER PRIMARY KEY, match_id TEXT NOT NULL UNIQUE,"
     " preset TEXT NOT NULL, players INTEGER NOT NULL, orders TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS unrated (match_id TEXT PRIMARY KEY, seed INTEGER NOT NULL, preset TEXT NOT NULL,"
+    " players INTEGER NOT NULL, orders TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS matches_by_seed ON matches (seed)",
 )
 Board = tuple[str, int]
 """A leaderboard: (preset, players)."""
@@ -123,12 +130,17 @@ class Ratings:
         self._model = rating_model(skill_drifts=True)
         store.write([(sql, ()) for sql in _SCHEMA])
         self._boards: dict[Board, dict[str, AccountRecord]] = {}
-        for row in store.query("SELECT preset, players, account, mu, sigma, matches, deals, place_sum, place_squares"
-                               " FROM ratings"):
-            self._remember(row)
+        store.load_each("rating", store.query("SELECT preset, players, account, mu, sigma, matches, deals, place_sum,"
+                                              " place_squares FROM ratings"), _row_id, self._remember)
 
     def _remember(self, row: tuple[Any, ...]) -> None:
+        """Keep a stored row in memory; ValueError when it is not one this server can read."""
         preset, players, account, mu, sigma, matches, deals, place_sum, squares = row
+        if (not isinstance(preset, str) or not isinstance(account, str)
+                or not all(type(n) is int and n >= 0 for n in (players, matches, deals))
+                or not all(type(x) in (int, float) and math.isfinite(x) for x in (mu, sigma, place_sum, squares))
+                or sigma <= 0):
+            raise ValueError("a column holds a value of the wrong kind, or out of its range")
         self._boards.setdefault((preset, players), {})[account] = AccountRecord(
             account=account, mu=mu, sigma=sigma, matches=matches, deals=deals, place_sum=place_sum,
             place_squares=squares)
@@ -140,17 +152,40 @@ class Ratings:
             return AccountRecord(account=account, mu=fresh.mu, sigma=fresh.sigma)
         return found
 
-    def rate(self, match_id: str, board: Board, orders: Sequence[Sequence[str]]) -> list[Statement]:
+    def rate(self, match_id: str, board: Board, orders: Sequence[Sequence[str]],
+             rated: dict[str, AccountRecord] | None = None) -> list[Statement]:
         """The statements that rate the match `match_id` and log it in `rated` (see `update`)."""
         return [("INSERT INTO rated (match_id, preset, players, orders) VALUES (?,?,?,?)",
                  (match_id, board[0], board[1], json.dumps([list(order) for order in orders]))),
-                *self.update(board, orders)]
+                *self.update(board, orders, rated)]
 
-    def update(self, board: Board, orders: Sequence[Sequence[str]]) -> list[Statement]:
+    def rate_seating(self, match_id: str, board: Board, orders: Sequence[Sequence[str]], *, seed: int,
+                     twins_live: bool) -> list[Statement]:
+        """The statements for a seating of a duplicate board (its seatings share `seed`) as it ends: kept unrated
+        in `unrated` while another seating of the board is live (`twins_live`), so that no leaderboard shows a
+        result of the board before its last seating ends; else the board's kept seatings and this one rated, in
+        the order they ended, and their `unrated` rows deleted, in the one transaction of this one's result (a
+        restart in between finds them in `unrated`, and rates each once)."""
+        if twins_live:
+            return [("INSERT INTO unrated (match_id, seed, preset, players, orders) VALUES (?,?,?,?,?)",
+                     (match_id, seed, board[0], board[1], json.dumps([list(order) for order in orders])))]
+        kept = self._store.query("SELECT match_id, orders FROM unrated WHERE seed = ? AND preset = ? AND players = ?"
+                                 " ORDER BY rowid", (seed, board[0], board[1]))
+        rated: dict[str, AccountRecord] = {}
+        statements: list[Statement] = [("DELETE FROM unrated WHERE seed = ? AND preset = ? AND players = ?",
+                                        (seed, board[0], board[1]))]
+        for kept_id, kept_orders in kept:
+            statements += self.rate(kept_id, board, json.loads(kept_orders), rated)
+        return statements + self.rate(match_id, board, orders, rated)
+
+    def update(self, board: Board, orders: Sequence[Sequence[str]],
+               rated: dict[str, AccountRecord] | None = None) -> list[Statement]:
         """The statements that rate one match (`orders`: each deal's finishing order, by account); memory is
-        unchanged until `reload` after they are committed."""
+        unchanged until `reload` after they are committed.  `rated`: accounts' records as earlier matches of the
+        same transaction left them (updated here), in place of those in memory."""
+        rated = {} if rated is None else rated
         accounts = sorted({name for order in orders for name in order})
-        current = {name: self.standing(board, name) for name in accounts}
+        current = {name: rated.get(name) or self.standing(board, name) for name in accounts}
         ratings = {name: self._model.rating(mu=s.mu, sigma=s.sigma, name=name) for name, s in current.items()}
         rate_deals(self._model, ratings, orders)
         places: dict[str, list[int]] = {name: [] for name in accounts}
@@ -160,20 +195,31 @@ class Ratings:
         statements: list[Statement] = []
         preset, players = board
         for name in accounts:
+            if self._store.is_unreadable("rating", key := _row_id((preset, players, name))):
+                statements.append(self._store.unmarking("rating", key))  # rated afresh, in place of the bad row
             was, mean = current[name], sum(places[name]) / len(places[name])
+            now = AccountRecord(account=name, mu=ratings[name].mu, sigma=ratings[name].sigma,
+                                matches=was.matches + 1, deals=was.deals + len(places[name]),
+                                place_sum=was.place_sum + mean, place_squares=was.place_squares + mean * mean)
+            rated[name] = now
             statements.append((
                 "INSERT OR REPLACE INTO ratings VALUES (?,?,?,?,?,?,?,?,?)",
-                (preset, players, name, ratings[name].mu, ratings[name].sigma, was.matches + 1,
-                 was.deals + len(places[name]), was.place_sum + mean, was.place_squares + mean * mean)))
+                (preset, players, name, now.mu, now.sigma, now.matches, now.deals, now.place_sum,
+                 now.place_squares)))
         return statements
 
     def reload(self, board: Board, accounts: Iterable[str]) -> None:
         """Read the accounts' rows of `board` back from the database (after a match's result was committed)."""
         for name in accounts:
-            for row in self._store.query(
-                    "SELECT preset, players, account, mu, sigma, matches, deals, place_sum, place_squares"
-                    " FROM ratings WHERE preset = ? AND players = ? AND account = ?", (board[0], board[1], name)):
-                self._remember(row)
+            self._store.load_each("rating", self._store.query(
+                "SELECT preset, players, account, mu, sigma, matches, deals, place_sum, place_squares"
+                " FROM ratings WHERE preset = ? AND players = ? AND account = ?", (board[0], board[1], name)),
+                _row_id, self._remember)
 
     def board(self, board: Board) -> list[AccountRecord]:
         return list(self._boards.get(board, {}).values())
+
+
+def _row_id(row: tuple[Any, ...]) -> str:
+    """A ratings row's name in the table `unreadable`: preset/players/account."""
+    return f"{row[0]}/{row[1]}/{row[2]}"

@@ -260,6 +260,15 @@ class MatchStore:
     def is_unreadable(self, kind: str, row_id: str) -> bool:
         return row_id in self._unreadable.get(kind, ())
 
+    def marked(self, kind: str) -> int:
+        """How many stored rows of `kind` are marked unreadable."""
+        return len(self._unreadable.get(kind, ()))
+
+    def unmarking(self, kind: str, row_id: str) -> Statement:
+        """The statement deleting a row's mark, for a transaction that writes the row anew; loads read it again."""
+        self._unreadable.get(kind, set()).discard(row_id)
+        return "DELETE FROM unreadable WHERE kind = ? AND id = ?", (kind, row_id)
+
     def mark_unreadable(self, kind: str, row_id: str, exc: BaseException) -> None:
         """Keep a stored row the server cannot load out of its loads from now on, in the table `unreadable` (where
         an organiser sees it), and log it once."""

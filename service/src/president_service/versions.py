@@ -32,7 +32,7 @@ import math
 import re
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -75,6 +75,8 @@ DAY_S = 24 * 3600.0
 _WAITING = (pb.VERSION_STATE_QUEUED, pb.VERSION_STATE_BUILDING)
 _COLUMNS = ("id, account, created_at, name, runtime, build, run, sha256, archive_bytes, state, reason, checked,"
             " built_sha256, built_bytes")
+_LAST_TIME = 253_402_300_800
+"""The first second of year 10000: a stored time at or past it is no google.protobuf.Timestamp."""
 _HOSTING_COLUMNS = (("checked", "INTEGER NOT NULL DEFAULT 0"), ("host", "TEXT NOT NULL DEFAULT ''"),
                     ("host_until", "REAL"), ("host_token_hash", "BLOB"))
 """Added with hosting: a database from before gets them (no version of it was ever checked or hosted)."""
@@ -283,10 +285,17 @@ class Versions:
 
     def get(self, version_id: str, account: str | None) -> Version:
         """The version; UNKNOWN_VERSION when there is none, or (`account` given) it is another account's."""
-        rows = self._store.query(f"SELECT {_COLUMNS} FROM versions WHERE id = ?", (version_id[:64],))
-        if not rows or (account is not None and rows[0][1] != account):
+        found = self._read(self._store.query(f"SELECT {_COLUMNS} FROM versions WHERE id = ?", (version_id[:64],)))
+        if not found or (account is not None and found[0].account != account):
             raise ServiceError(Reason.UNKNOWN_VERSION, f"no version {version_id[:64]!r} of this account")
-        return _version(rows[0])
+        return found[0]
+
+    def _read(self, rows: Iterable[tuple[Any, ...]]) -> list[Version]:
+        """The versions of `rows` (each `_COLUMNS`) but those this server cannot read, which are marked unreadable
+        (`MatchStore.load_each`): one never fails a call for the others."""
+        read: list[Version] = []
+        self._store.load_each("version", rows, lambda row: str(row[0]), lambda row: read.append(_version(row)))
+        return read
 
     def listing(self, account: str | None) -> list[pb.BotVersion]:
         """The account's versions (None: every account's, for the organiser), newest first."""
@@ -294,7 +303,7 @@ class Versions:
                                   " LIMIT ?", (account, LIST_LIMIT)) if account is not None else
                 self._store.query(f"SELECT {_COLUMNS} FROM versions ORDER BY created_at DESC LIMIT ?",
                                   (ALL_LIST_LIMIT,)))
-        return [self.message(_version(row)) for row in rows]
+        return [self.message(version) for version in self._read(rows)]
 
     def message(self, version: Version) -> pb.BotVersion:
         played = version.state in (pb.VERSION_STATE_READY, pb.VERSION_STATE_RETIRED)
@@ -315,16 +324,20 @@ class Versions:
         if len(builder) > NAME_CHARS or not builder.isprintable():
             raise ServiceError(Reason.MALFORMED, f"the builder's name: at most {NAME_CHARS} printable characters")
         now = self._clock()
-        rows = self._store.query(
-            "SELECT id FROM versions WHERE state = ? OR (state = ? AND lease_until < ?) ORDER BY created_at LIMIT 1",
-            (pb.VERSION_STATE_QUEUED, pb.VERSION_STATE_BUILDING, now))
-        if not rows:
-            return None
+        while True:  # past the unreadable ones, each marked the first time it is met
+            limit = self._store.marked("version") + 1
+            rows = self._store.query(
+                f"SELECT {_COLUMNS} FROM versions WHERE state = ? OR (state = ? AND lease_until < ?)"
+                " ORDER BY created_at LIMIT ?", (pb.VERSION_STATE_QUEUED, pb.VERSION_STATE_BUILDING, now, limit))
+            if found := self._read(rows):
+                break
+            if len(rows) < limit:
+                return None
         lease, until = new_token(), now + self._limits.build_lease_s
         self._write([("UPDATE versions SET state = ?, lease_hash = ?, lease_until = ?, builder = ?, built_sha256 = '',"
                       " built_bytes = 0 WHERE id = ?",  # a lost builder's upload is not this build's
-                      (pb.VERSION_STATE_BUILDING, token_hash(lease), until, builder, rows[0][0]))])
-        return self.get(rows[0][0], None), lease, until
+                      (pb.VERSION_STATE_BUILDING, token_hash(lease), until, builder, found[0].version_id))])
+        return self.get(found[0].version_id, None), lease, until
 
     def archive(self, version_id: str, *, built: bool = False) -> Iterator[bytes]:
         """The version's archive, a row at a time, exactly as it was submitted (or, `built`, as its builder uploaded
@@ -429,12 +442,13 @@ class Versions:
         if account in self._pins:
             self.current[account] = self._pins[account]
             return
-        rows = self._store.query("SELECT v.id FROM version_choices c JOIN versions v ON v.id = c.version_id"
-                                 " WHERE c.account = ? AND v.state = ?", (account, pb.VERSION_STATE_READY))
-        rows = rows or self._store.query("SELECT id FROM versions WHERE account = ? AND state = ?"
-                                         " ORDER BY created_at DESC LIMIT 1", (account, pb.VERSION_STATE_READY))
-        if rows:
-            self.current[account] = rows[0][0]
+        chosen = self._store.query("SELECT version_id FROM version_choices WHERE account = ?", (account,))
+        ready = [version for version in self._read(self._store.query(
+            f"SELECT {_COLUMNS} FROM versions WHERE account = ? AND state = ? ORDER BY created_at DESC",
+            (account, pb.VERSION_STATE_READY)))]
+        ready = [version for version in ready if chosen and version.version_id == chosen[0][0]] or ready
+        if ready:
+            self.current[account] = ready[0].version_id
         else:
             self.current.pop(account, None)
 
@@ -485,10 +499,13 @@ class Versions:
             rows = self._store.query("SELECT host, host_until FROM versions WHERE id = ?", (version_id,))
             if rows and rows[0][0] and rows[0][0] != host and (rows[0][1] or 0) >= now:
                 continue  # another host's, its lease holding
+            if not (version := self._read(self._store.query(f"SELECT {_COLUMNS} FROM versions WHERE id = ?",
+                                                            (version_id,)))):
+                continue  # a pinned version this server cannot read
             token = new_token()
             statements.append(("UPDATE versions SET host = ?, host_until = ?, host_token_hash = ? WHERE id = ?",
                                (host, until, token_hash(token), version_id)))
-            start.append((self.get(version_id, None), token))
+            start.append((version[0], token))
         self._write(statements)
         return start, keep, stop, until
 
@@ -496,9 +513,9 @@ class Versions:
         """The version whose current lease `token` is, while it holds and the version is current."""
         rows = self._store.query(f"SELECT {_COLUMNS}, host_until FROM versions WHERE host_token_hash = ?",
                                  (token_hash(token),))
-        if not rows or (rows[0][-1] or 0) < self._clock():
+        if not rows or (rows[0][-1] or 0) < self._clock() or not (read := self._read([rows[0][:-1]])):
             return None
-        version = _version(rows[0][:-1])
+        version = read[0]
         return version if self.current.get(version.account) == version.version_id else None
 
     def _write(self, statements: list[Statement]) -> None:
@@ -519,8 +536,15 @@ def _state_name(state: pb.VersionState.ValueType) -> str:
 
 
 def _version(row: tuple[Any, ...]) -> Version:
+    """The version a stored row holds; ValueError when the row is not one this server can read."""
     (version_id, account, created_at, name, runtime, build, run, sha, size, state, reason, checked, built_sha,
      built_size) = row
+    texts = (version_id, account, name, build, run, sha, reason, built_sha)
+    if (not all(isinstance(text, str) for text in texts) or not all(type(n) is int and n >= 0
+                                                                   for n in (size, checked, built_size))
+            or type(created_at) not in (int, float) or not 0 <= created_at < _LAST_TIME
+            or runtime not in pb.Runtime.values() or state not in pb.VersionState.values()):
+        raise ValueError("a column holds a value of the wrong kind, or out of its range")
     return Version(version_id=version_id, account=account, created_at=created_at,
                    manifest=pb.BotManifest(name=name, runtime=runtime, build=build, run=run),
                    sha256=sha, archive_bytes=size, state=state, reason=reason, checked=bool(checked),
