@@ -98,6 +98,7 @@ def test_a_person_plays_a_whole_match_by_clicking_legal_actions_and_never_receiv
     page.goto(f"{server.base}/matches/{created.match_id}")  # the live page links every page's "Play a seat"
     page.locator(".topbar").get_by_role("link", name="Play a seat").click()
     page.wait_for_url(f"{server.base}/play")
+    expect(page.locator("main")).not_to_contain_text("null")  # it once showed the missing error's null
     page.fill("#seat-token", token)
     page.click("text=Take the seat")
     expect(page.locator("#hand .card").first).to_be_visible()

@@ -39,10 +39,10 @@
       sessionStorage.setItem(KEY, input.value.trim());
       start();
     });
-    page.replaceChildren(el("h1", { text: "Play a seat" }),
+    page.replaceChildren(...[el("h1", { text: "Play a seat" }),
       el("p", { text: "Paste the seat token of a match's seat (from president match create, or the organiser): "
         + "you play that seat here, seeing only its own cards." }),
-      message ? el("p", { class: "error", id: "seat-error", text: message }) : null, form);
+      message ? el("p", { class: "error", id: "seat-error", text: message }) : null, form].filter((node) => node));
     input.focus();
   }
 
