@@ -133,6 +133,14 @@ def _log_reader_failure(reader: asyncio.Task[None]) -> None:
         log.warning("a Play stream's reader failed", exc_info=exc)
 
 
+def turn_answer(runner: MatchRunner, player: int) -> pb.GetTurnResponse:
+    """GetTurn's answer for a seat: its prompt if it is to act, the match's status and, once over, its result."""
+    turn = runner.turn_for(player)
+    summary = match_summary(runner)
+    return pb.GetTurnResponse(prompt=None if turn is None else prompt_message(turn), status=summary.status,
+                              result=summary.result if summary.HasField("result") else None)
+
+
 class PresidentServicer(pb_grpc.PresidentServiceServicer):
     def __init__(self, registry: Registry, admin: AdminKey, default_clock: ClockSettings,
                  arena: ArenaSettings | None = None) -> None:
@@ -249,11 +257,7 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
 
     async def GetTurn(self, request: pb.GetTurnRequest, context: Context) -> pb.GetTurnResponse:  # noqa: N802
         async def get() -> pb.GetTurnResponse:
-            runner, player = await self.polled_seat(context.invocation_metadata())
-            turn = runner.turn_for(player)
-            summary = match_summary(runner)
-            return pb.GetTurnResponse(prompt=None if turn is None else prompt_message(turn), status=summary.status,
-                                      result=summary.result if summary.HasField("result") else None)
+            return turn_answer(*await self.polled_seat(context.invocation_metadata()))
         return await _guard(context, get())
 
     # ------------------------------------------------------------------ the Play stream

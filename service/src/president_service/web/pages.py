@@ -67,10 +67,9 @@ from president_protocol.v1 import president_pb2 as pb
 from president_service.acts import apply_act
 from president_service.arena_ratings import PROVISIONAL_SIGMA, provisional
 from president_service.errors import Reason, ServiceError
-from president_service.feeds import prompt_message
 from president_service.match_request import shorten
-from president_service.messages import match_summary, play_hidden
-from president_service.servicer import PresidentServicer
+from president_service.messages import play_hidden
+from president_service.servicer import PresidentServicer, turn_answer
 from president_service.web import ASSETS
 from president_service.web.proto_json import proto_json
 from president_service.web.replay_frames import replay_frames
@@ -276,14 +275,13 @@ async def _seat(request: web.Request) -> web.Response:
         runner, player = await servicer.polled_seat(_authorization(request))
     except ServiceError as exc:
         return _refusal(exc)
-    turn = runner.turn_for(player)
-    summary = match_summary(runner)
+    answer = turn_answer(runner, player)
     return _private({
         "match_id": runner.match_id, "player": player, "names": list(runner.names),
-        "status": pb.MatchStatus.Name(summary.status),
+        "status": pb.MatchStatus.Name(answer.status),
         "observation": proto_json(convert.observation_to_proto(runner.match.observation(player))),
-        "prompt": None if turn is None else proto_json(prompt_message(turn)),
-        "result": proto_json(summary.result) if summary.HasField("result") else None})
+        "prompt": proto_json(answer.prompt) if answer.HasField("prompt") else None,
+        "result": proto_json(answer.result) if answer.HasField("result") else None})
 
 
 async def _play_against(request: web.Request) -> web.Response:
