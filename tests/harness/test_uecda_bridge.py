@@ -204,7 +204,7 @@ def through_both(tmp_path: Path, levels: Sequence[str], rules: Rules, *, seed: i
                 await asyncio.sleep(0.05)
             five = await listener.seat_clients()
             result = await play_match(five, f"127.0.0.1:{port}", ADMIN, rules, seed=seed,
-                                      deals=[(deal.seats, deal.hands) for deal in deals])
+                                      deals=deals)
             return result, list(await asyncio.gather(*playing))
 
     async def with_server() -> tuple[BridgeResult, list[Any]]:

@@ -203,8 +203,7 @@ def test_the_bridges_own_server_takes_a_1000_game_scenario(tmp_path: Path) -> No
     which is what the refusal before seating predicts."""
     scenario = scenario_of(GameLog.parse(thousand_games(tmp_path).read_text()))
     rules = contest_rules(len(scenario))
-    deals = [(deal.seats, deal.hands) for deal in scenario]
-    needed = request_bytes(rules, deals=deals)
+    needed = request_bytes(rules, deals=scenario)
     assert needed > Limits().max_receive_bytes and len(scenario) == 1000
 
     async def create(limits: Limits) -> grpc.StatusCode | None:
@@ -215,7 +214,7 @@ def test_the_bridges_own_server_takes_a_1000_game_scenario(tmp_path: Path) -> No
                 stub = pb_grpc.PresidentServiceStub(channel)
                 names = ["\N{GRINNING FACE}" * MAX_NAME] * 5
                 try:
-                    await stub.CreateMatch(match_request(names, rules, deals=deals, seed=2**63 - 1),
+                    await stub.CreateMatch(match_request(names, rules, deals=scenario, seed=2**63 - 1),
                                            metadata=(("authorization", "Bearer t"),), timeout=30)
                 except grpc.aio.AioRpcError as exc:
                     return exc.code()

@@ -49,6 +49,20 @@ def explicit_seats(rules: Rules, deal: int, seats: Sequence[int]) -> tuple[int, 
     return tuple(int(player) for player in seats)
 
 
+def given_pass_order(rules: Rules, explicit: int, orders: Sequence[Sequence[int] | None]
+                     ) -> tuple[tuple[int, ...] | None, ...]:
+    """The pass-limit orders given for the first `explicit` deals as plain ints; DealError unless each names
+    every player once and belongs to an explicit deal."""
+    if len(orders) > explicit:
+        raise DealError(f"deal {explicit + 1}: a pass order given for a deal without explicit hands")
+    n = rules.players
+    for deal, order in enumerate(orders, 1):
+        if order is not None and sorted(order) != list(range(n)):
+            raise DealError(f"deal {deal}: the pass order {list(order)} does not name each of players 0 to {n - 1}"
+                            " once")
+    return tuple(None if order is None else tuple(int(p) for p in order) for order in orders)
+
+
 def shuffled_deal(rules: Rules, seed: int, deal: int, start_seat: int) -> list[CardSet]:
     """The hands the seeded shuffle deals, by seat, dealing from `start_seat` in seat order."""
     units, keys_format = _deck(rules.decks, rules.jokers)

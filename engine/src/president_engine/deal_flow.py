@@ -165,9 +165,13 @@ def end_deal_by_passes(m: Match) -> None:
     """The pass limit (UECDA 4.8): the players still holding cards take the places left in a random order.
 
     The order is a pure function of the seed and the deal, as the shuffle is: by 64-bit little-endian keys
-    read from SHAKE-256 of ``president/<seed>/<deal>/passes``, one per seat holding cards, in seat order.
+    read from SHAKE-256 of ``president/<seed>/<deal>/passes``, one per seat holding cards, in seat order;
+    or, for an explicit deal given one (`Match.pass_orders`), the order in which that lists their players.
     """
-    m._out.extend(_drawn_order(m, "passes", [s for s in range(m._n) if m._sizes[s]]))
+    holders = [s for s in range(m._n) if m._sizes[s]]
+    given = m.pass_orders[m.deal - 1] if m.deal <= len(m.pass_orders) else None
+    m._out.extend(_drawn_order(m, "passes", holders) if given is None
+                  else sorted(holders, key=lambda s: given.index(m._seat_player[s])))
     _score_deal(m)
 
 

@@ -14,7 +14,7 @@ from typing import Any, Final, TypeVar
 
 from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request
 from president_engine.cards import CardSet, Rank, Suit
-from president_engine.deal import explicit_seats, validate_hands
+from president_engine.deal import explicit_seats, given_pass_order, validate_hands
 from president_engine.deal_flow import end_deal, end_deal_by_passes, exchange_action, start_deal
 from president_engine.errors import DealError, IllegalActionError, IllegalReason
 from president_engine.events import (
@@ -59,8 +59,8 @@ class Match:
                  "_hands", "_holders", "_horizon", "_last", "_last_play", "_leader", "_legal", "_lock", "_mask", "_n",
                  "_out", "_passes", "_pending_tribute", "_player_seat", "_playing", "_reading", "_requests", "_rev",
                  "_run_len", "_run_rank", "_seat_player", "_sizes", "_t", "_table", "_table_strength", "_turn",
-                 "deal", "deal_hands", "deal_seats", "events", "explicit_deals", "is_over", "last_places", "phase",
-                 "roles", "rules", "scores", "seed", "winner")
+                 "deal", "deal_hands", "deal_seats", "events", "explicit_deals", "is_over", "last_places",
+                 "pass_orders", "phase", "roles", "rules", "scores", "seed", "winner")
     """Slots: no per-instance dict (a server holds a match per live match, a search copies it per playout)."""
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Match:
@@ -69,9 +69,12 @@ class Match:
 
     def __init__(self, rules: Rules, *, seed: int = 0,
                  hands: Sequence[Sequence[CardSet]] | None = None,
-                 seats: Sequence[Sequence[int] | None] | None = None) -> None:
+                 seats: Sequence[Sequence[int] | None] | None = None,
+                 pass_orders: Sequence[Sequence[int] | None] | None = None) -> None:
         """`hands`: explicit hands for the first deals, by seat; `seats`: for each of those deals, the players by
-        seat (None: as the rules seat them), so a deal taken from another server's log sits as it did there."""
+        seat (None: as the rules seat them), so a deal taken from another server's log sits as it did there;
+        `pass_orders`: for each of those deals, every player once (None: drawn), the order in which the players
+        still holding cards take the places left if the pass limit ends it, as that log ranked them."""
         explicit = [list(h) for h in hands] if hands else []
         given = list(seats) if seats else []
         if len(given) > len(explicit):
@@ -80,6 +83,7 @@ class Match:
             validate_hands(rules, deal, deal_hands)
         self._begin(rules, seed, explicit,
                     [None if s is None else explicit_seats(rules, deal, s) for deal, s in enumerate(given, 1)])
+        self.pass_orders = given_pass_order(rules, len(explicit), pass_orders or ())
         start_deal(self)
 
     def _begin(self, rules: Rules, seed: int, explicit: list[list[CardSet]],
@@ -95,6 +99,8 @@ class Match:
         """How many deals (the first ones) use explicit hands instead of the shuffle."""
         self._explicit_seats = seats
         """The players by seat given for the first explicit deals (None: the rules' seating)."""
+        self.pass_orders = ()
+        """For the first explicit deals, the order of the pass limit's places (None: drawn); see `__init__`."""
         self._horizon: int | None = None
         """The last deal this match plays before it ends (None: as the rules say); see `from_view`."""
         self.events: list[Event] = []
@@ -382,6 +388,7 @@ class Match:
         new._n = self._n
         new._explicit = self._explicit
         new._explicit_seats = self._explicit_seats
+        new.pass_orders = self.pass_orders
         new.explicit_deals = self.explicit_deals
         new._horizon = self._horizon
         new.events = list(self.events)

@@ -33,6 +33,8 @@ class DealRecord:
     """True when the hands came from the seeded shuffle (replay checks they still do)."""
     actions: tuple[tuple[int, Action], ...]
     """(player, action) in order."""
+    pass_order: tuple[int, ...] = ()
+    """An explicit deal's given order of the pass limit's places (`Match` pass_orders); empty: drawn."""
 
 
 class ReplayError(RecordError):
@@ -59,6 +61,7 @@ class MatchRecord:
                 hands=hands,
                 shuffled=index >= match.explicit_deals,
                 actions=tuple(actions[index]),
+                pass_order=(match.pass_orders[index] or ()) if index < len(match.pass_orders) else (),
             ))
         return cls(rules=match.rules, seed=match.seed, deals=tuple(deals))
 
@@ -69,7 +72,8 @@ class MatchRecord:
             raise RecordError("explicit hands must come before shuffled deals")
         try:  # an explicit deal sits as recorded: the seats it was given, or those the rules gave it (the same)
             return Match(self.rules, seed=self.seed, hands=[d.hands for d in explicit] or None,
-                         seats=[d.seats for d in explicit] or None)
+                         seats=[d.seats for d in explicit] or None,
+                         pass_orders=[d.pass_order or None for d in explicit] or None)
         except DealError as exc:
             raise RecordError(f"the record's explicit deals cannot be dealt: {exc}") from None
 
@@ -101,6 +105,7 @@ class MatchRecord:
                 "hands": [str(h) for h in d.hands],
                 "shuffled": d.shuffled,
                 "actions": [{"player": p, "action": str(a)} for p, a in d.actions],
+                **({"pass_order": list(d.pass_order)} if d.pass_order else {}),
             } for d in self.deals],
         }
 
@@ -129,6 +134,7 @@ class MatchRecord:
                     hands=tuple(CardSet(h) for h in d["hands"]),
                     shuffled=bool(d.get("shuffled", False)),
                     actions=tuple(actions),
+                    pass_order=tuple(int(p) for p in d.get("pass_order", ())),
                 ))
             return cls(rules=Rules.from_dict(data["rules"]), seed=int(data["seed"]), deals=tuple(deals))
         except (KeyError, TypeError, AttributeError) as exc:

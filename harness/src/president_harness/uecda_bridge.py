@@ -16,10 +16,10 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import grpc
-from president_engine import CardSet, MatchRecord, Rules
+from president_engine import MatchRecord, Rules
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
@@ -29,6 +29,9 @@ from president_sdk.remote import run
 from president_sdk.uecda_seat import PROFILE_WAIT_S, ContestLine, ContestSeat, Journal, Submission, read_profile
 from president_sdk.uecda_table import MAX_NAME, PLAYERS
 from president_sdk.uecda_wire import write_int
+
+if TYPE_CHECKING:
+    from president_harness.uecda_log import ScenarioDeal
 
 log = logging.getLogger("president.uecda")
 
@@ -157,20 +160,20 @@ def seat_name(name: str, number: int) -> str:
 
 
 def match_request(names: Sequence[str], rules: Rules, *, others: Sequence[OtherSeat] = (),
-                  deals: Sequence[tuple[Sequence[int], Sequence[CardSet]]] = (), seed: int | None = None
-                  ) -> pb.CreateMatchRequest:
-    """The CreateMatch request of a contest match: the clients' names first, then `others`."""
+                  deals: Sequence[ScenarioDeal] = (), seed: int | None = None) -> pb.CreateMatchRequest:
+    """The CreateMatch request of a contest match: the clients' names first, then `others`; `deals` the first
+    games' seats, hands and pass-limit orders (a scenario)."""
     clients = len(names) - len(others)
     return pb.CreateMatchRequest(
         preset="daifugo", rules=convert.rules_to_proto(rules), seed=seed, seat_names=names,
-        deals=[pb.DealHands(seats=seats, hands=[pb.Hand(cards=convert.cards_to_proto(h)) for h in hands])
-               for seats, hands in deals],
+        deals=[pb.DealHands(seats=deal.seats, hands=[pb.Hand(cards=convert.cards_to_proto(h)) for h in deal.hands],
+                            pass_order=deal.pass_order) for deal in deals],
         seat_accounts=[""] * clients + [other.account for other in others],
         clock=pb.ClockSettings(move_time_limit_ms=0))
 
 
 def request_bytes(rules: Rules, *, others: Sequence[OtherSeat] = (),
-                  deals: Sequence[tuple[Sequence[int], Sequence[CardSet]]] = ()) -> int:
+                  deals: Sequence[ScenarioDeal] = ()) -> int:
     """The most bytes the match's CreateMatch request can take, whatever names the clients send (known before
     any client is seated, so that a request a server would refuse is refused before anyone waits)."""
     longest = "\N{GRINNING FACE}" * MAX_NAME  # four bytes a character, the most UTF-8 takes
@@ -179,11 +182,11 @@ def request_bytes(rules: Rules, *, others: Sequence[OtherSeat] = (),
 
 
 async def play_match(seated: list[tuple[Arrival, str]], server: str, admin_token: str, rules: Rules, *,
-                     others: Sequence[OtherSeat] = (), deals: Sequence[tuple[Sequence[int], Sequence[CardSet]]] = (),
+                     others: Sequence[OtherSeat] = (), deals: Sequence[ScenarioDeal] = (),
                      seed: int | None = None, created: asyncio.Future[str] | None = None) -> BridgeResult:
     """Create the match on `server` and play it out: the seated clients are players 0, 1, ..., `others` the
-    players after them; `deals` the first games' seats and hands by seat (a scenario), instead of the draws
-    and the shuffle; `created` gets the match's id as soon as it exists."""
+    players after them; `deals` the first games' seats, hands by seat and pass-limit orders (a scenario),
+    instead of the draws and the shuffle; `created` gets the match's id as soon as it exists."""
     if len(seated) + len(others) != PLAYERS:
         raise ValueError(f"{len(seated)} contest clients and {len(others)} other seats: the contest has {PLAYERS}")
     loop = asyncio.get_running_loop()

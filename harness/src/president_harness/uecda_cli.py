@@ -176,8 +176,9 @@ def uecda_command(args: argparse.Namespace) -> int:
                  else contest_rules(games, reseat_every=args.reseat_every))
         scenario = scenario[:games]
         if scenario:  # checked before any client waits: the server would refuse them as well
-            Match(rules, hands=[deal.hands for deal in scenario], seats=[deal.seats for deal in scenario])
-        needed = request_bytes(rules, others=args.seat, deals=[(deal.seats, deal.hands) for deal in scenario])
+            Match(rules, hands=[deal.hands for deal in scenario], seats=[deal.seats for deal in scenario],
+                  pass_orders=[deal.pass_order or None for deal in scenario])
+        needed = request_bytes(rules, others=args.seat, deals=scenario)
         if args.server and needed > args.max_message_bytes:
             print(f"president uecda: the match's request with {counted(len(scenario), 'scenario game')} takes up to"
                   f" {needed} bytes, more than the {args.max_message_bytes} that --server takes"
@@ -249,7 +250,7 @@ async def _serve(args: argparse.Namespace, rules: Rules, scenario: Sequence[Scen
         created.add_done_callback(announce)
         try:
             result = await play_match(seated, address, token, rules, others=args.seat,
-                                      deals=[(deal.seats, deal.hands) for deal in scenario], seed=seed,
+                                      deals=scenario, seed=seed,
                                       created=created)
         except grpc.RpcError as exc:
             print(f"president uecda: {describe_rpc_error(exc, address)}", file=sys.stderr)

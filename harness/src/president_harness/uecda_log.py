@@ -183,16 +183,21 @@ class GameLog:
 
 @dataclass(frozen=True, slots=True)
 class ScenarioDeal:
-    """One game of a log as a deal to play again: its seating and its hands as dealt."""
+    """One game of a log as a deal to play again: its seating, its hands as dealt and its finishing order."""
 
     seats: tuple[int, ...]
     """The player in each seat."""
     hands: tuple[CardSet, ...]
     """By seat, before the exchange (as CreateMatchRequest.deals has them)."""
+    pass_order: tuple[int, ...] = ()
+    """The log's finishing order (its result line), empty for none: if the 20-pass rule ends the game, the
+    players still holding cards take the places left in this order, as they did in the log (DealHands.pass_order;
+    docs/RULES-DECISIONS.md, "The UECda bridges")."""
 
 
 def scenario_of(log: GameLog) -> tuple[ScenarioDeal, ...]:
-    """Each game's seats and dealt hands, so that the same deals are played again (through bridge A, say)."""
+    """Each game's seats, dealt hands and finishing order, so that the same deals are played again (through
+    bridge A, say) and a game the 20-pass rule ended ranks its players as the log does."""
     deals = []
     for number, game in enumerate(log.games):
         if sorted(game.seats) != list(range(5)):
@@ -205,7 +210,9 @@ def scenario_of(log: GameLog) -> tuple[ScenarioDeal, ...]:
             if cells is None:
                 raise LogError(f"game {number}: player {player}'s hand is not cards")
             hands.append(cells.cards)
-        deals.append(ScenarioDeal(game.seats, tuple(hands[player] for player in game.seats)))
+        if sorted(game.result) != list(range(5)):
+            raise LogError(f"game {number}: result {''.join(map(str, game.result))} is not players 0-4 once each")
+        deals.append(ScenarioDeal(game.seats, tuple(hands[player] for player in game.seats), game.result))
     return tuple(deals)
 
 

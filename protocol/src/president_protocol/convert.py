@@ -602,6 +602,7 @@ def replay_to_proto(record: MatchRecord, *, names: Sequence[str], result: MatchE
             hands=[pb.Hand(cards=_card_messages(hand)) for hand in deal.hands],
             shuffled=deal.shuffled,
             actions=[pb.RecordedAction(player=p, action=action_to_proto(a)) for p, a in deal.actions],
+            pass_order=deal.pass_order,
         ) for deal in record.deals],
         names=names,
         result=match_result_to_proto(result),
@@ -619,5 +620,6 @@ def replay_from_proto(msg: pb.Replay) -> MatchRecord:
             shuffled=deal.shuffled,
             actions=tuple((a.player, action_from_proto(a.action, f"deals[{d}].actions[{i}]"))
                           for i, a in enumerate(deal.actions)),
+            pass_order=tuple(deal.pass_order),
         ) for d, deal in enumerate(msg.deals)),
     )

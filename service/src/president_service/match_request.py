@@ -40,6 +40,8 @@ class MatchRequest:
     """Explicit hands for the first deals, by seat; empty: every deal is shuffled."""
     seats: tuple[tuple[int, ...] | None, ...] = ()
     """For those deals, the players by seat (None: the rules' seating); empty when no deal has them."""
+    pass_orders: tuple[tuple[int, ...] | None, ...] = ()
+    """For those deals, the order of the pass limit's places (None: drawn); empty when no deal has one."""
     clock: ClockSettings
     names: tuple[str, ...]
     open_seats: bool
@@ -94,6 +96,11 @@ def read_match_request(request: pb.CreateMatchRequest, default_clock: ClockSetti
     except convert.WireError as exc:
         raise ServiceError(Reason.MALFORMED, str(exc)) from None
     seats = tuple(tuple(deal.seats) or None for deal in request.deals)  # the engine refuses a bad seating
+    pass_orders = tuple(tuple(deal.pass_order) or None for deal in request.deals)
+    for d, order in enumerate(pass_orders):
+        if order is not None and sorted(order) != list(range(rules.players)):
+            raise ServiceError(Reason.MALFORMED, f"deals[{d}].pass_order: every player of the match once (0 to"
+                                                 f" {rules.players - 1}), or empty; not {shorten(str(list(order)))}")
     reserved = frozenset(request.reserved_seats)
     if any(player >= rules.players for player in reserved) or (reserved and not request.open_seats):
         raise ServiceError(Reason.MALFORMED, "reserved_seats: players of this match, and only with open_seats")
@@ -112,7 +119,9 @@ def read_match_request(request: pb.CreateMatchRequest, default_clock: ClockSetti
         if accounts:
             raise ServiceError(Reason.MALFORMED, "dev_seat: player 0 is the dev seat's, not an account's")
     return MatchRequest(preset=request.preset, rules=rules, seed=request.seed if request.HasField("seed") else None,
-                        hands=hands, seats=seats if any(seats) else (), clock=clock, names=tuple(request.seat_names),
+                        hands=hands, seats=seats if any(seats) else (),
+                        pass_orders=pass_orders if any(pass_orders) else (), clock=clock,
+                        names=tuple(request.seat_names),
                         open_seats=request.open_seats, reserved=reserved, accounts=accounts,
                         bot_seeds=seeds + (None,) * (rules.players - len(seeds)) if seeds else (),
                         dev_seat=request.dev_seat)

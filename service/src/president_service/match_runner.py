@@ -163,7 +163,8 @@ class MatchRunner:
         self._finishing = finishing
         self.token_hashes = list(stored.token_hashes)
         self.claimed = list(stored.claimed)
-        self.match = Match(stored.rules, seed=stored.seed, hands=stored.hands, seats=stored.seats)
+        self.match = Match(stored.rules, seed=stored.seed, hands=stored.hands, seats=stored.seats,
+                           pass_orders=stored.pass_orders)
         self.clock = Clock(stored.clock, stored.rules.players)
         self.log: list[LogEvent] = list(self.match.events)
         self._loop = asyncio.get_running_loop()

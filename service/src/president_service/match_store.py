@@ -47,6 +47,7 @@ CREATE TABLE IF NOT EXISTS matches (
     seed INTEGER NOT NULL,
     hands TEXT,
     deal_seats TEXT,
+    pass_orders TEXT,
     clock TEXT NOT NULL,
     names TEXT NOT NULL,
     open_seats INTEGER NOT NULL,
@@ -98,6 +99,7 @@ _MIGRATIONS = (
     ("seats", "named", "ALTER TABLE seats ADD COLUMN named INTEGER NOT NULL DEFAULT 1"),
     ("matches", "ended_at", "ALTER TABLE matches ADD COLUMN ended_at REAL"),
     ("matches", "deal_seats", "ALTER TABLE matches ADD COLUMN deal_seats TEXT"),
+    ("matches", "pass_orders", "ALTER TABLE matches ADD COLUMN pass_orders TEXT"),
 )
 """Columns added since the first schema: (table, column, how to add it to an older database)."""
 
@@ -157,6 +159,8 @@ class StoredMatch:
     hands: tuple[tuple[CardSet, ...], ...] | None
     seats: tuple[tuple[int, ...] | None, ...] | None = None
     """For the deals given hands, the players by seat (None: the rules' seating); None when no deal has them."""
+    pass_orders: tuple[tuple[int, ...] | None, ...] = ()
+    """For the deals given hands, the order of the pass limit's places (None: drawn); empty when none has one."""
     clock: ClockSettings
     names: tuple[str, ...]
     open_seats: bool
@@ -288,12 +292,13 @@ class MatchStore:
         """Store a new match; `also`: statements committed in the same transaction."""
         hands = None if stored.hands is None else json.dumps([[str(h) for h in deal] for deal in stored.hands])
         seats = None if stored.seats is None else json.dumps(stored.seats)
+        orders = json.dumps(stored.pass_orders) if stored.pass_orders else None
         statements: list[Statement] = [(
-            "INSERT INTO matches (id, created_at, preset, rules, seed, hands, deal_seats, clock, names, open_seats,"
-            " kind) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO matches (id, created_at, preset, rules, seed, hands, deal_seats, pass_orders, clock, names,"
+            " open_seats, kind) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (stored.match_id, stored.created_at, stored.preset, json.dumps(stored.rules.to_dict()), stored.seed,
-             hands, seats, json.dumps(stored.clock.to_dict()), json.dumps(stored.names), int(stored.open_seats),
-             stored.kind.value))]
+             hands, seats, orders, json.dumps(stored.clock.to_dict()), json.dumps(stored.names),
+             int(stored.open_seats), stored.kind.value))]
         players = len(stored.token_hashes)
         accounts = stored.accounts or ("",) * players
         seeds = stored.bot_seeds or (None,) * players
@@ -429,11 +434,11 @@ class MatchStore:
 
     def _load(self, match_id: str) -> StoredMatch | None:
         db = self._reader
-        row = db.execute("SELECT created_at, preset, rules, seed, hands, deal_seats, clock, names, open_seats, record,"
-                         " kind FROM matches WHERE id = ?", (match_id,)).fetchone()
+        row = db.execute("SELECT created_at, preset, rules, seed, hands, deal_seats, pass_orders, clock, names,"
+                         " open_seats, record, kind FROM matches WHERE id = ?", (match_id,)).fetchone()
         if row is None:
             return None
-        created_at, preset, rules, seed, hands, deal_seats, clock, names, open_seats, record, kind = row
+        created_at, preset, rules, seed, hands, deal_seats, orders, clock, names, open_seats, record, kind = row
         seats = db.execute("SELECT token_hash, claimed, account, bot_seed, named FROM seats WHERE match_id = ?"
                            " ORDER BY player", (match_id,)).fetchall()
         actions = tuple(
@@ -450,6 +455,8 @@ class MatchStore:
             hands=None if hands is None else tuple(tuple(CardSet(h) for h in deal) for deal in json.loads(hands)),
             seats=None if deal_seats is None else tuple(
                 None if deal is None else tuple(deal) for deal in json.loads(deal_seats)),
+            pass_orders=() if orders is None else tuple(
+                None if order is None else tuple(order) for order in json.loads(orders)),
             clock=ClockSettings.from_dict(json.loads(clock)),
             names=tuple(json.loads(names)),
             open_seats=bool(open_seats),

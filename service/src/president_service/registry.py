@@ -152,7 +152,7 @@ class Registry:
             raise ServiceError(Reason.BAD_OPTION, f"seed: at most {MAX_SEED}", {"option": "seed"})
         frozen_hands, given_seats = request.hands or None, request.seats or None
         try:
-            Match(rules, seed=seed, hands=frozen_hands, seats=given_seats)
+            Match(rules, seed=seed, hands=frozen_hands, seats=given_seats, pass_orders=request.pass_orders)
         except DealError as exc:
             raise ServiceError(Reason.BAD_HANDS, str(exc)) from None
         players = rules.players
@@ -181,6 +181,7 @@ class Registry:
             seed=seed,
             hands=frozen_hands,
             seats=given_seats,
+            pass_orders=request.pass_orders,
             clock=request.clock,
             names=tuple((names[p] if p < len(names) else "") or f"player {p}" for p in range(players)),
             open_seats=request.open_seats,

@@ -2426,6 +2426,7 @@ class DealHands(_message.Message):
 
     HANDS_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
+    PASS_ORDER_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___Hand]:
         """One hand per seat, seat 0 first; every hand non-empty."""
@@ -2434,15 +2435,23 @@ class DealHands(_message.Message):
     def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Players by seat, seat 0 first; empty: the rules' seating."""
 
+    @_builtins.property
+    def pass_order(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Every player once, or empty: if the pass limit (Rules.pass_limit) ends this deal, the players still holding
+        cards take the places left in the order this lists them (as another server's log ranked them); empty: in
+        an order drawn from the seed. Anything else is refused (MALFORMED).
+        """
+
     def __init__(
         self,
         *,
         hands: _abc.Iterable[Global___Hand] | None = ...,
         seats: _abc.Iterable[_builtins.int] | None = ...,
+        pass_order: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["hands", b"hands", "seats", b"seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hands", b"hands", "pass_order", b"pass_order", "seats", b"seats"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -3659,6 +3668,7 @@ class DealRecord(_message.Message):
     HANDS_FIELD_NUMBER: _builtins.int
     SHUFFLED_FIELD_NUMBER: _builtins.int
     ACTIONS_FIELD_NUMBER: _builtins.int
+    PASS_ORDER_FIELD_NUMBER: _builtins.int
     shuffled: _builtins.bool
     """True when the hands came from the seeded shuffle, false for explicit hands."""
     @_builtins.property
@@ -3673,6 +3683,10 @@ class DealRecord(_message.Message):
     def actions(self) -> _containers.RepeatedCompositeFieldContainer[Global___RecordedAction]:
         """Every action of the deal, in order."""
 
+    @_builtins.property
+    def pass_order(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The order given for the pass limit's places (DealHands.pass_order); empty: drawn from the seed."""
+
     def __init__(
         self,
         *,
@@ -3680,10 +3694,11 @@ class DealRecord(_message.Message):
         hands: _abc.Iterable[Global___Hand] | None = ...,
         shuffled: _builtins.bool = ...,
         actions: _abc.Iterable[Global___RecordedAction] | None = ...,
+        pass_order: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["actions", b"actions", "hands", b"hands", "seats", b"seats", "shuffled", b"shuffled"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["actions", b"actions", "hands", b"hands", "pass_order", b"pass_order", "seats", b"seats", "shuffled", b"shuffled"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
