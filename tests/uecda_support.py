@@ -50,6 +50,7 @@ from president_sdk.uecda_table import (
     CardCells,
     JokerCell,
     Profile,
+    Reading,
     Status,
     Table,
     TableError,
@@ -330,6 +331,9 @@ class EngineServer:
         self.junk_every = junk_every
         self.streams: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
         self.refused = 0
+        """Submissions refused: malformed, or not a legal play on the table."""
+        self.by_passes = 0
+        """Games the 20-pass rule ended."""
         self.places: list[tuple[int, ...]] = []
         self.given: list[tuple[int, CardSet]] = []
         self.sent = 0
@@ -403,20 +407,27 @@ class EngineServer:
                 await self.send(p, Table(CardCells.hand(m.hand(p)), self.status(player=p, counts=counts, mover=mover,
                                                                                     to_move=True)))
             submitted = await read_table(self.streams[mover][0], timeout=30)
-            cells = decode_cards(submitted)
-            action: Action = PASS if not len(cells) else play_of_cells(m.rules, cells)
+            cells: CardCells | None
+            try:
+                cells = decode_cards(submitted)
+            except TableError:  # malformed (UECDA 4.2): refused, a pass
+                cells = None
+            action: Action = PASS if cells is None or not len(cells) else play_of_cells(m.rules, cells)
             try:
                 action = m.check(action)
             except IllegalActionError:
                 self.refused += 1
                 action = PASS
-            await write_int(self.streams[mover][1], ACCEPTED if isinstance(action, Play) or on_table is None
-                            else REFUSED)
+            self.refused += cells is None
+            await write_int(self.streams[mover][1], ACCEPTED if isinstance(action, Play) or (  # UECDA 3.3
+                on_table is None and cells is not None and not len(cells)) else REFUSED)
             self.submissions.append(SeatSubmission(m.deal, mover, submitted, cells, isinstance(action, Play)))
             events = m.apply(action)
-            shown = cells if isinstance(action, Play) else cells_of_play(on_table) if on_table else CardCells()
+            played = cells if isinstance(action, Play) else None
+            shown = played if played is not None else cells_of_play(on_table) if on_table else CardCells()
             ended = [e for e in events if isinstance(e, DealEnded)]
-            after = tuple(c - (len(cells) if p == mover and isinstance(action, Play) else 0)
+            self.by_passes += bool(ended) and played is None  # a game that ends on a pass: the 20-pass rule
+            after = tuple(c - (len(played) if p == mover and played is not None else 0)
                           for p, c in enumerate(counts))
             if self.reference and isinstance(action, Play) and after[mover] == 0:
                 self._ranks[mover] = out  # the finishing rank, into the array every later table is filled from
@@ -573,6 +584,65 @@ async def play_client(port: int, name: str, *, pieces: int = 1, leave_after: int
     writer.close()
     return ClientRecord(player, tuple(acks), tuple(flags), tuple(plays), tuple(after_moves),
                         left=False, closed_by_server=closed, hand_tables=tuple(hand_tables))
+
+
+MALFORMED_JOKER_RUN = struct.pack(">120i", *([0] * 3 + [2, 2] + [0] * 115))
+"""A joker sequence written with two 2-cells ([0][3] and [0][4]): malformed (UECDA 4.2), refused every time; the
+standard client sends such a table again and again, and so sets off the 20-pass rule (UECDA 4.8)."""
+
+
+async def stubborn_client(port: int, name: str, *, stubborn_games: frozenset[int] = frozenset(),
+                          stubborn_at: int = 3, timeout: float = 30.0) -> tuple[int, int]:
+    """A contest client that reads every table as a client must (UECDA 2.2: cells without meaning ignored),
+    gives back its weakest cards and plays singles (`choose`); but in the games `stubborn_games` (from 0), once
+    it holds at most `stubborn_at` cards, it submits `MALFORMED_JOKER_RUN` at every turn, as the standard
+    client does when it loops.  Deterministic: the same tables get the same answers.  Its player number and
+    how many of its submissions were refused."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    player = await client_handshake(reader, writer, name, timeout=timeout)
+    refused, game, flag = 0, 0, GAME_ON
+    while flag != MATCH_OVER:
+        deal = Reading.of(await read_table(reader, timeout=timeout)).table()
+        if deal.status.give_back:
+            weakest = sorted(deal.cards.naturals, key=lambda card: (COLUMN_OF_RANK[card.rank], card.suit))
+            await write_table(writer, encode_cards(CardCells(frozenset(weakest[:deal.status.give_back]))),
+                              timeout=timeout)
+        on_table: CardCells | None = None
+        flag = GAME_ON
+        while flag == GAME_ON:
+            hand = Reading.of(await read_table(reader, timeout=timeout)).table()
+            if hand.status.your_turn:
+                stubborn = game in stubborn_games and len(hand.cards) <= stubborn_at
+                current = None if hand.status.table_empty else on_table
+                await write_table(writer, MALFORMED_JOKER_RUN if stubborn else encode_cards(
+                    choose(hand.cards, current)), timeout=timeout)
+                refused += await read_int(reader, timeout=timeout) == REFUSED
+            shown = Reading.of(await read_table(reader, timeout=timeout)).cards()
+            on_table = shown if len(shown) else None
+            flag = await read_int(reader, timeout=timeout)
+        game += 1
+    writer.close()
+    return player, refused
+
+
+async def raw_contest(judge: EngineServer, clients: list[Any]) -> list[Any]:
+    """`judge` on a port of its own and the contest clients `clients` (each a function of the port returning a
+    coroutine), connecting one by one in their order (players 0, 1, ...): their results."""
+    arrivals: asyncio.Queue[Any] = asyncio.Queue()
+
+    async def arrived(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await arrivals.put((reader, writer))
+
+    server = await asyncio.start_server(arrived, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    serving = asyncio.create_task(judge.run(server, arrivals))
+    playing = []
+    for client in clients:
+        playing.append(asyncio.create_task(client(port)))
+        await asyncio.sleep(0.05)
+    results = await asyncio.gather(*playing)
+    await serving
+    return list(results)
 
 
 # --- a game log as the reference server writes it (section 7), by hand -------------------------------------

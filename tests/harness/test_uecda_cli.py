@@ -4,6 +4,7 @@ uecda serve`` and five ``president-bot ... --uecda`` clients, the match on the w
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 import socket
 import subprocess
@@ -12,6 +13,7 @@ import time
 import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import grpc
 from president_harness.child_server import free_port
@@ -23,7 +25,7 @@ from president_sdk.bots import builtin_bot
 from president_sdk.uecda_table import MAX_NAME
 from president_service.grpc_server import ServerConfig, start
 from president_service.limits import Limits
-from uecda_support import REFERENCE_LOG, EngineServer, engine_contest, engine_log
+from uecda_support import REFERENCE_LOG, EngineServer, engine_contest, engine_log, raw_contest, stubborn_client
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -173,6 +175,64 @@ def test_bad_arguments_are_one_line(tmp_path: Path) -> None:
                                "--http-port", str(free_port(18500)), "--db", str(tmp_path / "u.db")],
                               cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "cannot listen on" in done.stderr and "Traceback" not in done.stderr
+
+
+STUBBORN_GAMES = frozenset({1, 3, 4})
+"""The games in which the stubborn clients (players 0, 2 and 4) loop on a refused table at 3 cards or fewer."""
+
+
+def _stubborn_clients() -> list[Callable[[int], Any]]:
+    """Five contest clients, players 0-4 in this order: the even ones stubborn in `STUBBORN_GAMES`, so that the
+    two others go out and the 20-pass rule ends those games with three players holding cards."""
+    return [functools.partial(lambda port, number: stubborn_client(
+        port, f"c{number}", stubborn_games=STUBBORN_GAMES if number % 2 == 0 else frozenset()), number=number)
+        for number in range(5)]
+
+
+def serve_raw(tmp_path: Path, args: Sequence[str], clients: list[Callable[[int], Any]]) -> tuple[str, list[Any]]:
+    """``president uecda serve ARGS`` (its own free ports) with the contest clients `clients` of the tests'
+    support, connected in order: its output and the clients' results."""
+    out = tmp_path / "serve-raw.out"
+    with out.open("wb") as sink:
+        server = subprocess.Popen([str(BIN / "president"), "uecda", "serve", *args, "--listen", "127.0.0.1:0",
+                                   "--http-port", str(free_port(18480)), "--db", str(tmp_path / "raw.db")],
+                                  cwd=tmp_path, stdout=sink, stderr=subprocess.STDOUT)
+    try:
+        port = int(_wait_for(out, r"waiting for 5 contest clients on 127\.0\.0\.1:(\d+)", server).group(1))
+
+        async def play() -> list[Any]:
+            playing = []
+            for client in clients:
+                playing.append(asyncio.create_task(client(port)))
+                await asyncio.sleep(0.1)
+            return list(await asyncio.gather(*playing))
+
+        results = asyncio.run(play())
+        assert server.wait(timeout=120) == 0, out.read_text()
+    finally:
+        if server.poll() is None:
+            server.kill()
+    return out.read_text(), results
+
+
+def test_a_log_with_20_pass_games_replays_identically_through_every_game(tmp_path: Path) -> None:
+    """Issue 45: the games the 20-pass rule ended (UECDA 4.8: the players still holding cards ranked at random)
+    are played again with the log's ranks (the scenario carries each game's result), so the games after them,
+    whose exchange those ranks decide, are identical too.  The tests' EngineServer, sending the reference
+    server's tables, writes the log with clients that loop on a refused malformed joker sequence, as the
+    standard client does; bridge A, under another seed, plays its deals with the same clients."""
+    judge = EngineServer(deals=6, seed=31, reference=True)
+    asyncio.run(raw_contest(judge, _stubborn_clients()))
+    assert judge.by_passes == len(STUBBORN_GAMES) and judge.refused >= 20 * len(STUBBORN_GAMES)
+    assert all({*judge.places[game][:2]} == {1, 3} for game in STUBBORN_GAMES), "1 and 3 out, the others left"
+    (tmp_path / "engine.log").write_text(engine_log(judge))
+    text, results = serve_raw(tmp_path, ["--scenario", "engine.log", "--log", "ours.log", "--seed", "32"],
+                              _stubborn_clients())
+    assert [player for player, _ in results] == list(range(5))
+    assert "refused (a pass): malformed" in text, "bridge A logs each refused table"
+    same = subprocess.run([str(BIN / "president"), "uecda", "compare", "ours.log", "engine.log"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert same.returncode == 0 and same.stdout == "president uecda: 6 games, the same game lines\n", same.stdout
 
 
 def thousand_games(tmp_path: Path) -> Path:
