@@ -66,3 +66,16 @@ def test_a_broken_entry_is_one_line(line: str, text: str) -> None:
                        for original in REFERENCE.splitlines())
     with pytest.raises(LogError, match=text):
         GameLog.parse(broken)
+
+
+def test_the_scenario_carries_each_games_result_as_its_pass_order() -> None:
+    """Issue 45: a game the reference server's 20-pass rule ended ranked its players holding cards at random;
+    the scenario carries each game's result, which the engine follows if the pass limit ends that game again
+    (docs/RULES-DECISIONS.md, "The UECda bridges")."""
+    scenario = scenario_of(GameLog.parse(REFERENCE))
+    assert [deal.pass_order for deal in scenario] == [(4, 1, 2, 3, 0), (4, 0, 1, 3, 2)]
+    Match(contest_rules(2), hands=[deal.hands for deal in scenario], seats=[deal.seats for deal in scenario],
+          pass_orders=[deal.pass_order for deal in scenario])
+    twice = REFERENCE.replace("%00001%result% 40132", "%00001%result% 40134")
+    with pytest.raises(LogError, match="game 1: result 40134 is not players 0-4 once each"):
+        scenario_of(GameLog.parse(twice))
