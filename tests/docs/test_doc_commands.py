@@ -45,6 +45,9 @@ COVERED = {
     ".venv/bin/president tournament create spring --format swiss --rounds 2 --players 3 --duplicate --entrants"
     " ada,bob,cy --builtin hard,normal,easy --server localhost:50051 --admin-token SECRET": EVENT_FLOW,
     ".venv/bin/president uecda serve --games 1000": UECDA_FLOW,
+    ".venv/bin/president-bot examples/python/first_bot.py --uecda 127.0.0.1:42485":
+        "tests/sdk/test_uecda_client.py runs it as written but for a free port, against a server that sends the"
+        " reference server's tables, to the end flag",
     ".venv/bin/president-bot builtin:expert --uecda 127.0.0.1:42485": UECDA_FLOW,
     ".venv/bin/president-bot builtin:normal --uecda 127.0.0.1": UECDA_FLOW,
     ".venv/bin/president uecda serve --games 100 --seat builtin:expert --seat builtin:hard": UECDA_FLOW,

@@ -269,6 +269,24 @@ def test_the_command_plays_a_reference_like_server_to_its_end_flag(games: int) -
     assert all(len(result.games) == games for result in results)
 
 
+def test_the_readmes_bot_file_enters_a_reference_like_server() -> None:
+    """The README's ``president-bot examples/python/first_bot.py --uecda 127.0.0.1:42485`` (a free port): a bot
+    file enters a server that sends the reference server's tables as one of its five clients, plays every
+    game with a line each and the totals, and exits 0 at the end flag."""
+    judge = EngineServer(deals=5, seed=23, reference=True)
+    command = [str(Path(sys.executable).parent / "president-bot"),
+               str(Path(__file__).resolve().parents[2] / "examples/python/first_bot.py"), "--uecda"]
+    results, ran = run(engine_contest(judge, [builtin_bot("normal", seed=n) for n in range(4)], timeout=60,
+                                      command=command))
+    assert ran is not None and judge.junk > 0
+    status, out, err = ran
+    assert status == 0 and "Traceback" not in err, err
+    lines = out.splitlines()
+    assert [line.split(":")[0] for line in lines[:-1]] == [f"game {n}" for n in range(1, 6)]
+    assert lines[-1].startswith("uecda: FirstBot was player 0; 5 games;"), lines[-1]
+    assert all(len(result.games) == 5 for result in results)
+
+
 # --- the table encoding ------------------------------------------------------------------------------------
 
 
