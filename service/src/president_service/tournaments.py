@@ -658,7 +658,8 @@ class Tournaments:
         forfeits: list[set[str]] = [set() for _ in deals]
         server: Counter[str] = Counter()
         try:
-            replay = Match(match.rules, seed=match.seed, hands=match.deal_hands, seats=match.deal_seats)
+            replay = Match(match.rules, seed=match.seed, hands=match.deal_hands, seats=match.deal_seats,
+                           pass_orders=match.pass_orders)
             for player, action, source, fault in rows:
                 deal = replay.deal
                 replay.apply(parse_action(action))
