@@ -26,7 +26,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ("README.md", "sdk/README.md", "examples/node/README.md", "examples/go/README.md", "examples/java/README.md",
-        "examples/cpp/README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")))
+        "examples/cpp/README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").rglob("*.md")))
 
 HOSTED_FLOW = "tests/harness/test_hosted_versions.py runs the organiser's flow with these commands"
 TOURNAMENT_FLOW = "tests/harness/test_tournament_flow.py runs the organiser's flow with these commands (free ports)"
@@ -322,6 +322,17 @@ def test_the_commands_run_as_written(copy: Path) -> None:
                     ".venv/bin/president-bot president_learn.policy_bot:TrainedBot --local --opponents"
                     " random,easy,normal"):
         assert "winner" in sh.run(command)
+    # the README's first bot: a folder from the Python kit, its strength against every level, its replays
+    assert "made mybot/" in sh.run(".venv/bin/president new mybot --lang python")
+    out = sh.run(".venv/bin/president-bot mybot/bot.py --local --matches 20 --opponents random easy normal hard"
+                 " --workers 2 --replay replays")
+    for level in ("random", "easy", "normal", "hard"):
+        assert re.search(rf"^{level} +5 +20 +\d\.\d\d \[\d\.\d\d, \d\.\d\d\]", out, re.M), out
+    assert "wrote 80 HTML replays in replays" in sh.run(".venv/bin/president replay --records replays")
+    assert "made gobot/" in sh.run(".venv/bin/president new gobot --lang go")
+    if shutil.which("go"):
+        sh.run("make -C gobot")
+        assert (copy / "gobot" / "bot").is_file()
     # a server, a match on it
     with sh.background("PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president serve --port 50051 --db"
                        " run/president.db &", "serving on"):
@@ -346,6 +357,14 @@ def test_the_commands_run_as_written(copy: Path) -> None:
             with sh.background(command, r"^match [0-9a-f]+: ", timeout=120,
                                values={"ACCOUNT_TOKEN": account, "TOKEN": account}):
                 pass
+        # the README's first bot in the arena, then the two folders sent as versions of its account
+        with sh.background(".venv/bin/president-bot mybot/bot.py --server 127.0.0.1:50051 --account-token TOKEN"
+                           " --arena", r"^match [0-9a-f]+: ", timeout=120, values={"TOKEN": account}):
+            pass
+        for bot in ("mybot", "gobot"):
+            out = sh.run(f".venv/bin/president submit {bot}/ --server 127.0.0.1:50051 --account-token TOKEN",
+                         values={"TOKEN": account})
+            assert re.match(rf"version [0-9a-f]{{16}} of newcomer \({bot}\): QUEUED$", out, re.M), out
     with sh.background("PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president serve --port 50051 --db run/arena.db"
                        " --arena --arena-queue cardverse:4", "serving on"):
         pass

@@ -1,4 +1,4 @@
-"""The README's contest commands as a newcomer types them (free ports instead of 42485 and 8080): ``president
+"""docs/uecda.md's contest commands as a newcomer types them (free ports instead of 42485 and 8080): ``president
 uecda serve`` and five ``president-bot ... --uecda`` clients, the match on the web page, the game log written."""
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ def test_serve_three_clients_and_two_builtin_seats(tmp_path: Path) -> None:
 
 
 def test_a_log_as_scenario_and_two_logs_compared(tmp_path: Path) -> None:
-    """The README's ``--scenario reference.log --log ours.log`` and ``compare ours.log reference.log``: the
+    """docs/uecda.md's ``--scenario reference.log --log ours.log`` and ``compare ours.log reference.log``: the
     same deals and seats again (under another seed) give the same game lines; a changed line is named."""
     serve(tmp_path, ["--games", "4", "--seed", "8", "--log", "reference.log"], ("easy",) * 5)
     text, _ = serve(tmp_path, ["--scenario", "reference.log", "--log", "ours.log", "--seed", "9"], ("easy",) * 5)
