@@ -270,7 +270,7 @@ def test_the_command_plays_a_reference_like_server_to_its_end_flag(games: int) -
 
 
 def test_the_readmes_bot_file_enters_a_reference_like_server() -> None:
-    """The README's ``president-bot examples/python/first_bot.py --uecda 127.0.0.1:42485`` (a free port): a bot
+    """docs/uecda.md's ``president-bot examples/python/first_bot.py --uecda 127.0.0.1:42485`` (a free port): a bot
     file enters a server that sends the reference server's tables as one of its five clients, plays every
     game with a line each and the totals, and exits 0 at the end flag."""
     judge = EngineServer(deals=5, seed=23, reference=True)
