@@ -45,11 +45,13 @@ class Referee:
         """What the bot did (for the PASS line); ContractError or NoSuchDealError when the case does not pass."""
         if self.case.bad_token:
             return self._refused_token()
-        tables = [Table(f"c{self.number}-m{i + 1}", s, first_seed=1 + i, move_s=self.case.move_s,
-                        late_start=self.case.short_deadline, loop=self.loop) for i, s in enumerate(self.case.matches)]
+        tables: list[Table] = []
         token = secrets.token_hex(8)  # a seat's (a Play case has one match) or an account's
         door = self.server.open(self.mode, token)
         try:
+            for i, setting in enumerate(self.case.matches):
+                tables.append(Table(f"c{self.number}-m{i + 1}", setting, first_seed=1 + i, move_s=self.case.move_s,
+                                    late_start=self.case.short_deadline, loop=self.loop))
             if self.mode is Mode.PLAY:
                 table = tables[0]
                 self.process = self._start(token=token, match=table.match_id, player=table.player, seed=table.seed)
@@ -138,7 +140,7 @@ class Referee:
             acts = channel.acts(first.turn.deadline + LATE_S - time.time())
             if acts is None:
                 raise ContractError(f"{first.where}: no act for turn {first.turn.turn_id} before its deadline"
-                                    f" ({first.turn.deadline - first.turn.prompted_at:g} s after the prompt)")
+                                    f" ({first.turn.deadline - first.turn.prompted_at:.1f} s after the prompt)")
             if not acts:
                 self._still_running("after closing its connection", grace_s=0.5)
                 raise ContractError("it closed its connection before the match's end")
