@@ -19,6 +19,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import chain
 from typing import Final
 
 from president_engine.cards import JOKER, STANDARD_COLUMNS, Card, CardSet, Rank, Suit
@@ -296,7 +297,7 @@ def encode(table: Table) -> bytes:
     rows[5][:8] = [int(status.exchange), status.give_back, int(status.your_turn), status.player,
                    int(status.table_empty), int(status.eleven_back), int(status.revolution), int(status.suit_lock)]
     rows[6] = [*status.card_counts, *status.ranks, *status.seats]
-    return pack(_freeze(rows))
+    return struct.pack(_GRID_FORMAT, *chain.from_iterable(rows))  # every value checked by Status and CardCells
 
 
 def decode(data: bytes) -> Table:
