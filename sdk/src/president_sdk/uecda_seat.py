@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import dataclasses
 import logging
 import shlex
 import shutil
@@ -222,6 +221,9 @@ class ContestSeat(Bot):
         self._flag_due = False
         self._mine = False
         """The move being reported is this seat's own: its hand table went out when it was asked."""
+        self._cells_of: CardSet | None = None
+        self._cells = CardCells()
+        """The cells of the hand `_cells_of`."""
 
     @property
     def name(self) -> str:
@@ -297,7 +299,9 @@ class ContestSeat(Bot):
         if self._after is not None:
             cells, status = self._after
             self._after = None
-            status = dataclasses.replace(status, table_empty=not len(cells), revolution=self.revolution)
+            status = Status(status.exchange, status.give_back, status.your_turn, status.player, not len(cells),
+                            status.eleven_back, self.revolution, status.suit_lock, status.card_counts, status.ranks,
+                            status.seats)
             self.client.send_table(Table(cells, status))
         if self._flag_due:
             self._flag_due = False
@@ -306,7 +310,9 @@ class ContestSeat(Bot):
             self.shown = CardCells()
 
     def _hand_cells(self) -> CardCells:
-        return CardCells.hand(self.hand)
+        if self._cells_of is not self.hand:  # the same hand from move to move, until this seat plays
+            self._cells_of, self._cells = self.hand, CardCells.hand(self.hand)
+        return self._cells
 
     def _status(self, player: int, *, your_turn: bool, exchange: bool = False, give_back: int = 0) -> Status:
         rules = self.rules

@@ -156,6 +156,10 @@ def _in_range(row: int, column: int, value: int, low: int, high: int, what: str)
         raise CellError(row, column, f"{what} is {value}; expected {low}..{high}")
 
 
+_BITS: Final = frozenset((0, 1))
+_PLAYER_LIST: Final = list(range(PLAYERS))
+
+
 @dataclass(frozen=True, slots=True)
 class Status:
     """Rows 5-6 of a server-to-client table (UECDA.md 2.2); every other status cell is 0."""
@@ -186,6 +190,8 @@ class Status:
     """[6][10..14]: the player number in seat 0..4; play goes seat s -> s+1 (mod 5)."""
 
     def __post_init__(self) -> None:
+        if self._plainly_valid():
+            return
         for column, value in ((0, self.exchange), (2, self.your_turn), (4, self.table_empty),
                               (5, self.eleven_back), (6, self.revolution), (7, self.suit_lock)):
             _flag(5, column, value)
@@ -203,6 +209,16 @@ class Status:
             _in_range(6, 10 + seat, player, 0, PLAYERS - 1, f"the player in seat {seat}")
         if sorted(self.seats) != list(range(PLAYERS)):
             raise CellError(6, 10, f"seats {list(self.seats)} do not seat each player once")
+
+    def _plainly_valid(self) -> bool:
+        """Every check of `__post_init__` at once, true for any status a server builds (which the cell by cell
+        checks, naming the first cell amiss, would only slow down)."""
+        counts, ranks = self.card_counts, self.ranks
+        return ({self.exchange, self.your_turn, self.table_empty, self.eleven_back, self.revolution,
+                 self.suit_lock} <= _BITS and 0 <= self.give_back <= 2
+                and (self.player == DEAL_TABLE_PLAYER or 0 <= self.player < PLAYERS)
+                and len(counts) == PLAYERS and len(ranks) == PLAYERS and sorted(self.seats) == _PLAYER_LIST
+                and min(counts) >= 0 and max(counts) <= MAX_CARDS_HELD and min(ranks) >= 0 and max(ranks) < PLAYERS)
 
 
 @dataclass(frozen=True, slots=True)
