@@ -306,14 +306,27 @@ def decode_cards(data: bytes) -> CardCells:
     return _read_cards(unpack(data))
 
 
+_STATUS_ROWS: Final = struct.Struct(">8i28x15i60x")
+"""Rows 5-7 of a server's table: [5][0..7], seven zero cells, row 6, and row 7 (zero)."""
+_CARD_ROWS: Final = struct.Struct(f">{(JOKER_ROW + 1) * COLUMNS}i")
+_card_bytes: dict[CardCells, bytes] = {}
+"""Rows 0-4 of the cells sent lately: a hand is sent move after move unchanged."""
+CARD_BYTES_KEPT: Final = 256
+
+
 def encode(table: Table) -> bytes:
-    """A server-to-client table: cards in rows 0-4, the status in rows 5-6."""
-    rows = _card_rows(table.cards)
+    """A server-to-client table: cards in rows 0-4, the status in rows 5-6 (every value checked by Status and
+    CardCells)."""
+    cells = _card_bytes.get(table.cards)
+    if cells is None:
+        if len(_card_bytes) >= CARD_BYTES_KEPT:
+            _card_bytes.clear()
+        rows = _card_rows(table.cards)[:JOKER_ROW + 1]
+        cells = _card_bytes[table.cards] = _CARD_ROWS.pack(*chain.from_iterable(rows))
     status = table.status
-    rows[5][:8] = [int(status.exchange), status.give_back, int(status.your_turn), status.player,
-                   int(status.table_empty), int(status.eleven_back), int(status.revolution), int(status.suit_lock)]
-    rows[6] = [*status.card_counts, *status.ranks, *status.seats]
-    return struct.pack(_GRID_FORMAT, *chain.from_iterable(rows))  # every value checked by Status and CardCells
+    return cells + _STATUS_ROWS.pack(int(status.exchange), status.give_back, int(status.your_turn), status.player,
+                                     int(status.table_empty), int(status.eleven_back), int(status.revolution),
+                                     int(status.suit_lock), *status.card_counts, *status.ranks, *status.seats)
 
 
 def decode(data: bytes) -> Table:
