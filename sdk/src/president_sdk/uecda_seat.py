@@ -77,6 +77,8 @@ MAX_UNREAD: Final = 1 << 20
 """Bytes written to a client and not yet taken by it, beyond which it is dropped (a match's tables to a
 client that reads nothing; a playing client is never more than one move behind)."""
 GIVE_BACK_COUNT: Final[dict[Role, int]] = {Role.PRESIDENT: 2, Role.VICE_PRESIDENT: 1}
+WRITTEN_KEPT: Final = 64
+"""Moves for which a play's written cells are kept (every seat shows a move before the next few are made)."""
 
 @dataclass(frozen=True, slots=True)
 class Submission:
@@ -102,12 +104,16 @@ class Journal:
     lock: threading.Lock = field(default_factory=threading.Lock)
     _trick: tuple[int, tuple[int, int]] = (-1, (0, 0))
     """The last trick state worked out: the move it follows, and the suit lock and 11-back."""
+    _after: tuple[int, bytes] = (-1, b"")
+    """The last table-after-move encoded, and its move."""
 
     def add(self, move: int, submission: Submission) -> None:
         with self.lock:
             self.submissions.append(submission)
             if submission.accepted and submission.cells is not None:
                 self.written[move] = submission.cells
+                for old in [kept for kept in self.written if kept <= move - WRITTEN_KEPT]:
+                    del self.written[old]
 
     def trick_state(self, move: int, rules: Rules, trick: Sequence[Play]) -> tuple[int, int]:
         """The suit lock and 11-back of `trick`, as it stands after move `move`: worked out once for every seat."""
@@ -119,9 +125,23 @@ class Journal:
             self._trick = (move, state)
         return state
 
-    def cells(self, move: int, play: Play) -> CardCells:
+    def after_move(self, move: int, cells: CardCells, status: Status, revolution: bool) -> bytes:
+        """The table-after-move of move `move` (the same for every player): the cards on the table and `status`
+        with what the move's events settled, whether the table is empty and the revolution; encoded once."""
         with self.lock:
-            found = self.written.pop(move, None)
+            if self._after[0] == move:
+                return self._after[1]
+        table = encode(Table(cells, Status(
+            status.exchange, status.give_back, status.your_turn, status.player, not len(cells), status.eleven_back,
+            revolution, status.suit_lock, status.card_counts, status.ranks, status.seats)))
+        with self.lock:
+            self._after = (move, table)
+        return table
+
+    def cells(self, move: int, play: Play) -> CardCells:
+        """Move `move`'s play as its client wrote it, for every seat that shows it (else as a client writes it)."""
+        with self.lock:
+            found = self.written.get(move)
         return found if found is not None else cells_of_play(play)
 
 
@@ -140,6 +160,10 @@ class ContestLine:
 
     def send_table(self, table: Table) -> None:
         self._send(encode(table))
+
+    def send_bytes(self, table: bytes) -> None:
+        """A table already encoded."""
+        self._send(table)
 
     def send_int(self, value: int) -> None:
         self._send(pack_int(value))
@@ -299,10 +323,7 @@ class ContestSeat(Bot):
         if self._after is not None:
             cells, status = self._after
             self._after = None
-            status = Status(status.exchange, status.give_back, status.your_turn, status.player, not len(cells),
-                            status.eleven_back, self.revolution, status.suit_lock, status.card_counts, status.ranks,
-                            status.seats)
-            self.client.send_table(Table(cells, status))
+            self.client.send_bytes(self.journal.after_move(self._moves, cells, status, self.revolution))
         if self._flag_due:
             self._flag_due = False
             self.client.send_int(flag)
