@@ -8,13 +8,14 @@
 
 It listens on 127.0.0.1:42485 (``--listen``) as a contest server does, takes five clients in accept order
 (fewer with ``--seat``: the given seats are the players after them), plays the `daifugo` preset's match with
-them, writes the contest's game log (``--log``) as each game ends, and prints each player's points.
+them, writes the contest's game log (``--log``), and prints each player's points.
 
 Without ``--server`` the match is played in this process on the engine, as the reference server plays its own:
-the fastest way, a match of any length; ``--replay DIR`` writes its record for ``president replay --records
-DIR``.  With ``--server HOST:PORT`` the match is created on that server of ours and each client plays its seat
-there: the server's live page and replay, its accounts' bots as players (``--seat account:NAME``), every move on
-its disk; about a second a game, and the log is written when the match ends.
+the fastest way, a match of any length, each game's log lines written as the game ends; ``--replay DIR`` writes
+its record for ``president replay --records DIR``.  With ``--server HOST:PORT`` the match is created on that
+server of ours and each client plays its seat there: the server's live page and replay, its accounts' bots as
+players (``--seat account:NAME``), every move on its disk; about a second a game, and the log is written when
+the match ends.
 """
 
 from __future__ import annotations
