@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import io
 import logging
 import sys
 from collections.abc import Sequence
@@ -15,14 +16,24 @@ import grpc
 import pytest
 from president_engine import CardSet, MatchRecord, Phase, Rules
 from president_engine.events import DealEnded, Passed, Played
-from president_harness.uecda_bridge import MAX_WAITING, BridgeResult, Listener, OtherSeat, contest_rules, play_match
+from president_harness.uecda_bridge import (
+    MAX_WAITING,
+    BridgeResult,
+    Listener,
+    OtherSeat,
+    contest_names,
+    contest_rules,
+    play_match,
+)
 from president_harness.uecda_engine import play_on_engine
 from president_harness.uecda_log import (
     GameLog,
     LogError,
+    LogWriter,
     ScenarioDeal,
     game_differences,
     log_of,
+    reference_header,
     replay_log,
     scenario_match,
     scenario_of,
@@ -361,3 +372,33 @@ def test_both_paths_send_every_client_the_same_bytes(tmp_path: Path) -> None:
     assert engine.submissions == server.submissions
     assert game_differences(log_of(engine), log_of(server)) == []
     assert engine.record.deals == server.record.deals
+
+
+def test_the_log_written_as_games_end_is_the_log_of_the_match(tmp_path: Path) -> None:
+    """On the engine each game's seven lines are written as it ends (`LogWriter`): the file is the log `log_of`
+    makes of the finished match, line for line (the end time aside), with a refused play and a client gone."""
+    async def match() -> tuple[BridgeResult, str]:
+        async with Listener("127.0.0.1", 0) as listener:
+            options: list[dict[str, Any]] = [{"first_play": JUNK}, {}, {"leave_after": 4}, {}, {}]
+            playing = []
+            for number, option in enumerate(options):
+                playing.append(asyncio.create_task(play_client(listener.port, f"c{number}", **option)))
+                await asyncio.sleep(0.05)
+            five = await listener.seat_clients()
+            rules = Rules.preset("daifugo", deals=5, rank_reset_every=3)
+            started = 1_765_000_000.0
+            with io.StringIO() as file:
+                writer = LogWriter(file, reference_header(contest_names(five), rules, 23, listener.port, started))
+                written: list[str] = []
+                result = await play_on_engine(five, scenario_match(rules, (), 23),
+                                              on_game=lambda game: (writer.game(game), written.append(file.getvalue())))
+                writer.end(result.totals)
+                text = file.getvalue()
+            await asyncio.gather(*playing)
+            assert [part.count("%points%") for part in written] == [1, 2, 3, 4, 5], "each game as it ended"
+            return result, text
+
+    result, text = asyncio.run(match())
+    expected = log_of(result, port=int(GameLog.parse(text).header["GAME_PORT"]), started=1_765_000_000.0).text()
+    assert [line for line in text.splitlines() if "TIME_END" not in line] == [
+        line for line in expected.splitlines() if "TIME_END" not in line]
