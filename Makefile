@@ -277,8 +277,9 @@ bench-sandbox: $(STAMP)
 bench-tournament: $(STAMP)
 	$(PY) benchmarks/tournament_bench.py
 
-## bench-uecda: bridge A's games a second (five contest clients over TCP) against in-process play and the reference
-## server's 7 ms a game, and the expert's points a game against four easy contest clients (issue 25); bridge B's
+## bench-uecda: bridge A's ms a game (on the engine with five C contest clients over TCP, the median of 3 runs) and its
+## ratio to the reference server's 7 ms a game, then with Python clients and on a server of ours (issue 45); the
+## expert's points a game against four easy contest clients (issue 25); bridge B's
 ## builtin:hard and builtin:expert through 1,000-game matches against the reference server's tables (issue 45).
 bench-uecda: $(STAMP)
 	$(PY) benchmarks/uecda_bench.py

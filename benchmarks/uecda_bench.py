@@ -1,14 +1,16 @@
-"""Bridge A's speed, and the expert's strength in the contest's match (issue 25, "Measured").
+"""Bridge A's speed, and the expert's strength in the contest's match (issue 25, "Measured"; issue 45).
 
-Each run starts a server of ours (`president_harness.child_server`), bridge A in this process, and five contest
-clients of bridge B (`president_sdk.uecda_client`) on the same loop, over real TCP; the clients are the `easy`
-level, the lowest legal play, as the contest kit's standard client plays.  Printed:
+Bridge A is `president uecda serve`: without ``--server`` the match on the engine in its own process
+(`uecda_engine.play_on_engine`), with it the match on a server of ours (`uecda_bridge.play_match`).  Printed:
 
-- per run, `--games` games of five easy clients through bridge A: games a second, and the same match of the same
-  five bots played in-process (`play_local`, the floor measured in the same run) as a ratio; then the medians
-  over `--runs` runs and the ratio to the reference server's published figure (7 ms a game with its C clients);
-  then where the time goes: the milliseconds an action, and the same with one contest client and four
-  built-in seats of ours (the server's own move path without the bridge's clients);
+- per run, `--games` games through bridge A on the engine with five contest clients in C (benchmarks/
+  uecda_lowest.c, compiled here with ``cc``: each its own process, as the reference server's C clients are),
+  over real TCP: milliseconds a game; then the median over `--runs` runs and its ratio to the reference server's
+  figure (7 ms a game with its C clients on this machine class; the goal is at most 3x), and the machine's load
+  (other processes share its cores);
+- the same on the engine with five of our Python clients (bridge B's `easy` level, on the bridge's own loop);
+- `--server-games` games through a server of ours (`--server`: gRPC, every move on its disk) with the C
+  clients, for comparison;
 - one match of `--expert-games` games: `builtin:expert` as player 0 against four easy clients, the expert's
   points a game with a 95% interval (normal approximation over games), and its places;
 - bridge B against a server that sends the reference server's tables (UECDA 2.2: rank cells that repeat a
@@ -19,7 +21,7 @@ level, the lowest legal play, as the contest kit's standard client plays.  Print
 
 A measurement, not a test: nothing is asserted.
 
-    .venv/bin/python benchmarks/uecda_bench.py [--runs 3] [--games 100] [--expert-games 200]
+    .venv/bin/python benchmarks/uecda_bench.py [--runs 3] [--games 200] [--server-games 20] [--expert-games 200]
         [--contest-games 1000] [--contest-levels hard,expert]
 """
 
@@ -28,50 +30,79 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
+from president_engine import Match
 from president_harness.child_server import ChildServer
-from president_harness.uecda_bridge import Listener, OtherSeat, contest_rules, play_match
+from president_harness.uecda_bridge import BridgeResult, Listener, contest_rules, play_match
+from president_harness.uecda_engine import play_on_engine
 from president_sdk.bots import builtin_bot
-from president_sdk.local import play_local
 from president_sdk.uecda_client import ContestResult, play_uecda_async
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from uecda_support import EngineServer, engine_contest
 
-_last_actions = 0
-"""The actions of the last bridged match (its record's)."""
 REFERENCE_S_PER_GAME = 0.007
 """The reference server with its C clients, on this machine class (shared/UECDA.md, via the issue)."""
+GOAL_RATIO = 3
+C_CLIENT = Path(__file__).with_name("uecda_lowest.c")
 
 
-async def _bridged(address: str, admin: str, levels: tuple[str, ...], games: int, seed: int,
-                   others: tuple[str, ...] = ()) -> tuple[float, list[ContestResult]]:
+def _compile_client(folder: Path) -> Path | None:
+    """The C contest client, compiled into `folder`; None (with a line) without a C compiler."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        print("  (no C compiler: the C clients' lines are skipped)")
+        return None
+    program = folder / "uecda_lowest"
+    subprocess.run([compiler, "-O2", "-o", str(program), str(C_CLIENT)], check=True)
+    return program
+
+
+async def _bridged(server: ChildServer | None, clients: Sequence[str | Path], games: int, seed: int
+                   ) -> tuple[float, float, BridgeResult, list[ContestResult]]:
+    """One match of `games` games through bridge A (on the engine, or on `server`): the seconds from the seated
+    clients to the last game's end, this process's CPU seconds in that time, the result, and the Python
+    clients' results.  A client is a built-in level
+    (a Python client on this loop) or the path of the C client (a process of its own)."""
     async with Listener("127.0.0.1", 0) as listener:
-        clients = []
-        for number, level in enumerate(levels):
-            clients.append(asyncio.create_task(play_uecda_async(builtin_bot(level, seed=number), "127.0.0.1",
-                                                                listener.port, name=level)))
+        python, processes = [], []
+        for number, client in enumerate(clients):
+            if isinstance(client, Path):
+                processes.append(await asyncio.create_subprocess_exec(str(client), "127.0.0.1", str(listener.port),
+                                                                      f"lowest{number}"))
+            else:
+                python.append(asyncio.create_task(play_uecda_async(builtin_bot(client, seed=number), "127.0.0.1",
+                                                                   listener.port, name=client)))
             await asyncio.sleep(0.05)
-        seated = await listener.seat_clients(len(levels))
-        started = time.perf_counter()
-        global _last_actions
-        result = await play_match(seated, address, admin, contest_rules(games), seed=seed,
-                                  others=[OtherSeat(builtin=level) for level in others])
-        _last_actions = sum(len(deal.actions) for deal in result.record.deals)
-        results = list(await asyncio.gather(*clients))
-        return time.perf_counter() - started, results
+        seated = await listener.seat_clients(len(clients))
+        started, cpu = time.perf_counter(), time.process_time()
+        if server is None:
+            result = await play_on_engine(seated, Match(contest_rules(games), seed=seed))
+        else:
+            result = await play_match(seated, server.address, server.admin_token, contest_rules(games), seed=seed)
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        results = list(await asyncio.gather(*python))
+        for process in processes:
+            await process.wait()
+        return elapsed, cpu, result, results
 
 
-def _local_s(levels: tuple[str, ...], games: int, seed: int) -> float:
-    started = time.perf_counter()
-    play_local([builtin_bot(level, seed=number) for number, level in enumerate(levels)], contest_rules(games),
-               seed=seed)
-    return time.perf_counter() - started
+def _actions(result: BridgeResult) -> int:
+    return sum(len(deal.actions) for deal in result.record.deals)
+
+
+def _load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.1f} (5 min {five:.1f}) on {os.cpu_count()} cores"
 
 
 def _contest(level: str, games: int) -> None:
@@ -97,36 +128,41 @@ def _contest(level: str, games: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--server-games", type=int, default=20)
     parser.add_argument("--expert-games", type=int, default=200)
     parser.add_argument("--contest-games", type=int, default=1000)
     parser.add_argument("--contest-levels", default="hard,expert")
     args = parser.parse_args()
     logging.getLogger("president").setLevel(logging.ERROR)
-    easy = ("easy",) * 5
-    with tempfile.TemporaryDirectory() as folder, ChildServer(Path(folder) / "db.sqlite") as server:
-        print(f"bridge A: five easy contest clients, {args.games} games a run, over TCP and a server of ours")
-        rates, ratios = [], []
-        for run in range(1, args.runs + 1):
-            bridged_s, _ = asyncio.run(_bridged(server.address, server.admin_token, easy, args.games, seed=run))
-            local_s = _local_s(easy, args.games, seed=run)
-            rates.append(args.games / bridged_s)
-            ratios.append(bridged_s / local_s)
-            print(f"  run {run}: {rates[-1]:.2f} games/s ({1000 * bridged_s / args.games:.0f} ms a game); in-process"
-                  f" {args.games / local_s:.1f} games/s; bridged {ratios[-1]:.1f}x the in-process time")
-        rate = statistics.median(rates)
-        print(f"  median of {args.runs} runs: {rate:.2f} games/s, {statistics.median(ratios):.1f}x in-process;"
-              f" {1 / rate / REFERENCE_S_PER_GAME:.0f}x the reference server's {1000 * REFERENCE_S_PER_GAME:.0f} ms"
-              " a game")
-        print(f"  where the time goes: {1000 * bridged_s / _last_actions:.1f} ms an action in the last run;"
-              " the same games with one contest client and four built-in seats of ours (no bridge for them):",
-              end=" ", flush=True)
-        one_s, _ = asyncio.run(_bridged(server.address, server.admin_token, ("easy",), args.games, seed=args.runs,
-                                        others=("easy",) * 4))
-        print(f"{1000 * one_s / args.games:.0f} ms a game, {1000 * one_s / _last_actions:.1f} ms an action (the"
-              " server's move path over gRPC, its database and the seats' runners)")
-        levels = ("expert", "easy", "easy", "easy", "easy")
-        _, results = asyncio.run(_bridged(server.address, server.admin_token, levels, args.expert_games, seed=99))
+    with tempfile.TemporaryDirectory() as folder:
+        program = _compile_client(Path(folder))
+        for label, clients in (("five C contest clients", [program] * 5 if program else None),
+                               ("five Python contest clients (bridge B's easy, on the bridge's loop)", ["easy"] * 5)):
+            if clients is None:
+                continue
+            print(f"bridge A on the engine (uecda serve without --server), {label}, {args.games} games a run:")
+            per_game, cpu_per_game = [], []
+            for run in range(1, args.runs + 1):
+                elapsed, cpu, result, _ = asyncio.run(_bridged(None, clients, args.games, seed=run))
+                per_game.append(elapsed / args.games)
+                cpu_per_game.append(cpu / args.games)
+                print(f"  run {run}: {1000 * per_game[-1]:.1f} ms a game, {1e6 * elapsed / _actions(result):.0f} us"
+                      f" an action ({_actions(result) / args.games:.0f} actions a game); the bridge's process used"
+                      f" {1000 * cpu_per_game[-1]:.1f} ms of CPU a game; {_load()}")
+            median = statistics.median(per_game)
+            print(f"  median of {args.runs} runs: {1000 * median:.1f} ms a game, {median / REFERENCE_S_PER_GAME:.1f}x"
+                  f" the reference server's {1000 * REFERENCE_S_PER_GAME:.0f} ms a game (goal: at most"
+                  f" {GOAL_RATIO}x, {1000 * GOAL_RATIO * REFERENCE_S_PER_GAME:.0f} ms); the process's CPU"
+                  f" {1000 * statistics.median(cpu_per_game):.1f} ms a game")
+        if program is not None and args.server_games:
+            with ChildServer(Path(folder) / "db.sqlite") as server:
+                elapsed, _, result, _ = asyncio.run(_bridged(server, [program] * 5, args.server_games, seed=1))
+            print(f"bridge A on a server of ours (--server), five C contest clients, {args.server_games} games:"
+                  f" {1000 * elapsed / args.server_games:.0f} ms a game, {1000 * elapsed / _actions(result):.1f} ms an"
+                  f" action (gRPC, a runner thread a seat, every move on the server's disk); {_load()}")
+        levels = ["expert", "easy", "easy", "easy", "easy"]
+        _, _, _, results = asyncio.run(_bridged(None, levels, args.expert_games, seed=99))
     expert = results[0]
     points = [game.points_of(expert.player) or 0 for game in expert.games]
     mean = statistics.fmean(points)

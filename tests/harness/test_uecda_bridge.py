@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import io
 import logging
 import sys
 from collections.abc import Sequence
@@ -15,14 +16,26 @@ import grpc
 import pytest
 from president_engine import CardSet, MatchRecord, Phase, Rules
 from president_engine.events import DealEnded, Passed, Played
-from president_harness.uecda_bridge import MAX_WAITING, BridgeResult, Listener, OtherSeat, contest_rules, play_match
+from president_harness.uecda_bridge import (
+    MAX_WAITING,
+    BridgeResult,
+    Listener,
+    OtherSeat,
+    contest_names,
+    contest_rules,
+    play_match,
+)
+from president_harness.uecda_engine import play_on_engine
 from president_harness.uecda_log import (
     GameLog,
     LogError,
+    LogWriter,
     ScenarioDeal,
     game_differences,
     log_of,
+    reference_header,
     replay_log,
+    scenario_match,
     scenario_of,
 )
 from president_protocol.v1 import president_pb2 as pb
@@ -40,19 +53,42 @@ JUNK = b"\x00\x00\x00\x07" * (TABLE_BYTES // 4)
 """A table of 7s: malformed (UECDA 4.2), so refused."""
 
 
+PATHS = ("engine", "server")
+"""Bridge A's two ways to play: on the engine in this process (`play_on_engine`), or on a server (`play_match`)."""
+
+
+@pytest.fixture(params=PATHS)
+def on(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+async def play_either(on: str, seated: Any, port: int | None, rules: Rules, *, seed: int,
+                      others: Sequence[OtherSeat] = (), deals: Sequence[ScenarioDeal] = ()) -> BridgeResult:
+    """The seated clients' match on the engine, or on the server at `port`."""
+    if on == "engine":
+        return await play_on_engine(seated, scenario_match(rules, deals, seed), others=others)
+    assert port is not None
+    return await play_match(seated, f"127.0.0.1:{port}", ADMIN, rules, seed=seed, others=others,
+                            deals=deals)
+
+
 async def bridged(tmp_path: Path, games: int | Rules, clients: Sequence[dict[str, Any]], *, seed: int = 5,
-                  profile_wait: float = 2.0, before: Any = None) -> tuple[BridgeResult, list[ClientRecord]]:
+                  profile_wait: float = 2.0, before: Any = None, on: str = "server"
+                  ) -> tuple[BridgeResult, list[ClientRecord]]:
     """Five test clients (`clients` their options) through bridge A, in a match of so many games (or rules)."""
     rules = games if isinstance(games, Rules) else contest_rules(games)
+    if on == "engine":
+        return await _bridged(None, rules, clients, seed=seed, profile_wait=profile_wait, before=before, on=on)
     server = await start(ServerConfig(db=str(tmp_path / "db.sqlite"), admin_token=ADMIN, port=0))
     try:
-        return await _bridged(server.port, rules, clients, seed=seed, profile_wait=profile_wait, before=before)
+        return await _bridged(server.port, rules, clients, seed=seed, profile_wait=profile_wait, before=before,
+                              on=on)
     finally:
         await server.stop(0.5)
 
 
-async def _bridged(port: int, rules: Rules, clients: Sequence[dict[str, Any]], *, seed: int, profile_wait: float,
-                   before: Any) -> tuple[BridgeResult, list[ClientRecord]]:
+async def _bridged(port: int | None, rules: Rules, clients: Sequence[dict[str, Any]], *, seed: int,
+                   profile_wait: float, before: Any, on: str) -> tuple[BridgeResult, list[ClientRecord]]:
     async with Listener("127.0.0.1", 0) as listener:
         if before is not None:
             await before(listener.port)
@@ -63,17 +99,17 @@ async def _bridged(port: int, rules: Rules, clients: Sequence[dict[str, Any]], *
             seated.append(task)
             await asyncio.sleep(0.05)
         five = await listener.seat_clients(profile_wait=profile_wait)
-        result = await play_match(five, f"127.0.0.1:{port}", ADMIN, rules, seed=seed)
+        result = await play_either(on, five, port, rules, seed=seed)
         records = await asyncio.gather(*playing)
     return result, list(records)
 
 
 @pytest.mark.slow
-def test_a_100_game_match_of_five_contest_clients_and_its_log_replayed(tmp_path: Path) -> None:
+def test_a_100_game_match_of_five_contest_clients_and_its_log_replayed(tmp_path: Path, on: str) -> None:
     """The contest's match (a rank reset at game 51 here, reseating every 3) with exchanges, one client's first
     play malformed; then section 7's log of it, parsed again, replays on the engine line for line."""
     rules = Rules.preset("daifugo", deals=100, rank_reset_every=50)
-    result, records = asyncio.run(bridged(tmp_path, rules, [{"first_play": JUNK}] + [{}] * 4, seed=21))
+    result, records = asyncio.run(bridged(tmp_path, rules, [{"first_play": JUNK}] + [{}] * 4, seed=21, on=on))
     match = result.record.replay()
     assert match.is_over and result.totals == tuple(match.scores)
     assert sum(result.totals) == 100 * 15
@@ -106,9 +142,9 @@ def test_a_100_game_match_of_five_contest_clients_and_its_log_replayed(tmp_path:
     assert played[0].count("EE") == sum(1 for s in result.submissions if s.deal == 1)
 
 
-def test_a_client_reads_its_own_hand_and_nobody_elses(tmp_path: Path) -> None:
+def test_a_client_reads_its_own_hand_and_nobody_elses(tmp_path: Path, on: str) -> None:
     """Each hand table holds exactly the cards the server's record says that client holds at that move."""
-    result, records = asyncio.run(bridged(tmp_path, 3, [{}] * 5, seed=11))
+    result, records = asyncio.run(bridged(tmp_path, 3, [{}] * 5, seed=11, on=on))
     m = result.record.start()
     held: list[tuple[CardSet, ...]] = []
     for deal in result.record.deals:
@@ -126,10 +162,10 @@ def test_a_client_reads_its_own_hand_and_nobody_elses(tmp_path: Path) -> None:
             assert shown.status.your_turn == (shown.status.player == record.player)
 
 
-def test_a_malformed_table_is_refused_and_is_a_pass(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_a_malformed_table_is_refused_and_is_a_pass(tmp_path: Path, caplog: pytest.LogCaptureFixture, on: str) -> None:
     """Issue 45: the refusal is in the bridge's log, with what was sent."""
     caplog.set_level(logging.WARNING, logger="president.uecda")
-    result, records = asyncio.run(bridged(tmp_path, 1, [{"first_play": JUNK}] + [{}] * 4))
+    result, records = asyncio.run(bridged(tmp_path, 1, [{"first_play": JUNK}] + [{}] * 4, on=on))
     assert records[0].acks[0] == 8
     first = next(s for s in result.submissions if s.player == 0)
     assert first.cells is None and not first.accepted
@@ -144,8 +180,8 @@ def test_a_malformed_table_is_refused_and_is_a_pass(tmp_path: Path, caplog: pyte
     assert match.is_over
 
 
-def test_a_client_that_leaves_passes_to_the_end(tmp_path: Path) -> None:
-    result, records = asyncio.run(bridged(tmp_path, 2, [{"leave_after": 2}] + [{}] * 4))
+def test_a_client_that_leaves_passes_to_the_end(tmp_path: Path, on: str) -> None:
+    result, records = asyncio.run(bridged(tmp_path, 2, [{"leave_after": 2}] + [{}] * 4, on=on))
     assert records[0].left
     match = result.record.replay()
     assert match.is_over and all(r.flags[-1] == 2 for r in records[1:])
@@ -155,14 +191,14 @@ def test_a_client_that_leaves_passes_to_the_end(tmp_path: Path) -> None:
     assert len(ended) == 2
 
 
-def test_a_client_without_a_profile_is_closed_and_a_sixth_finds_nothing(tmp_path: Path) -> None:
+def test_a_client_without_a_profile_is_closed_and_a_sixth_finds_nothing(tmp_path: Path, on: str) -> None:
     async def silent(port: int) -> None:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         asyncio.get_running_loop().call_later(3, writer.close)
         silent_reader.append(reader)
 
     silent_reader: list[asyncio.StreamReader] = []
-    result, records = asyncio.run(bridged(tmp_path, 1, [{}] * 5, profile_wait=0.3, before=silent))
+    result, records = asyncio.run(bridged(tmp_path, 1, [{}] * 5, profile_wait=0.3, before=silent, on=on))
     assert [r.player for r in records] == [0, 1, 2, 3, 4]
     assert result.record.replay().is_over
 
@@ -178,8 +214,8 @@ def test_a_client_without_a_profile_is_closed_and_a_sixth_finds_nothing(tmp_path
     asyncio.run(sixth())
 
 
-def test_a_log_that_differs_from_the_engine_is_named(tmp_path: Path) -> None:
-    result, _ = asyncio.run(bridged(tmp_path, 2, [{}] * 5, seed=22))
+def test_a_log_that_differs_from_the_engine_is_named(tmp_path: Path, on: str) -> None:
+    result, _ = asyncio.run(bridged(tmp_path, 2, [{}] * 5, seed=22, on=on))
     log = log_of(result)
     game = log.games[1]
     wrong = dataclasses.replace(log, games=(log.games[0], dataclasses.replace(game, points=(0,) * 5)))
@@ -193,9 +229,9 @@ def test_a_log_that_differs_from_the_engine_is_named(tmp_path: Path) -> None:
 
 
 def through_both(tmp_path: Path, levels: Sequence[str], rules: Rules, *, seed: int,
-                 deals: Sequence[ScenarioDeal] = ()) -> tuple[BridgeResult, list[Any]]:
+                 deals: Sequence[ScenarioDeal] = (), on: str = "server") -> tuple[BridgeResult, list[Any]]:
     """Bridge B's clients of these built-in levels (seeded by player number) through bridge A."""
-    async def clients(port: int) -> tuple[BridgeResult, list[Any]]:
+    async def clients(port: int | None) -> tuple[BridgeResult, list[Any]]:
         async with Listener("127.0.0.1", 0) as listener:
             playing = []
             for number, level in enumerate(levels):
@@ -203,11 +239,12 @@ def through_both(tmp_path: Path, levels: Sequence[str], rules: Rules, *, seed: i
                                                                     listener.port, name=level, timeout=60)))
                 await asyncio.sleep(0.05)
             five = await listener.seat_clients()
-            result = await play_match(five, f"127.0.0.1:{port}", ADMIN, rules, seed=seed,
-                                      deals=deals)
+            result = await play_either(on, five, port, rules, seed=seed, deals=deals)
             return result, list(await asyncio.gather(*playing))
 
     async def with_server() -> tuple[BridgeResult, list[Any]]:
+        if on == "engine":
+            return await clients(None)
         server = await start(ServerConfig(db=str(tmp_path / f"db-{seed}.sqlite"), admin_token=ADMIN, port=0))
         try:
             return await clients(server.port)
@@ -217,11 +254,11 @@ def through_both(tmp_path: Path, levels: Sequence[str], rules: Rules, *, seed: i
     return asyncio.run(with_server())
 
 
-def test_our_bots_through_both_bridges_play_the_match_they_play_directly(tmp_path: Path) -> None:
+def test_our_bots_through_both_bridges_play_the_match_they_play_directly(tmp_path: Path, on: str) -> None:
     """Bridge B's clients (built-in levels) through bridge A make every move they make in the same match
     played in-process: the tables lose nothing a bot decides on."""
     levels = ("hard", "normal", "easy", "hard", "normal")
-    result, clients = through_both(tmp_path, levels, contest_rules(3), seed=31)
+    result, clients = through_both(tmp_path, levels, contest_rules(3), seed=31, on=on)
     direct = play_local([builtin_bot(level, seed=number) for number, level in enumerate(levels)],
                         contest_rules(3), seed=31).match
     bridged = result.record.replay()
@@ -232,18 +269,18 @@ def test_our_bots_through_both_bridges_play_the_match_they_play_directly(tmp_pat
     assert all(c.faults == 0 for c in clients)
 
 
-def test_a_log_played_again_as_a_scenario_gives_its_game_lines(tmp_path: Path) -> None:
+def test_a_log_played_again_as_a_scenario_gives_its_game_lines(tmp_path: Path, on: str) -> None:
     """Section 7's strongest check of a bridge: clients that draw no random numbers, fed a log's seats and
     dealt hands again (here under another seed, which would seat and deal otherwise), write every game line
     of that log again; without the scenario the lines differ."""
     levels = ("hard", "normal", "easy", "hard", "easy")
     rules = Rules.preset("daifugo", deals=7, rank_reset_every=5)
-    first, _ = through_both(tmp_path, levels, rules, seed=41)
+    first, _ = through_both(tmp_path, levels, rules, seed=41, on=on)
     log = GameLog.parse(log_of(first).text())
-    again, _ = through_both(tmp_path, levels, rules, seed=42, deals=scenario_of(log))
+    again, _ = through_both(tmp_path, levels, rules, seed=42, deals=scenario_of(log), on=on)
     assert game_differences(log_of(again), log) == []
     assert again.record.seed != first.record.seed
-    other, _ = through_both(tmp_path, levels, rules, seed=43)
+    other, _ = through_both(tmp_path, levels, rules, seed=43, on=on)
     assert game_differences(log_of(other), log)
 
 
@@ -322,3 +359,46 @@ def test_other_seats_are_a_level_or_an_account() -> None:
     for wrong in ("builtin:nobody", "hard", "account:", "uecda:./client"):
         with pytest.raises(ValueError):
             OtherSeat.parse(wrong)
+
+
+def test_both_paths_send_every_client_the_same_bytes(tmp_path: Path) -> None:
+    """The match on the engine and the same match on a server (same rules and seed, the same clients): each client
+    reads the same tables, acks and end flags, byte for byte, and the two logs have the same game lines."""
+    rules = Rules.preset("daifugo", deals=4, rank_reset_every=2)
+    clients = [{"first_play": JUNK}, {}, {"leave_after": 5}, {}, {"pieces": 3}]
+    engine, engine_records = asyncio.run(bridged(tmp_path, rules, clients, seed=17, on="engine"))
+    server, server_records = asyncio.run(bridged(tmp_path, rules, clients, seed=17, on="server"))
+    assert engine_records == server_records
+    assert engine.submissions == server.submissions
+    assert game_differences(log_of(engine), log_of(server)) == []
+    assert engine.record.deals == server.record.deals
+
+
+def test_the_log_written_as_games_end_is_the_log_of_the_match(tmp_path: Path) -> None:
+    """On the engine each game's seven lines are written as it ends (`LogWriter`): the file is the log `log_of`
+    makes of the finished match, line for line (the end time aside), with a refused play and a client gone."""
+    async def match() -> tuple[BridgeResult, str]:
+        async with Listener("127.0.0.1", 0) as listener:
+            options: list[dict[str, Any]] = [{"first_play": JUNK}, {}, {"leave_after": 4}, {}, {}]
+            playing = []
+            for number, option in enumerate(options):
+                playing.append(asyncio.create_task(play_client(listener.port, f"c{number}", **option)))
+                await asyncio.sleep(0.05)
+            five = await listener.seat_clients()
+            rules = Rules.preset("daifugo", deals=5, rank_reset_every=3)
+            started = 1_765_000_000.0
+            with io.StringIO() as file:
+                writer = LogWriter(file, reference_header(contest_names(five), rules, 23, listener.port, started))
+                written: list[str] = []
+                result = await play_on_engine(five, scenario_match(rules, (), 23),
+                                              on_game=lambda game: (writer.game(game), written.append(file.getvalue())))
+                writer.end(result.totals)
+                text = file.getvalue()
+            await asyncio.gather(*playing)
+            assert [part.count("%points%") for part in written] == [1, 2, 3, 4, 5], "each game as it ended"
+            return result, text
+
+    result, text = asyncio.run(match())
+    expected = log_of(result, port=int(GameLog.parse(text).header["GAME_PORT"]), started=1_765_000_000.0).text()
+    assert [line for line in text.splitlines() if "TIME_END" not in line] == [
+        line for line in expected.splitlines() if "TIME_END" not in line]

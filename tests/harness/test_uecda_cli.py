@@ -4,6 +4,7 @@ uecda serve`` and five ``president-bot ... --uecda`` clients, the match on the w
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import re
 import socket
@@ -11,19 +12,15 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import grpc
+from president_engine import Match
 from president_harness.child_server import free_port
-from president_harness.uecda_bridge import contest_rules, match_request, request_bytes
-from president_harness.uecda_cli import limits_for
-from president_harness.uecda_log import GameLog, scenario_of
-from president_protocol.v1 import president_pb2_grpc as pb_grpc
+from president_harness.uecda_bridge import contest_rules, request_bytes
+from president_harness.uecda_log import GameLog, replay_log, scenario_of
 from president_sdk.bots import builtin_bot
-from president_sdk.uecda_table import MAX_NAME
-from president_service.grpc_server import ServerConfig, start
 from president_service.limits import Limits
 from uecda_support import REFERENCE_LOG, EngineServer, engine_contest, engine_log, raw_contest, stubborn_client
 
@@ -42,29 +39,50 @@ def _wait_for(path: Path, pattern: str, proc: subprocess.Popen[bytes], timeout: 
     raise AssertionError(f"{pattern!r} not in {path.read_text()!r}")
 
 
-def serve(tmp_path: Path, args: Sequence[str], levels: Sequence[str],
-          while_playing: Callable[[str], None] | None = None) -> tuple[str, list[str]]:
-    """``president uecda serve ARGS`` (its own free ports) with a bridge B client of each level, connected in
-    order; `while_playing` is given its output once the match is created.  Its output and the clients'."""
-    out = tmp_path / "serve.out"
+ADMIN = "uecda-cli-admin"
+
+
+@contextlib.contextmanager
+def our_server(tmp_path: Path) -> Iterator[tuple[str, int]]:
+    """``president serve`` with its web pages: its gRPC address and its web port."""
+    port, http_port = free_port(18470), free_port(18480)
+    out = tmp_path / "server.out"
     with out.open("wb") as sink:
-        server = subprocess.Popen([str(BIN / "president"), "uecda", "serve", *args, "--listen", "127.0.0.1:0",
-                                   "--http-port", str(free_port(18480)), "--db", str(tmp_path / "u.db")],
+        server = subprocess.Popen([str(BIN / "president"), "serve", "--db", str(tmp_path / "s.db"), "--port",
+                                   str(port), "--http-port", str(http_port), "--admin-token", ADMIN],
+                                  cwd=tmp_path, stdout=sink, stderr=subprocess.STDOUT)
+    try:
+        _wait_for(out, "web pages on", server)
+        yield f"127.0.0.1:{port}", http_port
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def serve(tmp_path: Path, args: Sequence[str], levels: Sequence[str],
+          while_playing: Callable[[str], None] | None = None, *, server: str = "") -> tuple[str, list[str]]:
+    """``president uecda serve ARGS`` (a free port; on the engine, or on `server`) with a bridge B client of each
+    level, connected in order; `while_playing` is given its output once the match has begun.  Its output and
+    the clients'."""
+    out = tmp_path / "serve.out"
+    on = ["--server", server, "--admin-token", ADMIN] if server else []
+    with out.open("wb") as sink:
+        bridge = subprocess.Popen([str(BIN / "president"), "uecda", "serve", *args, *on, "--listen", "127.0.0.1:0"],
                                   cwd=tmp_path, stdout=sink, stderr=subprocess.STDOUT)
     bots: list[subprocess.Popen[bytes]] = []
     try:
-        port = _wait_for(out, rf"waiting for {len(levels)} contest clients? on 127\.0\.0\.1:(\d+)", server).group(1)
+        port = _wait_for(out, rf"waiting for {len(levels)} contest clients? on 127\.0\.0\.1:(\d+)", bridge).group(1)
         for level in levels:
             bots.append(subprocess.Popen([str(BIN / "president-bot"), f"builtin:{level}", "--uecda",
                                           f"127.0.0.1:{port}"], cwd=tmp_path, stdout=subprocess.PIPE,
                                          stderr=subprocess.STDOUT))
             time.sleep(0.2)
         if while_playing is not None:
-            while_playing(_wait_for(out, r"watch it: \S+", server).string)
+            while_playing(_wait_for(out, r"watch it: .+|played here on the engine", bridge).string)
         outputs = [bot.communicate(timeout=240)[0].decode() for bot in bots]
-        assert server.wait(timeout=60) == 0, out.read_text()
+        assert bridge.wait(timeout=60) == 0, out.read_text()
     finally:
-        for proc in [server, *bots]:
+        for proc in [bridge, *bots]:
             if proc.poll() is None:
                 proc.kill()
     assert all(bot.returncode == 0 for bot in bots), outputs
@@ -72,16 +90,37 @@ def serve(tmp_path: Path, args: Sequence[str], levels: Sequence[str],
     return out.read_text(), outputs
 
 
-def test_serve_five_clients_a_page_and_a_log(tmp_path: Path) -> None:
-    def page_answers(text: str) -> None:
-        page = re.search(r"watch it: (http://localhost:\d+/matches/[0-9a-f]+)", text)
-        assert page is not None, text
-        with urllib.request.urlopen(page.group(1), timeout=10) as reply:
-            assert reply.status == 200
+def test_serve_five_clients_on_a_server_its_page_and_a_log(tmp_path: Path) -> None:
+    """With --server: the match is that server's, its live page answers while the clients play."""
+    with our_server(tmp_path) as (address, http_port):
+        def page_answers(text: str) -> None:
+            found = re.search(r"watch it: match ([0-9a-f]+) on ", text)
+            assert found is not None, text
+            with urllib.request.urlopen(f"http://localhost:{http_port}/matches/{found.group(1)}", timeout=10) as reply:
+                assert reply.status == 200
 
+        log = tmp_path / "game.log"
+        text, outputs = serve(tmp_path, ["--games", "3", "--log", str(log), "--seed", "4"],
+                              ("expert", "normal", "easy", "hard", "normal"), page_answers, server=address)
+    _check_points_and_log(text, outputs, log)
+
+
+def test_serve_five_clients_on_the_engine_a_log_and_a_replay(tmp_path: Path) -> None:
+    """Without --server: the match is played in the command's process; --replay writes its record, which
+    `president replay --records` renders."""
     log = tmp_path / "game.log"
-    text, outputs = serve(tmp_path, ["--games", "3", "--log", str(log), "--seed", "4"],
-                          ("expert", "normal", "easy", "hard", "normal"), page_answers)
+    text, outputs = serve(tmp_path, ["--games", "3", "--log", str(log), "--seed", "4", "--replay", "replays"],
+                          ("expert", "normal", "easy", "hard", "normal"))
+    assert "3 games, played here on the engine" in text
+    _check_points_and_log(text, outputs, log)
+    assert "HTML: president replay --records replays" in text
+    made = subprocess.run([str(BIN / "president"), "replay", "--records", "replays"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr
+    assert (tmp_path / "replays" / "match.html").stat().st_size > 0
+
+
+def _check_points_and_log(text: str, outputs: Sequence[str], log: Path) -> None:
     for output in outputs:
         assert re.search(r"^uecda: \w+ was player \d; 3 games; \d+ points", output, re.M), output
     points = [int(p) for p in re.findall(r"^player \d \w+: (\d+) points$", text, re.M)]
@@ -90,6 +129,42 @@ def test_serve_five_clients_a_page_and_a_log(tmp_path: Path) -> None:
     parsed = GameLog.parse(log.read_text())
     assert len(parsed.games) == 3 and list(parsed.games[-1].points) == points
     assert parsed.header["RULE_SEKIGAE_NUM"] == "5", "the contest's shipped configuration (issue 45)"
+    assert parsed.header["TOTAL_POINT"] == " ".join(map(str, points))
+
+
+def test_a_bridge_stopped_mid_match_leaves_every_finished_game_in_its_log(tmp_path: Path) -> None:
+    """Issue 45: the log is written as games end.  The bridge is killed (SIGKILL: nothing of its own runs at its
+    end) once three games are in its log; the log holds every game finished then, each replaying on the
+    engine, and `uecda compare` reads it."""
+    log = tmp_path / "game.log"
+    out = tmp_path / "serve.out"
+    with out.open("wb") as sink:
+        bridge = subprocess.Popen([str(BIN / "president"), "uecda", "serve", "--games", "1000", "--seed", "6",
+                                   "--log", str(log), "--listen", "127.0.0.1:0"], cwd=tmp_path, stdout=sink,
+                                  stderr=subprocess.STDOUT)
+    bots: list[subprocess.Popen[bytes]] = []
+    try:
+        port = _wait_for(out, r"waiting for 5 contest clients on 127\.0\.0\.1:(\d+)", bridge).group(1)
+        for _ in range(5):
+            bots.append(subprocess.Popen([str(BIN / "president-bot"), "builtin:easy", "--uecda", f"127.0.0.1:{port}"],
+                                         cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            time.sleep(0.2)
+        _wait_for(out, r"the game log grows in", bridge)
+        _wait_for(log, r"%00002%points%", bridge)
+        bridge.kill()
+        bridge.wait(timeout=30)
+    finally:
+        for proc in [bridge, *bots]:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(timeout=30)
+    parsed = GameLog.parse(log.read_text())
+    assert 3 <= len(parsed.games) < 1000 and "TOTAL_POINT" not in parsed.header
+    assert replay_log(parsed, Match(contest_rules(1000), seed=int(parsed.header["RANDOM_SEED"]))) == []
+    same = subprocess.run([str(BIN / "president"), "uecda", "compare", "game.log", "game.log"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert same.returncode == 0
+    assert same.stdout == f"president uecda: {len(parsed.games)} games, the same game lines\n"
 
 
 def test_serve_three_clients_and_two_builtin_seats(tmp_path: Path) -> None:
@@ -108,7 +183,7 @@ def test_a_log_as_scenario_and_two_logs_compared(tmp_path: Path) -> None:
     same deals and seats again (under another seed) give the same game lines; a changed line is named."""
     serve(tmp_path, ["--games", "4", "--seed", "8", "--log", "reference.log"], ("easy",) * 5)
     text, _ = serve(tmp_path, ["--scenario", "reference.log", "--log", "ours.log", "--seed", "9"], ("easy",) * 5)
-    assert "4 games; watch it" in text
+    assert "4 games, played here on the engine" in text
     same = subprocess.run([str(BIN / "president"), "uecda", "compare", "ours.log", "reference.log"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=60)
     assert same.returncode == 0 and same.stdout == "president uecda: 4 games, the same game lines\n"
@@ -161,6 +236,8 @@ def test_bad_arguments_are_one_line(tmp_path: Path) -> None:
                            (["--seat", "builtin:nobody"], "no built-in bot"),
                            (["--seat", "hard"], "builtin:LEVEL or account:NAME"),
                            (["--seat", "builtin:easy"] * 5, "--seat: at most 4"),
+                           (["--seat", "account:alice"], "an account's bot plays over a server's Session"),
+                           (["--replay", "r", "--server", "127.0.0.1:9"], "--replay is without --server"),
                            (["--scenario", "missing.log"], "missing.log: No such file"),
                            (["--scenario", "bad.log"], "bad.log: line 1: not %tag%key% value"),
                            (["--scenario", "twice.log"], "twice.log: not a deal of the contest's rules")):
@@ -171,8 +248,7 @@ def test_bad_arguments_are_one_line(tmp_path: Path) -> None:
     with socket.socket() as holder:
         holder.bind(("127.0.0.1", taken))
         holder.listen()
-        done = subprocess.run([str(BIN / "president"), "uecda", "serve", "--listen", f"127.0.0.1:{taken}",
-                               "--http-port", str(free_port(18500)), "--db", str(tmp_path / "u.db")],
+        done = subprocess.run([str(BIN / "president"), "uecda", "serve", "--listen", f"127.0.0.1:{taken}"],
                               cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "cannot listen on" in done.stderr and "Traceback" not in done.stderr
 
@@ -257,30 +333,17 @@ def test_a_scenario_longer_than_a_servers_limit_is_refused_before_anyone_waits(t
     assert "start that server with a larger --max-message-bytes" in done.stderr and done.stderr.count("\n") == 1
 
 
-def test_the_bridges_own_server_takes_a_1000_game_scenario(tmp_path: Path) -> None:
-    """Without --server, the server started by `uecda serve` takes the match request of a 1,000-game scenario
-    (created over real gRPC, names of the longest kind); a server of default limits refuses the same request,
-    which is what the refusal before seating predicts."""
+def test_without_a_server_a_1000_game_scenario_is_taken(tmp_path: Path) -> None:
+    """Issue 45: the match on the engine has no message limit: a 1,000-game scenario (over a server's default
+    64 KiB as a request) is checked, and the bridge waits for its clients."""
     scenario = scenario_of(GameLog.parse(thousand_games(tmp_path).read_text()))
-    rules = contest_rules(len(scenario))
-    needed = request_bytes(rules, deals=scenario)
-    assert needed > Limits().max_receive_bytes and len(scenario) == 1000
-
-    async def create(limits: Limits) -> grpc.StatusCode | None:
-        server = await start(ServerConfig(db=str(tmp_path / f"{limits.max_receive_bytes}.db"), admin_token="t",
-                                          port=0, limits=limits))
-        try:
-            async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
-                stub = pb_grpc.PresidentServiceStub(channel)
-                names = ["\N{GRINNING FACE}" * MAX_NAME] * 5
-                try:
-                    await stub.CreateMatch(match_request(names, rules, deals=scenario, seed=2**63 - 1),
-                                           metadata=(("authorization", "Bearer t"),), timeout=30)
-                except grpc.aio.AioRpcError as exc:
-                    return exc.code()
-                return None
-        finally:
-            await server.stop(0.5)
-
-    assert asyncio.run(create(Limits())) is grpc.StatusCode.RESOURCE_EXHAUSTED
-    assert asyncio.run(create(limits_for(needed))) is None
+    assert request_bytes(contest_rules(1000), deals=scenario) > Limits().max_receive_bytes
+    out = tmp_path / "serve.out"
+    with out.open("wb") as sink:
+        bridge = subprocess.Popen([str(BIN / "president"), "uecda", "serve", "--scenario", "thousand.log",
+                                   "--listen", "127.0.0.1:0"], cwd=tmp_path, stdout=sink, stderr=subprocess.STDOUT)
+    try:
+        _wait_for(out, r"waiting for 5 contest clients", bridge)
+    finally:
+        bridge.kill()
+        bridge.wait(timeout=30)

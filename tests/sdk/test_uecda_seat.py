@@ -71,3 +71,19 @@ def test_president_bot_names_a_missing_client_program_in_one_line() -> None:
     assert run.returncode == 2
     assert run.stderr.strip().splitlines() == ["president-bot: uecda: no program 'no-such-client' (a path, or a"
                                                " command on PATH)"]
+
+
+def test_every_seat_shows_a_play_as_its_client_wrote_it() -> None:
+    """UECDA 3.2c: the table-after-move shows the play as written, to all five players (a lone joker written at
+    [1][0] stayed [1][0] only for the first seat to show it; the others showed [0][14])."""
+    from president_engine import JOKER, CardSet, Play, Suit
+    from president_sdk.uecda_seat import WRITTEN_KEPT, Journal, Submission
+    from president_sdk.uecda_table import CardCells, JokerCell, encode_cards
+
+    journal = Journal()
+    written = CardCells(joker=JokerCell(Suit.HEARTS, 0))
+    journal.add(7, Submission(1, 2, encode_cards(written), written, True))
+    lone = Play(CardSet([JOKER]))
+    assert [journal.cells(7, lone) for _ in range(5)] == [written] * 5
+    journal.add(7 + WRITTEN_KEPT, Submission(1, 3, encode_cards(written), written, True))
+    assert journal.cells(7, lone) != written, "kept for a few moves, not for the match"

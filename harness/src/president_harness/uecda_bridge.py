@@ -1,5 +1,7 @@
 """Bridge A: five UECda contest clients play a match on a server of ours (shared/UECDA.md sections 1-3).
 
+(`uecda_engine.py` plays the same seats on the engine in this process instead, without a server.)
+
 The bridge listens where a contest server would (127.0.0.1:42485), takes five clients in accept order (their
 player numbers), or fewer with the other seats given to built-in levels or the server's accounts, and
 creates a `daifugo` match on our server.  Each client's seat is played by a `ContestSeat`
@@ -159,6 +161,11 @@ def seat_name(name: str, number: int) -> str:
     return shown or f"contest-{number}"
 
 
+def contest_names(seated: Sequence[tuple[Arrival, str]], others: Sequence[OtherSeat] = ()) -> tuple[str, ...]:
+    """The five players' names: the seated clients' (`seat_name`), then the other seats'."""
+    return (*(seat_name(name, number) for number, (_, name) in enumerate(seated)), *(other.name for other in others))
+
+
 def match_request(names: Sequence[str], rules: Rules, *, others: Sequence[OtherSeat] = (),
                   deals: Sequence[ScenarioDeal] = (), seed: int | None = None) -> pb.CreateMatchRequest:
     """The CreateMatch request of a contest match: the clients' names first, then `others`; `deals` the first
@@ -190,8 +197,7 @@ async def play_match(seated: list[tuple[Arrival, str]], server: str, admin_token
     if len(seated) + len(others) != PLAYERS:
         raise ValueError(f"{len(seated)} contest clients and {len(others)} other seats: the contest has {PLAYERS}")
     loop = asyncio.get_running_loop()
-    names = (*(seat_name(name, number) for number, (_, name) in enumerate(seated)),
-             *(other.name for other in others))
+    names = contest_names(seated, others)
     admin = (("authorization", f"Bearer {admin_token}"),)
     async with grpc.aio.insecure_channel(server) as channel:
         stub = pb_grpc.PresidentServiceStub(channel)

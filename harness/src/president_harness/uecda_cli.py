@@ -1,15 +1,21 @@
-"""``president uecda serve``: UECda contest clients play a match on our server (bridge A, uecda_bridge.py).
+"""``president uecda serve``: UECda contest clients play a match (bridge A: uecda_engine.py, uecda_bridge.py).
 
-    president uecda serve --games 100                 a server of our own, its web pages, and the bridge
+    president uecda serve --games 100                 the match played here, on the engine, as a contest server does
     president uecda serve --seat builtin:expert       four contest clients and our expert
-    president uecda serve --server HOST:PORT --admin-token T --seat account:NAME   an account's bot too
+    president uecda serve --server HOST:PORT --admin-token T --seat account:NAME   on a server: an account's bot too
     president uecda serve --scenario LOG              the seats and deals of a game log's games again
     president uecda compare LOG OTHER                 the game lines of two logs that differ
 
 It listens on 127.0.0.1:42485 (``--listen``) as a contest server does, takes five clients in accept order
 (fewer with ``--seat``: the given seats are the players after them), plays the `daifugo` preset's match with
-them (watch it at the printed address), writes the contest's game log (``--log``) and prints each player's
-points.
+them, writes the contest's game log (``--log``), and prints each player's points.
+
+Without ``--server`` the match is played in this process on the engine, as the reference server plays its own:
+the fastest way, a match of any length, each game's log lines written as the game ends; ``--replay DIR`` writes
+its record for ``president replay --records DIR``.  With ``--server HOST:PORT`` the match is created on that
+server of ours and each client plays its seat there: the server's live page and replay, its accounts' bots as
+players (``--seat account:NAME``), every move on its disk; about a second a game, and the log is written when
+the match ends.
 """
 
 from __future__ import annotations
@@ -30,21 +36,18 @@ from president_service.limits import Limits
 from president_service.serve_cli import port_number
 
 from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_metadata, admin_token
-from president_harness.child_server import free_port
 from president_harness.rpc_errors import describe_rpc_error
 
 if TYPE_CHECKING:
-    from president_engine import Rules
+    from president_engine import Match, Rules
 
-    from president_harness.uecda_bridge import OtherSeat
+    from president_harness.uecda_bridge import Arrival, BridgeResult, OtherSeat
     from president_harness.uecda_log import GameLog, ScenarioDeal
 
 # The bridge, the logs, the engine and the server are imported by the commands that use them: the ``president``
 # command builds this parser for every subcommand.
 
 DEFAULT_GAMES = 100
-REQUEST_MARGIN = 4096
-"""Bytes beyond the match request's own that the server started here takes (gRPC's framing, metadata)."""
 
 
 def listen_address(text: str) -> tuple[str, int]:
@@ -90,15 +93,16 @@ def add_uecda_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     serve.add_argument("--seed", type=int, default=None, help="the shuffle's seed (default: drawn)")
     serve.add_argument("--log", type=Path, default=None,
                        help="the game log to write (default uecda-YYYYmmddHHMMSS.log)")
-    serve.add_argument("--server", help="HOST:PORT of a running server (default: start one here)")
+    serve.add_argument("--server", help="HOST:PORT of a running server of ours to play the match on, with its web"
+                       " pages and accounts (default: the engine, in this process)")
     serve.add_argument("--admin-token", help=f"with --server: its admin token (or set {ADMIN_TOKEN_ENV})")
     serve.add_argument("--max-message-bytes", type=int, default=Limits().max_receive_bytes,
                        help="with --server: the largest message it takes (default %(default)s, a server's default;"
                             " `president serve --max-message-bytes`): a longer scenario is refused before any"
-                            " client waits. The server started here takes what the scenario needs")
-    serve.add_argument("--db", default="run/president-uecda.db", help="without --server: its SQLite file")
-    serve.add_argument("--http-port", type=port_number, default=8080,
-                       help="without --server: port of its web pages (default 8080; a free one if taken)")
+                            " client waits. Without --server a scenario may be of any length")
+    serve.add_argument("--replay", type=Path, default=None, metavar="DIR",
+                       help="without --server: write the match's record to DIR, for `president replay --records"
+                            " DIR` (an HTML replay, every hand face up)")
     serve.set_defaults(handler=uecda_command)
     compare = actions.add_parser("compare", help="the game lines of two game logs that differ",
                                  description="Print each game line (section 7's seven a game) that differs between"
@@ -152,22 +156,25 @@ def compare_command(args: argparse.Namespace) -> int:
     return 1 if differences else 0
 
 
-def limits_for(needed: int) -> Limits:
-    """The limits of the server started here: the defaults, with room for a match request of `needed` bytes."""
-    return Limits(max_receive_bytes=max(Limits().max_receive_bytes, needed + REQUEST_MARGIN))
-
-
 def uecda_command(args: argparse.Namespace) -> int:
-    from president_engine import DealError, Match, RulesError
+    from president_engine import DealError, RulesError
     from president_engine.narrate import counted
     from president_sdk.uecda_table import PLAYERS
 
     from president_harness.uecda_bridge import contest_rules, request_bytes
-    from president_harness.uecda_log import LogError
+    from president_harness.uecda_log import LogError, scenario_match
 
     if len(args.seat) >= PLAYERS:
         print(f"president uecda: --seat: at most {PLAYERS - 1} (the contest is of {PLAYERS} players, at least one"
               " a contest client)", file=sys.stderr)
+        return 2
+    if not args.server and any(seat.account for seat in args.seat):
+        print("president uecda: --seat account:NAME: an account's bot plays over a server's Session; give --server",
+              file=sys.stderr)
+        return 2
+    if args.server and args.replay is not None:
+        print("president uecda: --replay is without --server (a server keeps its own replays: president replay"
+              " MATCH_ID --server HOST:PORT)", file=sys.stderr)
         return 2
     try:
         scenario = () if args.scenario is None else _scenario(args.scenario)
@@ -175,16 +182,17 @@ def uecda_command(args: argparse.Namespace) -> int:
         rules = (contest_rules(games) if args.reseat_every is None
                  else contest_rules(games, reseat_every=args.reseat_every))
         scenario = scenario[:games]
-        if scenario:  # checked before any client waits: the server would refuse them as well
-            Match(rules, hands=[deal.hands for deal in scenario], seats=[deal.seats for deal in scenario],
-                  pass_orders=[deal.pass_order or None for deal in scenario])
-        needed = request_bytes(rules, others=args.seat, deals=scenario)
-        if args.server and needed > args.max_message_bytes:
-            print(f"president uecda: the match's request with {counted(len(scenario), 'scenario game')} takes up to"
-                  f" {needed} bytes, more than the {args.max_message_bytes} that --server takes"
-                  " (--max-message-bytes): start that server with a larger --max-message-bytes, or play fewer"
-                  " games (--games)", file=sys.stderr)
-            return 2
+        match: Match | None = None
+        if scenario or not args.server:  # checked before any client waits
+            match = scenario_match(rules, scenario, args.seed if args.seed is not None else secrets.randbits(32))
+        if args.server:
+            needed = request_bytes(rules, others=args.seat, deals=scenario)
+            if needed > args.max_message_bytes:
+                print(f"president uecda: the match's request with {counted(len(scenario), 'scenario game')} takes up"
+                      f" to {needed} bytes, more than the {args.max_message_bytes} that --server takes"
+                      " (--max-message-bytes): start that server with a larger --max-message-bytes, play fewer"
+                      " games (--games), or play without --server", file=sys.stderr)
+                return 2
     except DealError as exc:
         print(f"president uecda: {args.scenario}: not a deal of the contest's rules: {exc}", file=sys.stderr)
         return 2
@@ -192,45 +200,28 @@ def uecda_command(args: argparse.Namespace) -> int:
         print(f"president uecda: {exc}", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="president uecda: %(message)s")
-    for chatty in ("president.runner", "president_service"):  # the seats' and our server's own start lines
+    for chatty in ("president.runner", "president_service"):  # the seats' own start lines
         logging.getLogger(chatty).setLevel(logging.WARNING)
     try:
-        return asyncio.run(_serve(args, rules, scenario, needed))
+        return asyncio.run(_serve(args, rules, scenario, None if args.server else match))
     except KeyboardInterrupt:
         print("president uecda: interrupted", file=sys.stderr)
         return 130
 
 
-async def _serve(args: argparse.Namespace, rules: Rules, scenario: Sequence[ScenarioDeal], needed: int) -> int:
-    """The match on `args.server`, or on a server started here that takes a request of `needed` bytes."""
+async def _serve(args: argparse.Namespace, rules: Rules, scenario: Sequence[ScenarioDeal], match: Match | None
+                 ) -> int:
+    """The match on `args.server`, or `match` played here on the engine."""
     from president_engine.narrate import counted
     from president_sdk.uecda_table import PLAYERS
-    from president_service.grpc_server import ServerConfig, StartError, start
 
-    from president_harness.uecda_bridge import DEFAULT_LISTEN, Listener, play_match
-    from president_harness.uecda_log import log_of
+    from president_harness.uecda_bridge import DEFAULT_LISTEN, Listener, contest_names
 
-    seed = args.seed if args.seed is not None else secrets.randbits(32)
     log_path: Path = args.log or Path(time.strftime("uecda-%Y%m%d%H%M%S.log"))
+    if args.server and admin_metadata(args.admin_token, "uecda") is None:  # says how to give one
+        return 2
+    host, port = args.listen or DEFAULT_LISTEN
     async with contextlib.AsyncExitStack() as stack:
-        if args.server:
-            if admin_metadata(args.admin_token, "uecda") is None:  # says how to give one
-                return 2
-            address, token, web = args.server, admin_token(args.admin_token), ""
-        else:
-            token = secrets.token_hex(16)
-            http_port = free_port(args.http_port)
-            try:
-                server = await start(ServerConfig(db=args.db, admin_token=token, port=0, http_port=http_port,
-                                                  limits=limits_for(needed)))
-            except StartError as exc:
-                print(f"president uecda: {exc}", file=sys.stderr)
-                return 2
-            stack.push_async_callback(server.stop, 1.0)
-            address, web = f"127.0.0.1:{server.port}", f"http://localhost:{server.http_port}"
-            print(f"president uecda: the match is played on a server of ours ({address}, database {args.db});"
-                  f" its web pages: {web}/", flush=True)
-        host, port = args.listen or DEFAULT_LISTEN
         try:
             listener = await stack.enter_async_context(Listener(host, port))
         except OSError as exc:
@@ -241,22 +232,82 @@ async def _serve(args: argparse.Namespace, rules: Rules, scenario: Sequence[Scen
               flush=True)
         seated = await listener.seat_clients(clients)
         started = time.time()
-        created: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-
-        def announce(done: asyncio.Future[str]) -> None:
-            shown = f"{web}/matches/{done.result()}" if web else f"match {done.result()} on {address}"
-            print(f"president uecda: {counted(rules.deals or 0, 'game')}; watch it: {shown}", flush=True)
-
-        created.add_done_callback(announce)
-        try:
-            result = await play_match(seated, address, token, rules, others=args.seat,
-                                      deals=scenario, seed=seed,
-                                      created=created)
-        except grpc.RpcError as exc:
-            print(f"president uecda: {describe_rpc_error(exc, address)}", file=sys.stderr)
-            return 1
-        log_path.write_text(log_of(result, port=listener.port, started=started).text())
+        names = contest_names(seated, args.seat)
+        if match is None:
+            seed = args.seed if args.seed is not None else secrets.randbits(32)
+            result = await _on_server(args, rules, scenario, seated, seed)
+            if result is None:
+                return 1
+            log_path.write_text(log_of_result(result, listener.port, started))
+        else:
+            result = await _on_engine(args, match, seated, log_path, names, listener.port, started)
         for number, (name, points) in enumerate(zip(result.names, result.totals, strict=True)):
             print(f"player {number} {name}: {counted(points, 'point')}")
         print(f"president uecda: game log in {log_path}", flush=True)
     return 0
+
+
+def log_of_result(result: BridgeResult, port: int, started: float) -> str:
+    from president_harness.uecda_log import log_of
+
+    return log_of(result, port=port, started=started).text()
+
+
+async def _on_engine(args: argparse.Namespace, match: Match, seated: list[tuple[Arrival, str]], log_path: Path,
+                     names: Sequence[str], port: int, started: float) -> BridgeResult:
+    """The match played here; the log written as each game ends, the record to --replay's folder at the end."""
+    from president_engine import MatchRecord
+    from president_engine.narrate import counted
+
+    from president_harness.uecda_engine import play_on_engine
+    from president_harness.uecda_log import LogWriter, reference_header
+
+    print(f"president uecda: {counted(match.rules.deals or 0, 'game')}, played here on the engine; the game log"
+          f" grows in {log_path} as games end", flush=True)
+    with log_path.open("w", encoding="utf-8") as file:
+        log = LogWriter(file, reference_header(names, match.rules, match.seed, port, started))
+        result = await play_on_engine(seated, match, others=args.seat, on_game=log.game)
+        log.end(result.totals)
+    if args.replay is not None:
+        _write_record(args.replay, MatchRecord.from_match(match).dumps(), result.names)
+    return result
+
+
+def _write_record(folder: Path, record: str, names: Sequence[str]) -> None:
+    """The match's record and the index `president replay --records` reads (as ``president-bot --replay``)."""
+    import json
+
+    from president_sdk.bot_cli import REPLAY_INDEX, REPLAY_INDEX_FORMAT
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "match.json").write_text(record + "\n", encoding="utf-8")
+        index = {"format": REPLAY_INDEX_FORMAT, "matches": [{"record": "match.json", "names": list(names)}]}
+        (folder / REPLAY_INDEX).write_text(json.dumps(index, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        print(f"president uecda: --replay: cannot write {folder}: {exc.strerror or exc}", file=sys.stderr)
+        return
+    print(f"president uecda: the match's record in {folder}; HTML: president replay --records {folder}", flush=True)
+
+
+async def _on_server(args: argparse.Namespace, rules: Rules, scenario: Sequence[ScenarioDeal],
+                     seated: list[tuple[Arrival, str]], seed: int) -> BridgeResult | None:
+    """The match created on --server and played there; None (with a line) when the server refuses."""
+    from president_engine.narrate import counted
+
+    from president_harness.uecda_bridge import play_match
+
+    address, token = args.server, admin_token(args.admin_token)
+    created: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+    def announce(done: asyncio.Future[str]) -> None:
+        print(f"president uecda: {counted(rules.deals or 0, 'game')}; watch it: match {done.result()} on {address}",
+              flush=True)
+
+    created.add_done_callback(announce)
+    try:
+        return await play_match(seated, address, token, rules, others=args.seat,
+                                deals=scenario, seed=seed, created=created)
+    except grpc.RpcError as exc:
+        print(f"president uecda: {describe_rpc_error(exc, address)}", file=sys.stderr)
+        return None

@@ -21,10 +21,10 @@ import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TextIO
 
 from president_engine import PASS, Action, CardSet, GiveBack, Match, Phase, Play, Rules
-from president_engine.events import CardsGiven, DealEnded, DealStarted, HandDealt
+from president_engine.events import CardsGiven, DealEnded, DealStarted, Event, HandDealt, Passed, Played
 from president_sdk.uecda_plays import CONTEST_RANK, action_of_cells, cells_of_play
 from president_sdk.uecda_seat import Submission
 from president_sdk.uecda_table import (
@@ -245,49 +245,100 @@ def reference_header(names: Sequence[str], rules: Rules, seed: int, port: int, s
             "GAME_PORT": str(port), "RANDOM_SEED": str(seed)}
 
 
-def log_of(result: BridgeResult, *, port: int = 42485, started: float | None = None) -> GameLog:
-    """The log of a bridged match, from the server's record and the submissions as the clients wrote them.
+class GameRecorder:
+    """Each game of a match as section 7 logs it, from the match's events as they come (a game is done at its
+    DealEnded) and the contest clients' submissions as they wrote them (each given before its move's events).
 
     A contest client's move is its submission as written (a refused one included); the move of a seat that
     is not a contest client (a built-in level, an account's bot) is its action as a client would write it.
     """
-    match = result.record.replay()
-    rules = result.record.rules
-    started = time.time() if started is None else started
-    header = reference_header(result.names, rules, result.record.seed, port, started)
-    submitted: dict[tuple[int, int], deque[Submission]] = {}
-    for submission in result.submissions:
-        submitted.setdefault((submission.deal, submission.player), deque()).append(submission)
-    games: list[LoggedGame] = []
-    ranks, seats = "", tuple(range(5))
-    hands: list[CardCells] = [CardCells()] * 5
-    changes: list[tuple[int, int, Grid]] = []
-    for event in match.events:
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self._submitted: dict[tuple[int, int], deque[Submission]] = {}
+        self._deal = 0
+        self._ranks, self._seats = "", tuple(range(5))
+        self._hands: list[CardCells] = [CardCells()] * 5
+        self._changes: list[tuple[int, int, Grid]] = []
+        self._plays: list[tuple[int, Grid]] = []
+
+    def submitted(self, submission: Submission) -> None:
+        self._submitted.setdefault((submission.deal, submission.player), deque()).append(submission)
+
+    def event(self, event: Event) -> LoggedGame | None:
+        """Take the match's next event (every one, as an admin sees them): the game it ends, if it ends one."""
         if isinstance(event, DealStarted):
-            fresh = match.rules.fresh_deal(event.deal)
-            ranks = "22222" if fresh else "".join(str(CONTEST_RANK[role]) for role in event.roles)
-            seats, hands, changes = event.seats, [CardCells()] * 5, []
+            fresh = self.rules.fresh_deal(event.deal)
+            self._deal = event.deal
+            self._ranks = "22222" if fresh else "".join(str(CONTEST_RANK[role]) for role in event.roles)
+            self._seats, self._hands, self._changes, self._plays = event.seats, [CardCells()] * 5, [], []
         elif isinstance(event, HandDealt):
-            hands[event.player] = CardCells.hand(event.cards)
+            self._hands[event.player] = CardCells.hand(event.cards)
         elif isinstance(event, CardsGiven) and event.cards is not None:
-            changes.append((event.giver, event.receiver, _grid(CardCells.hand(event.cards))))
+            self._changes.append((event.giver, event.receiver, _grid(CardCells.hand(event.cards))))
+        elif isinstance(event, Played):
+            self._plays.append((event.player, self._move_grid(event.player, event.play)))
+        elif isinstance(event, Passed) and not event.skipped:
+            self._plays.append((event.player, self._move_grid(event.player, PASS)))
         elif isinstance(event, DealEnded):
-            plays = tuple((player, _move_grid(action, submitted.get((event.deal, player))))
-                          for player, action in result.record.deals[event.deal - 1].actions
-                          if action is PASS or isinstance(action, Play))
-            games.append(LoggedGame(ranks, seats, tuple(_grid(h) for h in hands), tuple(changes), plays,
-                                    event.places, event.totals))
-    header.update({"TIME_END": time.strftime("%Y/%m/%d %H:%M:%S"),
-                   "TOTAL_POINT": " ".join(map(str, games[-1].points if games else (0,) * 5))})
+            return LoggedGame(self._ranks, self._seats, tuple(_grid(h) for h in self._hands), tuple(self._changes),
+                              tuple(self._plays), event.places, event.totals)
+        return None
+
+    def _move_grid(self, player: int, action: Action) -> Grid:
+        """A move as the log has it: the client's next submission as written, or the action of a seat without one."""
+        submissions = self._submitted.get((self._deal, player))
+        if submissions:
+            table = submissions.popleft().table
+            return _grid(CardCells()) if table is None else unpack(table)
+        return _grid(cells_of_play(action) if isinstance(action, Play) else CardCells())
+
+
+def trailer(totals: Sequence[int]) -> dict[str, str]:
+    """The header lines after the last game: the end time and the totals."""
+    return {"TIME_END": time.strftime("%Y/%m/%d %H:%M:%S"), "TOTAL_POINT": " ".join(map(str, totals))}
+
+
+def log_of(result: BridgeResult, *, port: int = 42485, started: float | None = None) -> GameLog:
+    """The log of a bridged match, from the server's record and the submissions as the clients wrote them."""
+    match = result.record.replay()
+    started = time.time() if started is None else started
+    header = reference_header(result.names, result.record.rules, result.record.seed, port, started)
+    recorder = GameRecorder(match.rules)
+    for submission in result.submissions:
+        recorder.submitted(submission)
+    games = [game for game in map(recorder.event, match.events) if game is not None]
+    header.update(trailer(games[-1].points if games else (0,) * 5))
     return GameLog(header, tuple(games))
 
 
-def _move_grid(action: Action, submissions: deque[Submission] | None) -> Grid:
-    """A move as the log has it: the client's next submission as written, or the action of a seat without one."""
-    if submissions:
-        table = submissions.popleft().table
-        return _grid(CardCells()) if table is None else unpack(table)
-    return _grid(cells_of_play(action) if isinstance(action, Play) else CardCells())
+class LogWriter:
+    """A game log written as the match goes: the header at once, each game's seven lines as it ends, the two end
+    lines last, each flushed as written, so that a match stopped half way leaves every finished game readable."""
+
+    def __init__(self, file: TextIO, header: dict[str, str]) -> None:
+        self.file = file
+        self.games = 0
+        self._write([f"%{HEADER}%{key}% {value}" for key, value in header.items() if key not in TRAILER])
+
+    def game(self, game: LoggedGame) -> None:
+        self._write(game_lines(self.games, game))
+        self.games += 1
+
+    def end(self, totals: Sequence[int]) -> None:
+        self._write([f"%{HEADER}%{key}% {value}" for key, value in trailer(totals).items()])
+
+    def _write(self, lines: list[str]) -> None:
+        self.file.write("".join(line + "\n" for line in lines))
+        self.file.flush()
+
+
+def scenario_match(rules: Rules, scenario: Sequence[ScenarioDeal], seed: int = 0) -> Match:
+    """The match whose first games are the scenario's deals (DealError for one the rules cannot deal)."""
+    if not scenario:
+        return Match(rules, seed=seed)
+    return Match(rules, seed=seed, hands=[deal.hands for deal in scenario], seats=[deal.seats for deal in scenario],
+                 pass_orders=[deal.pass_order or None for deal in scenario])
 
 
 def replay_log(log: GameLog, match: Match) -> list[str]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import dataclasses
 import logging
 import shlex
 import shutil
@@ -27,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from president_engine import PASS, Action, CardSet, GiveBack, Observation, Play, Role, Rules
+from president_engine import PASS, Action, CardSet, GiveBack, Observation, Phase, Play, Role, Rules
 from president_engine.events import (
     CardsGiven,
     DealEnded,
@@ -78,6 +77,8 @@ MAX_UNREAD: Final = 1 << 20
 """Bytes written to a client and not yet taken by it, beyond which it is dropped (a match's tables to a
 client that reads nothing; a playing client is never more than one move behind)."""
 GIVE_BACK_COUNT: Final[dict[Role, int]] = {Role.PRESIDENT: 2, Role.VICE_PRESIDENT: 1}
+WRITTEN_KEPT: Final = 64
+"""Moves for which a play's written cells are kept (every seat shows a move before the next few are made)."""
 
 @dataclass(frozen=True, slots=True)
 class Submission:
@@ -101,16 +102,46 @@ class Journal:
     """The cells of each accepted play, by its number among the match's moves: the table-after-move shows a
     play exactly as its client wrote it (a lone joker anywhere in rows 0-3)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
+    _trick: tuple[int, tuple[int, int]] = (-1, (0, 0))
+    """The last trick state worked out: the move it follows, and the suit lock and 11-back."""
+    _after: tuple[int, bytes] = (-1, b"")
+    """The last table-after-move encoded, and its move."""
 
     def add(self, move: int, submission: Submission) -> None:
         with self.lock:
             self.submissions.append(submission)
             if submission.accepted and submission.cells is not None:
                 self.written[move] = submission.cells
+                for old in [kept for kept in self.written if kept <= move - WRITTEN_KEPT]:
+                    del self.written[old]
+
+    def trick_state(self, move: int, rules: Rules, trick: Sequence[Play]) -> tuple[int, int]:
+        """The suit lock and 11-back of `trick`, as it stands after move `move`: worked out once for every seat."""
+        with self.lock:
+            if self._trick[0] == move:
+                return self._trick[1]
+        state = trick_state(tables_for(rules), trick)
+        with self.lock:
+            self._trick = (move, state)
+        return state
+
+    def after_move(self, move: int, cells: CardCells, status: Status, revolution: bool) -> bytes:
+        """The table-after-move of move `move` (the same for every player): the cards on the table and `status`
+        with what the move's events settled, whether the table is empty and the revolution; encoded once."""
+        with self.lock:
+            if self._after[0] == move:
+                return self._after[1]
+        table = encode(Table(cells, Status(
+            status.exchange, status.give_back, status.your_turn, status.player, not len(cells), status.eleven_back,
+            revolution, status.suit_lock, status.card_counts, status.ranks, status.seats)))
+        with self.lock:
+            self._after = (move, table)
+        return table
 
     def cells(self, move: int, play: Play) -> CardCells:
+        """Move `move`'s play as its client wrote it, for every seat that shows it (else as a client writes it)."""
         with self.lock:
-            found = self.written.pop(move, None)
+            found = self.written.get(move)
         return found if found is not None else cells_of_play(play)
 
 
@@ -129,6 +160,10 @@ class ContestLine:
 
     def send_table(self, table: Table) -> None:
         self._send(encode(table))
+
+    def send_bytes(self, table: bytes) -> None:
+        """A table already encoded."""
+        self._send(table)
 
     def send_int(self, value: int) -> None:
         self._send(pack_int(value))
@@ -167,6 +202,30 @@ class ContestLine:
         self.loop.call_soon_threadsafe(self.writer.close)
 
 
+class LoopLine(ContestLine):
+    """A contest client's connection used on its loop's own thread (bridge A's match on the engine): each write
+    goes out at once, and the seat's driver awaits the client's answer (`receive`) instead of blocking."""
+
+    def _send(self, data: bytes) -> None:
+        self._write(data)
+
+    def read_table(self) -> bytes | None:
+        raise RuntimeError("a LoopLine is read on its loop: await receive()")
+
+    async def receive(self) -> bytes | None:
+        """The client's next table, or None once it has gone."""
+        if self.gone:
+            return None
+        try:
+            return await read_table(self.reader)
+        except (ConnectionError, OSError) as exc:
+            self._leave(str(exc))
+            return None
+
+    def close(self) -> None:
+        self.writer.close()
+
+
 class ContestSeat(Bot):
     """The seat of one contest client: what the seat sees becomes the client's tables, its tables our actions.
 
@@ -186,6 +245,9 @@ class ContestSeat(Bot):
         self._flag_due = False
         self._mine = False
         """The move being reported is this seat's own: its hand table went out when it was asked."""
+        self._cells_of: CardSet | None = None
+        self._cells = CardCells()
+        """The cells of the hand `_cells_of`."""
 
     @property
     def name(self) -> str:
@@ -201,6 +263,8 @@ class ContestSeat(Bot):
         self.table: Play | None = None
         self.shown = CardCells()
         self.trick: list[Play] = []
+        self._trick_state: tuple[int, int] | None = None
+        """The suit lock and 11-back of `trick`, worked out once for the tables of one move (None: not yet)."""
         self.revolution = False
 
     # ------------------------------------------------------------------ what the seat sees
@@ -230,7 +294,7 @@ class ContestSeat(Bot):
         elif isinstance(event, RevolutionHappened):
             self.revolution = event.reversed
         elif isinstance(event, TrickWon):
-            self.table, self.trick = None, []
+            self.table, self.trick, self._trick_state = None, [], None
         elif isinstance(event, DealEnded):
             self._flush(MATCH_OVER if self.rules is not None and event.deal == self.rules.deals else GAME_OVER)
         elif isinstance(event, MatchEnded):
@@ -249,6 +313,7 @@ class ContestSeat(Bot):
                 self.hand = self.hand - event.play.cards
             self.table = event.play
             self.trick.append(event.play)
+            self._trick_state = None
             self.shown = self.journal.cells(self._moves, event.play)
         self._after = (self.shown, self._status(mover, your_turn=False))
         self._flag_due = True
@@ -258,8 +323,7 @@ class ContestSeat(Bot):
         if self._after is not None:
             cells, status = self._after
             self._after = None
-            status = dataclasses.replace(status, table_empty=not len(cells), revolution=self.revolution)
-            self.client.send_table(Table(cells, status))
+            self.client.send_bytes(self.journal.after_move(self._moves, cells, status, self.revolution))
         if self._flag_due:
             self._flag_due = False
             self.client.send_int(flag)
@@ -267,13 +331,17 @@ class ContestSeat(Bot):
             self.shown = CardCells()
 
     def _hand_cells(self) -> CardCells:
-        return CardCells.hand(self.hand)
+        if self._cells_of is not self.hand:  # the same hand from move to move, until this seat plays
+            self._cells_of, self._cells = self.hand, CardCells.hand(self.hand)
+        return self._cells
 
     def _status(self, player: int, *, your_turn: bool, exchange: bool = False, give_back: int = 0) -> Status:
         rules = self.rules
         lock = back = 0
         if rules is not None and self.trick:
-            lock, back = trick_state(tables_for(rules), self.trick)
+            if self._trick_state is None:
+                self._trick_state = self.journal.trick_state(self._moves, rules, self.trick)
+            lock, back = self._trick_state
         return Status(exchange=exchange, give_back=give_back, your_turn=your_turn, player=player,
                       table_empty=self.table is None, eleven_back=bool(back), revolution=self.revolution,
                       suit_lock=bool(lock), card_counts=tuple(self.dealt_sizes if exchange else self.sizes),
@@ -285,11 +353,27 @@ class ContestSeat(Bot):
 
     # ------------------------------------------------------------------ what the client answers
 
+    def decide_with(self, obs: Observation, submitted: bytes | None) -> Action:
+        """The action of the client's answer `submitted` to `ask(obs)` (None: the client has gone)."""
+        if obs.phase is Phase.GIVE_BACK:
+            return self._given_back(obs, submitted)
+        return self._played(obs, submitted)
+
+    def ask(self, obs: Observation) -> None:
+        """Send the client what it answers for `obs`: the deal table of a give-back, or the hand table of its turn."""
+        if obs.phase is Phase.GIVE_BACK:
+            self.hand = obs.hand
+            self._send_deal_table(obs.owed)
+        else:
+            self._flush(GAME_ON)
+            self.client.send_table(Table(self._hand_cells(), self._status(self.player, your_turn=True)))
+
     def give_back(self, obs: Observation) -> Action:
         """The client's give-back; an invalid one is the strongest cards held (UECDA 3.4)."""
-        self.hand = obs.hand
-        self._send_deal_table(obs.owed)
-        submitted = self.client.read_table()
+        self.ask(obs)
+        return self._given_back(obs, self.client.read_table())
+
+    def _given_back(self, obs: Observation, submitted: bytes | None) -> Action:
         cards = _cards(submitted)
         for action in obs.legal_actions:
             if isinstance(action, GiveBack) and cards is not None and action.cards == cards:
@@ -300,9 +384,11 @@ class ContestSeat(Bot):
         return next(a for a in obs.legal_actions if isinstance(a, GiveBack) and a.cards == CardSet(best))
 
     def play(self, obs: Observation) -> Action:
-        self._flush(GAME_ON)
-        self.client.send_table(Table(self._hand_cells(), self._status(self.player, your_turn=True)))
-        submitted = self.client.read_table()
+        self.ask(obs)
+        return self._played(obs, self.client.read_table())
+
+    def _played(self, obs: Observation, submitted: bytes | None) -> Action:
+        """The play of the client's table (a refused one is a pass), acknowledged to it and journaled."""
         cells = _cells(submitted)
         action = None if cells is None else action_of_cells(cells, obs.legal_actions)
         accepted = action is not None and action is not PASS

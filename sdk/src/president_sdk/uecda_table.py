@@ -19,6 +19,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import chain
 from typing import Final
 
 from president_engine.cards import JOKER, STANDARD_COLUMNS, Card, CardSet, Rank, Suit
@@ -155,6 +156,10 @@ def _in_range(row: int, column: int, value: int, low: int, high: int, what: str)
         raise CellError(row, column, f"{what} is {value}; expected {low}..{high}")
 
 
+_BITS: Final = frozenset((0, 1))
+_PLAYER_LIST: Final = list(range(PLAYERS))
+
+
 @dataclass(frozen=True, slots=True)
 class Status:
     """Rows 5-6 of a server-to-client table (UECDA.md 2.2); every other status cell is 0."""
@@ -185,6 +190,8 @@ class Status:
     """[6][10..14]: the player number in seat 0..4; play goes seat s -> s+1 (mod 5)."""
 
     def __post_init__(self) -> None:
+        if self._plainly_valid():
+            return
         for column, value in ((0, self.exchange), (2, self.your_turn), (4, self.table_empty),
                               (5, self.eleven_back), (6, self.revolution), (7, self.suit_lock)):
             _flag(5, column, value)
@@ -202,6 +209,16 @@ class Status:
             _in_range(6, 10 + seat, player, 0, PLAYERS - 1, f"the player in seat {seat}")
         if sorted(self.seats) != list(range(PLAYERS)):
             raise CellError(6, 10, f"seats {list(self.seats)} do not seat each player once")
+
+    def _plainly_valid(self) -> bool:
+        """Every check of `__post_init__` at once, true for any status a server builds (which the cell by cell
+        checks, naming the first cell amiss, would only slow down)."""
+        counts, ranks = self.card_counts, self.ranks
+        return ({self.exchange, self.your_turn, self.table_empty, self.eleven_back, self.revolution,
+                 self.suit_lock} <= _BITS and 0 <= self.give_back <= 2
+                and (self.player == DEAL_TABLE_PLAYER or 0 <= self.player < PLAYERS)
+                and len(counts) == PLAYERS and len(ranks) == PLAYERS and sorted(self.seats) == _PLAYER_LIST
+                and min(counts) >= 0 and max(counts) <= MAX_CARDS_HELD and min(ranks) >= 0 and max(ranks) < PLAYERS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,14 +306,27 @@ def decode_cards(data: bytes) -> CardCells:
     return _read_cards(unpack(data))
 
 
+_STATUS_ROWS: Final = struct.Struct(">8i28x15i60x")
+"""Rows 5-7 of a server's table: [5][0..7], seven zero cells, row 6, and row 7 (zero)."""
+_CARD_ROWS: Final = struct.Struct(f">{(JOKER_ROW + 1) * COLUMNS}i")
+_card_bytes: dict[CardCells, bytes] = {}
+"""Rows 0-4 of the cells sent lately: a hand is sent move after move unchanged."""
+CARD_BYTES_KEPT: Final = 256
+
+
 def encode(table: Table) -> bytes:
-    """A server-to-client table: cards in rows 0-4, the status in rows 5-6."""
-    rows = _card_rows(table.cards)
+    """A server-to-client table: cards in rows 0-4, the status in rows 5-6 (every value checked by Status and
+    CardCells)."""
+    cells = _card_bytes.get(table.cards)
+    if cells is None:
+        if len(_card_bytes) >= CARD_BYTES_KEPT:
+            _card_bytes.clear()
+        rows = _card_rows(table.cards)[:JOKER_ROW + 1]
+        cells = _card_bytes[table.cards] = _CARD_ROWS.pack(*chain.from_iterable(rows))
     status = table.status
-    rows[5][:8] = [int(status.exchange), status.give_back, int(status.your_turn), status.player,
-                   int(status.table_empty), int(status.eleven_back), int(status.revolution), int(status.suit_lock)]
-    rows[6] = [*status.card_counts, *status.ranks, *status.seats]
-    return pack(_freeze(rows))
+    return cells + _STATUS_ROWS.pack(int(status.exchange), status.give_back, int(status.your_turn), status.player,
+                                     int(status.table_empty), int(status.eleven_back), int(status.revolution),
+                                     int(status.suit_lock), *status.card_counts, *status.ranks, *status.seats)
 
 
 def decode(data: bytes) -> Table:
