@@ -270,8 +270,7 @@ def serve_raw(tmp_path: Path, args: Sequence[str], clients: list[Callable[[int],
     support, connected in order: its output and the clients' results."""
     out = tmp_path / "serve-raw.out"
     with out.open("wb") as sink:
-        server = subprocess.Popen([str(BIN / "president"), "uecda", "serve", *args, "--listen", "127.0.0.1:0",
-                                   "--http-port", str(free_port(18480)), "--db", str(tmp_path / "raw.db")],
+        server = subprocess.Popen([str(BIN / "president"), "uecda", "serve", *args, "--listen", "127.0.0.1:0"],
                                   cwd=tmp_path, stdout=sink, stderr=subprocess.STDOUT)
     try:
         port = int(_wait_for(out, r"waiting for 5 contest clients on 127\.0\.0\.1:(\d+)", server).group(1))
