@@ -12,7 +12,9 @@
     /api/matches[?player=NAME&offset=N&page_size=N]
                                  ListMatches, as JSON: every live match and a page of finished ones (50 unless
                                  page_size says), from `offset`, with how many finished matches there are
-    /api/matches/ID              GetMatch, as JSON
+    /api/matches/ID              GetMatch, as JSON; with `--human-seats`, the players whose bot a person may play
+                                 against now (`play_against`: connected bot accounts, not house bots, on an arena
+                                 board)
     /api/matches/ID/live         the Spectate stream, as server-sent events (Last-Event-ID resumes)
     /api/matches/ID/replay       the replay's frames (replay_frames), built from GetReplay's record
     /api/leaderboards            GetLeaderboard of every arena queue that has rated accounts, as JSON, and
@@ -352,7 +354,10 @@ async def _summary(request: web.Request) -> web.Response:
         found = await servicer.summary(request.match_info["match_id"])
     except ServiceError as exc:
         return _refusal(exc)
-    return web.json_response(_with_shown(servicer, found.match), dumps=_json)
+    shown = _with_shown(servicer, found.match)
+    if request.app[_HUMAN_SEATS]:
+        shown["play_against"] = servicer.opponents(found.match)
+    return web.json_response(shown, dumps=_json)
 
 
 def _resume_from(request: web.Request) -> int:
