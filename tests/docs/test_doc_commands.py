@@ -37,7 +37,6 @@ NEW_BOT = "tests/harness/test_new_bot.py runs these as written, in a folder with
 COVERED = {
     ".venv/bin/president-bot examples/python/first_bot.py --local --matches 8 --opponents random easy --workers 2"
     " --replay replays": EVALUATE,
-    ".venv/bin/president replay --records replays": EVALUATE,
     ".venv/bin/president new gobot --lang go": NEW_BOT,
     "make -C gobot": NEW_BOT,
     "PRESIDENT=.venv/bin/president gobot/conformance.sh": NEW_BOT,

@@ -26,10 +26,10 @@ from playwright.sync_api import BrowserContext, Page, Response, expect
 from playwright.sync_api import Error as PlaywrightError
 from president_engine import Match
 from president_protocol import convert
+from president_protocol.replay_page.proto_json import proto_json
 from president_protocol.v1 import president_pb2 as pb
 from president_sdk import builtin_bot
 from president_sdk.session_client import SessionClient
-from president_service.web.proto_json import proto_json
 from web_support import ADMIN, DESKTOP, SCREENSHOTS, BackgroundServer, browser_context
 
 NAMES = ["you", "bob", "cy", "di"]
