@@ -90,6 +90,10 @@ COVERED = {
     "make -C examples/go": "tests/go/test_go_kit.py builds a clean copy of the kit with it",
     "examples/go/bot --server localhost:50051 --token TOKEN": "tests/go/test_go_kit.py runs the built bot so"
                                                               " against the conformance suite's server",
+    "examples/go/bot --server localhost:50051 --token TOKEN --again": "tests/go/test_go_kit.py runs the built bot"
+                                                                      " so on a dev seat, two matches",
+    "node examples/node/bot.js --server localhost:50051 --token SEAT_TOKEN --again": "tests/node/test_node_bot.py"
+                                                                                     " runs it on a dev seat",
     "examples/go/bot --server localhost:50051 --account-token TOKEN --arena": "tests/go/test_go_kit.py runs the"
                                                                               " built bot on a Session so",
     ".venv/bin/president conformance -- examples/go/bot --server {server} --token {token}": "tests/go/test_go_kit.py",
