@@ -92,6 +92,8 @@ COVERED = {
                                                               " against the conformance suite's server",
     "examples/go/bot --server localhost:50051 --token TOKEN --again": "tests/go/test_go_kit.py runs the built bot"
                                                                       " so on a dev seat, two matches",
+    "examples/cpp/bot --server localhost:50051 --token TOKEN --again": "tests/cpp/test_cpp_kit.py runs the built bot"
+                                                                       " so on a dev seat, two matches",
     "node examples/node/bot.js --server localhost:50051 --token SEAT_TOKEN --again": "tests/node/test_node_bot.py"
                                                                                      " runs it on a dev seat",
     "examples/go/bot --server localhost:50051 --account-token TOKEN --arena": "tests/go/test_go_kit.py runs the"
@@ -103,6 +105,8 @@ COVERED = {
     " libprotobuf-java libgoogle-common-protos-java libguava-java libnetty-java libperfmark-java libgoogle-gson-java":
         ".ci/run installs the same packages on a fresh machine",
     "make -C examples/java": "tests/java/test_java_kit.py builds a clean copy of the kit with it",
+    "examples/java/bot --server localhost:50051 --token TOKEN --again": "tests/java/test_java_kit.py runs the built"
+                                                                        " bot so on a dev seat, two matches",
     "examples/java/bot --server localhost:50051 --token TOKEN": "tests/java/test_java_kit.py runs the built bot so"
                                                                 " against the conformance suite's server",
     "examples/java/bot --server 127.0.0.1:50051 --account-token TOKEN --arena": "tests/java/test_java_kit.py runs"
