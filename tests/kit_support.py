@@ -8,13 +8,20 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import grpc
 import pytest
+from president_harness.child_server import ChildServer
+from president_protocol.v1 import president_pb2 as pb
+from president_protocol.v1 import president_pb2_grpc as pb_grpc
+from president_sdk import builtin_bot, run
 from support import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,3 +132,65 @@ def assert_one_line_mistake(bot: Path, args: list[str], status: int, message: st
     result = subprocess.run([str(bot), *args], capture_output=True, text=True, timeout=60, check=False, env=env)
     assert result.returncode == status and result.stdout == "", result.stdout + result.stderr
     assert result.stderr.count("\n") == 1 and result.stderr.startswith(message), result.stderr
+
+
+def assert_plays_again(command: list[str], tmp_path: Path, prefix: str) -> str:
+    """COMMAND --server S --token DEV_SEAT_TOKEN --again plays the dev seat's match, says it waits for the next,
+    plays the next one (created while it waits) with the same command, and at Ctrl-C exits 0 after 2 matches; its
+    output.  `prefix` starts each line the bot writes on stdout ("[go-bot")."""
+    with ChildServer(tmp_path / "again.db") as server, grpc.insecure_channel(server.address) as channel:
+        stub = pb_grpc.PresidentServiceStub(channel)
+        admin = (("authorization", f"Bearer {server.admin_token}"),)
+
+        def create(seed: int) -> pb.CreateMatchResponse:
+            created: pb.CreateMatchResponse = stub.CreateMatch(pb.CreateMatchRequest(
+                preset="cardverse", rules=pb.Rules(deals=1), seed=seed, dev_seat="kit",
+                clock=pb.ClockSettings(move_time_limit_ms=0)), metadata=admin, timeout=30)
+            for seat in created.seats[1:]:  # the other seats: built-in bots over the SDK's runner
+                threading.Thread(target=run, args=(builtin_bot("easy", seed=seat.player), server.address, seat.token),
+                                 daemon=True).start()
+            return created
+
+        def over(created: pb.CreateMatchResponse) -> None:
+            deadline = time.monotonic() + 120
+            while stub.GetMatch(pb.GetMatchRequest(match_id=created.match_id)).match.status != pb.MATCH_STATUS_OVER:
+                assert time.monotonic() < deadline, f"match {created.match_id} did not end"
+                time.sleep(0.1)
+
+        def said(text: str, times: int = 1) -> str:
+            deadline = time.monotonic() + 60
+            while (output := out.read_text()).count(text) < times:
+                assert bot.poll() is None and time.monotonic() < deadline, output + err.read_text()
+                time.sleep(0.1)
+            return output
+
+        first = create(1)
+        token = first.seats[0].token
+        out, err = tmp_path / "bot.out", tmp_path / "bot.err"
+        with out.open("w") as stdout, err.open("w") as stderr:
+            bot = subprocess.Popen([*command, "--server", server.address, "--token", token, "--again"],
+                                   stdout=stdout, stderr=stderr)
+        try:
+            over(first)
+            said("waits for its next match")
+            second = create(2)
+            assert second.seats[0].token == ""  # the same token plays it: the bot was given no other
+            over(second)
+            said("waits for its next match", 2)  # after the second match too: it keeps going
+            bot.send_signal(signal.SIGINT)
+            assert bot.wait(timeout=30) == 0, out.read_text() + err.read_text()
+        finally:
+            if bot.poll() is None:
+                bot.kill()
+                bot.wait()
+        output = out.read_text()
+        lines = output.splitlines()
+        seated = [line.split("] ", 1)[1] for line in lines if line.startswith(prefix) and "seated in match" in line]
+        assert seated == [
+            f"seated in match {first.match_id} as player 0 of 4",
+            f"seated in match {second.match_id} as player 0 of 4"], output
+        assert lines[-1] == f"{prefix}] stopped after 2 matches", output
+        assert sum("match over:" in line for line in lines) == 2, output
+        assert sum("waits for its next match" in line for line in lines) == 2, output  # once a wait, not each second
+        assert err.read_text() == ""
+        return output

@@ -7,11 +7,13 @@
 // --matches N). Either way it resumes after a lost connection.
 //
 //   node examples/node/bot.js --server localhost:50051 --token SEAT_TOKEN
+//   node examples/node/bot.js --server localhost:50051 --token DEV_SEAT_TOKEN --again
 //   node examples/node/bot.js --server localhost:50051 --account-token ACCOUNT_TOKEN --arena
 //
 // Options: --proto PATH (the contract, default ../../protos/... from this file),
 // --drop-after N (close the stream on the Nth prompt, once, and resume: a test of
-// reconnection), --verbose (log every move). With --account-token: --max-matches N,
+// reconnection), --verbose (log every move), --again (a dev seat's token, make run's seat 0:
+// play its match, then each next one, until Ctrl-C). With --account-token: --max-matches N,
 // --arena, --preset P (repeatable), --players 4,5, --accept-challenges, --matches N.
 'use strict';
 
@@ -235,6 +237,8 @@ function compareKeys(a, b) {
 
 /** Codes after which trying again may work: the server restarted, or still holds our old stream. */
 const RETRYABLE = new Set([grpc.status.UNAVAILABLE, grpc.status.RESOURCE_EXHAUSTED, grpc.status.CANCELLED]);
+/** Seat.run's answer for a dev seat's token between two matches (DEV_SEAT_WAITING), with --again. */
+const WAITING = 'waiting';
 
 class Seat {
   constructor(options) {
@@ -248,6 +252,9 @@ class Seat {
     this.resumedAtTurn = null;
     this.strategy = null;
     this.names = []; // each player's name, from Welcome
+    this.current = null; // the open Play call
+    this.stopping = false; // Ctrl-C with --again
+    this.waitingFor = ''; // with --again, between two matches: the server's words
   }
 
   log(text) {
@@ -261,6 +268,7 @@ class Seat {
   stream(client, metadata) {
     return new Promise((resolve) => {
       const call = client.Play(metadata);
+      this.current = call;
       let settled = false;
       let welcomed = false;
       let lastPrompt = null;
@@ -359,7 +367,13 @@ class Seat {
         return 0;
       }
       if (outcome.dropped) continue;
+      if (this.stopping) return 0;
       const { error } = outcome;
+      const info = error.code === undefined ? null : errorInfo(error);
+      if (this.options.again && info && info.reason === 'DEV_SEAT_WAITING') {
+        this.waitingFor = error.details;
+        return WAITING;
+      }
       const retryable = error.code === undefined || RETRYABLE.has(error.code);
       failures = outcome.welcomed ? 1 : failures + 1; // a stream that got as far as Welcome resets the count
       const message = error.code === undefined ? error.message : describeError(error);
@@ -372,6 +386,38 @@ class Seat {
       await new Promise((r) => setTimeout(r, wait));
     }
   }
+}
+
+/** --again: the dev seat's token plays its match, then each next one (a new Seat each), until Ctrl-C. */
+async function playAgain(options, client, metadata) {
+  let seat = null;
+  let played = 0;
+  let waiting = false;
+  let wake = null;
+  let stopping = false;
+  process.on('SIGINT', () => {
+    stopping = true;
+    if (seat) seat.stopping = true;
+    if (seat && seat.current) seat.current.cancel();
+    if (wake) wake();
+  });
+  while (!stopping) {
+    seat = new Seat(options);
+    const code = await seat.run(client, metadata);
+    if (stopping) break;
+    if (code === WAITING) {
+      if (!waiting) seat.log(`no match yet: ${seat.waitingFor} (--again waits for it; Ctrl-C stops)`);
+      waiting = true;
+      await new Promise((r) => { wake = r; setTimeout(r, 1000); });
+    } else if (code !== 0) {
+      return code;
+    } else {
+      played += 1;
+      waiting = false;
+    }
+  }
+  process.stdout.write(`[node-bot] stopped after ${count(played, 'match', 'matches')}\n`);
+  return 0;
 }
 
 // ---------------------------------------------------------------------------
@@ -575,12 +621,12 @@ class Account {
 
 const USAGE = 'usage: node bot.js --server HOST:PORT (--token SEAT_TOKEN | --account-token ACCOUNT_TOKEN\n' +
   '         [--max-matches N] [--arena] [--preset P]... [--players N,M] [--accept-challenges] [--matches N])\n' +
-  '         [--drop-after N] [--verbose] [--proto PATH]';
+  '         [--again] [--drop-after N] [--verbose] [--proto PATH]';
 
 function parseArgs(argv) {
   const options = {
     server: process.env.PRESIDENT_SERVER || 'localhost:50051', token: '', accountToken: '', dropAfter: 0, verbose: false, proto: DEFAULT_PROTO,
-    retries: 8, maxMatches: 4, arena: false, presets: [], players: [], acceptChallenges: false, matches: 0,
+    retries: 8, again: false, maxMatches: 4, arena: false, presets: [], players: [], acceptChallenges: false, matches: 0,
   };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
@@ -606,6 +652,7 @@ function parseArgs(argv) {
     else if (arg === '--proto') options.proto = value();
     else if (arg === '--drop-after') options.dropAfter = Number.parseInt(value(), 10);
     else if (arg === '--verbose') options.verbose = true;
+    else if (arg === '--again') options.again = true;
     else if (arg === '-h' || arg === '--help') {
       process.stdout.write(`${USAGE}\n`);
       process.exit(0);
@@ -613,6 +660,7 @@ function parseArgs(argv) {
   }
   if (!options.token && !options.accountToken) options.accountToken = process.env.PRESIDENT_ACCOUNT_TOKEN || '';
   if (!options.token === !options.accountToken) throw new Error('give --token or --account-token (one of them)');
+  if (options.again && !options.token) throw new Error("--again plays a dev seat's --token match after match");
   if (options.players.some((n) => !Number.isInteger(n))) throw new Error('--players needs numbers, e.g. 4,5');
   if (!Number.isInteger(options.dropAfter) || options.dropAfter < 0) throw new Error('--drop-after needs a whole number');
   return options;
@@ -631,6 +679,7 @@ async function main() {
   const metadata = new grpc.Metadata();
   metadata.set('authorization', `Bearer ${options.token || options.accountToken}`);
   try {
+    if (options.token && options.again) return await playAgain(options, client, metadata);
     if (options.token) return await new Seat(options).run(client, metadata);
     const account = new Account(options);
     process.on('SIGINT', () => {

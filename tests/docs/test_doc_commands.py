@@ -37,7 +37,6 @@ NEW_BOT = "tests/harness/test_new_bot.py runs these as written, in a folder with
 COVERED = {
     ".venv/bin/president-bot examples/python/first_bot.py --local --matches 8 --opponents random easy --workers 2"
     " --replay replays": EVALUATE,
-    ".venv/bin/president replay --records replays": EVALUATE,
     ".venv/bin/president new gobot --lang go": NEW_BOT,
     "make -C gobot": NEW_BOT,
     "PRESIDENT=.venv/bin/president gobot/conformance.sh": NEW_BOT,
@@ -94,6 +93,12 @@ COVERED = {
     "make -C examples/go": "tests/go/test_go_kit.py builds a clean copy of the kit with it",
     "examples/go/bot --server localhost:50051 --token TOKEN": "tests/go/test_go_kit.py runs the built bot so"
                                                               " against the conformance suite's server",
+    "examples/go/bot --server localhost:50051 --token TOKEN --again": "tests/go/test_go_kit.py runs the built bot"
+                                                                      " so on a dev seat, two matches",
+    "examples/cpp/bot --server localhost:50051 --token TOKEN --again": "tests/cpp/test_cpp_kit.py runs the built bot"
+                                                                       " so on a dev seat, two matches",
+    "node examples/node/bot.js --server localhost:50051 --token SEAT_TOKEN --again": "tests/node/test_node_bot.py"
+                                                                                     " runs it on a dev seat",
     "examples/go/bot --server localhost:50051 --account-token TOKEN --arena": "tests/go/test_go_kit.py runs the"
                                                                               " built bot on a Session so",
     ".venv/bin/president conformance -- examples/go/bot --server {server} --token {token}": "tests/go/test_go_kit.py",
@@ -103,6 +108,8 @@ COVERED = {
     " libprotobuf-java libgoogle-common-protos-java libguava-java libnetty-java libperfmark-java libgoogle-gson-java":
         ".ci/run installs the same packages on a fresh machine",
     "make -C examples/java": "tests/java/test_java_kit.py builds a clean copy of the kit with it",
+    "examples/java/bot --server localhost:50051 --token TOKEN --again": "tests/java/test_java_kit.py runs the built"
+                                                                        " bot so on a dev seat, two matches",
     "examples/java/bot --server localhost:50051 --token TOKEN": "tests/java/test_java_kit.py runs the built bot so"
                                                                 " against the conformance suite's server",
     "examples/java/bot --server 127.0.0.1:50051 --account-token TOKEN --arena": "tests/java/test_java_kit.py runs"
@@ -328,7 +335,7 @@ def test_the_commands_run_as_written(copy: Path) -> None:
                  " --workers 2 --replay replays")
     for level in ("random", "easy", "normal", "hard"):
         assert re.search(rf"^{level} +5 +20 +\d\.\d\d \[\d\.\d\d, \d\.\d\d\]", out, re.M), out
-    assert "wrote 80 HTML replays in replays" in sh.run(".venv/bin/president replay --records replays")
+    assert "replays: 80 matches in replays (HTML and JSON)" in out, out
     assert "made gobot/" in sh.run(".venv/bin/president new gobot --lang go")
     if shutil.which("go"):
         sh.run("make -C gobot")

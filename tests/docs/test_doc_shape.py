@@ -55,7 +55,7 @@ def test_the_first_bot_section_shows_the_whole_path_in_under_40_lines() -> None:
     assert 0 < len(lines) < 40, len(lines)
     assert "class FirstBot(Bot):" in text
     assert re.search(r"president-bot \S+ --local --matches \d+ --opponents random easy normal hard", text)
-    assert "president replay --records" in text
+    assert "--replay replays" in text
     assert "Play against" in text
     assert re.search(r"president new \w+ --lang go", text)
     assert len(re.findall(r"president submit \S+/ ", text)) == 2

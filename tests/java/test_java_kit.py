@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 from kit_support import JAVA as KIT
-from kit_support import assert_one_line_mistake, assert_own_tests_pass, assert_passes_conformance, both_modes
+from kit_support import (
+    assert_one_line_mistake,
+    assert_own_tests_pass,
+    assert_passes_conformance,
+    assert_plays_again,
+    both_modes,
+)
 
 pytestmark = [KIT.skip_unless_ci, pytest.mark.xdist_group("java-kit")]  # one worker builds the kit once
 
@@ -38,3 +44,7 @@ def test_the_java_bot_passes_conformance(kit: Path, account: bool) -> None:
 @KIT.mistakes("unknown option --turbo")
 def test_the_java_bot_explains_a_mistake_in_one_line(kit: Path, args: list[str], status: int, message: str) -> None:
     assert_one_line_mistake(kit / "bot", args, status, message)
+
+
+def test_the_java_bot_plays_a_dev_seats_next_match_with_again(kit: Path, tmp_path: Path) -> None:
+    assert_plays_again([str(kit / "bot")], tmp_path, "[java-bot")

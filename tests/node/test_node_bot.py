@@ -23,6 +23,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from kit_support import assert_plays_again
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk import builtin_bot, run
@@ -322,3 +323,7 @@ def test_node_bot_refuses_a_bad_account_token_with_a_clear_message(server: Serve
                             capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "UNAUTHENTICATED BAD_TOKEN: this token is not an account's" in result.stderr, result.stderr
+
+
+def test_node_bot_plays_a_dev_seats_next_match_with_again(node_bot: Path, tmp_path: Path) -> None:
+    assert_plays_again([str(NODE), str(node_bot)], tmp_path, "[node-bot")

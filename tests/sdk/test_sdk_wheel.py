@@ -5,6 +5,7 @@ play their references' moves."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import sysconfig
 import zipfile
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from president_engine import PRESETS, build
-from wheel_support import build_wheel, install, run_installed
+from wheel_support import build_wheel, environment, install, run_installed
 
 pytestmark = pytest.mark.xdist_group("engine-builds")
 
@@ -113,3 +114,22 @@ def test_the_engines_build_setting_asks_the_sdks_wheel_for_the_python_playout(tm
                               f"president-sdk: the expert's playouts in Python ({build.ENVIRONMENT}=source)"]
     with zipfile.ZipFile(wheel) as built:
         assert not [name for name in built.namelist() if name.endswith((".so", ".pyd"))]
+
+
+def test_an_install_of_the_sdk_alone_writes_a_local_matchs_html_replay(tmp_path: Path) -> None:
+    """`president-bot --local --replay DIR` where the service is not installed: the replay page comes with the
+    protocol's wheel (president_protocol.replay_page), so the one command writes the HTML replay beside the record."""
+    wheels = tmp_path / "wheels"
+    built = [build_wheel("engine", wheels, PRESIDENT_ENGINE_BUILD="source")[0], build_wheel("protocol", wheels)[0],
+             build_wheel("sdk", wheels, PRESIDENT_ENGINE_BUILD="source")[0]]
+    python = install(tmp_path / "venv", built, locked_dependencies=True)
+    assert run_installed(python, "import importlib.util; print(importlib.util.find_spec('president_service'))") \
+        == ["None"]
+    replays = tmp_path / "replays"
+    done = subprocess.run([str(python.parent / "president-bot"), "builtin:easy", "--local", "-q", "--deals", "1",
+                           "--replay", str(replays)], env=environment(), capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path, check=False)
+    assert done.returncode == 0, done.stderr
+    page = (replays / "match.html").read_text()
+    assert '<script id="replay-data" type="application/json">' in page and "/assets/" not in page
+    assert (replays / "match.json").is_file()

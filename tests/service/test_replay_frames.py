@@ -7,9 +7,9 @@ from google.protobuf import json_format
 from president_engine import CardSet, Match, MatchRecord, Play, RecordError, Rules, fallback_action, visible_to
 from president_engine.events import DealEnded, RevolutionHappened
 from president_protocol import convert
+from president_protocol.replay_page.replay_file import replay_html
+from president_protocol.replay_page.replay_frames import FramesError, replay_frames
 from president_protocol.v1 import president_pb2 as pb
-from president_service.web.replay_file import replay_html
-from president_service.web.replay_frames import FramesError, replay_frames
 
 NAMES4 = ["ann", "bob", "cy", "di"]
 

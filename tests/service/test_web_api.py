@@ -12,7 +12,7 @@ from google.protobuf import json_format
 from president_protocol.v1 import president_pb2 as pb
 from president_service.grpc_server import ServerConfig, start
 from president_service.limits import Limits
-from president_service.web import ASSETS
+from president_service.web import assets
 from service_support import (
     ADMIN,
     SeatLog,
@@ -248,7 +248,7 @@ def test_president_serve_serves_the_pages_on_http_port(tmp_path: Path) -> None:
 
 
 def test_the_pages_fetch_nothing_from_outside_the_package() -> None:
-    for path in ASSETS.iterdir():
+    for path in assets().values():
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".html":
             for link in re.findall(r'(?:src|href)="([^"]*)"', text):

@@ -427,28 +427,35 @@ def test_a_match_waiting_for_open_seats_is_listed_as_waiting_not_live(browser: B
 
 
 def test_a_local_matchs_replay_file_plays_to_the_end(browser: BrowserContext, tmp_path: Path) -> None:
-    """president-bot --local --replay, then president replay --records: the page opens offline and plays to the end
-    with the local players' names."""
+    """president-bot --local --replay DIR alone writes the HTML replays, of one match and of --matches: each page opens
+    offline and plays to the end with the local players' names."""
     bin_dir = Path(sys.executable).parent
-    played = subprocess.run([str(bin_dir / "president-bot"), "builtin:easy", "--local", "-q", "--opponents",
-                             "random,normal,hard", "--deals", "2", "--replay", str(tmp_path)],
-                            capture_output=True, text=True, timeout=120, check=False)
-    assert played.returncode == 0, played.stderr
-    made = subprocess.run([str(bin_dir / "president"), "replay", "--records", str(tmp_path)], capture_output=True,
-                          text=True, timeout=120, check=False)
-    assert made.returncode == 0, made.stderr
+    one, evaluated = tmp_path / "one", tmp_path / "evaluated"
+    runs = [[str(bin_dir / "president-bot"), "builtin:easy", "--local", "-q", "--opponents", "random,normal,hard",
+             "--deals", "2", "--replay", str(one)],
+            [str(bin_dir / "president-bot"), "builtin:easy", "--local", "--matches", "1", "--opponents", "normal",
+             "--workers", "1", "--deals", "1", "--replay", str(evaluated)]]
+    for command in runs:
+        played = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+        assert played.returncode == 0, played.stderr
+        assert "open " in played.stderr and ".html in a browser" in played.stderr
+    index = json.loads((evaluated / "matches.json").read_text())
+    assert len(index["matches"]) == 4 and all((evaluated / m["html"]).is_file() for m in index["matches"])
+    pages = [(one / "match.html", "normal2"), (evaluated / index["matches"][1]["html"], "normal1")]
     browser.set_offline(True)
     try:
-        watched = _Watched(browser)
-        page = watched.page
-        page.goto((tmp_path / "match.html").as_uri())
-        expect(page.locator("#position")).to_contain_text("step 1 of")
-        total = int(page.inner_text("#position").rsplit(" ", 1)[1])
-        expect(page.locator("body")).to_contain_text("normal2")
-        page.select_option("#speed", label="fastest")
-        page.click("#play")
-        expect(page.locator("#position")).to_have_text(f"step {total} of {total}", timeout=total * 200 + 10_000)
-        expect(page.locator(".felt .banner").first).to_contain_text("wins the match")
-        assert watched.errors == []
+        for path, name in pages:
+            watched = _Watched(browser)
+            page = watched.page
+            page.goto(path.as_uri())
+            expect(page.locator("#position")).to_contain_text("step 1 of")
+            total = int(page.inner_text("#position").rsplit(" ", 1)[1])
+            expect(page.locator("body")).to_contain_text(name)
+            page.select_option("#speed", label="fastest")
+            page.click("#play")
+            expect(page.locator("#position")).to_have_text(f"step {total} of {total}", timeout=total * 200 + 10_000)
+            expect(page.locator(".felt .banner").first).to_contain_text("wins the match")
+            assert watched.errors == []
+            page.close()
     finally:
         browser.set_offline(False)

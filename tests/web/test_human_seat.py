@@ -12,9 +12,11 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +26,10 @@ from playwright.sync_api import BrowserContext, Page, Response, expect
 from playwright.sync_api import Error as PlaywrightError
 from president_engine import Match
 from president_protocol import convert
+from president_protocol.replay_page.proto_json import proto_json
 from president_protocol.v1 import president_pb2 as pb
 from president_sdk import builtin_bot
 from president_sdk.session_client import SessionClient
-from president_service.web.proto_json import proto_json
 from web_support import ADMIN, DESKTOP, SCREENSHOTS, BackgroundServer, browser_context
 
 NAMES = ["you", "bob", "cy", "di"]
@@ -152,10 +154,12 @@ def _play_to_the_end(page: Page, seed: int) -> int:
     return clicks
 
 
-def test_play_against_on_a_bots_leaderboard_row_seats_the_person_with_that_bot_and_house_bots(
-        browser: BrowserContext, tmp_path: Path) -> None:
-    server = BackgroundServer(tmp_path / "human.db", human_seats=True)
-    names = ["star", "house-0", "house-1", "house-2"]
+STAR_AND_HOUSES = ["star", "house-0", "house-1", "house-2"]
+
+
+def _accounts(server: BackgroundServer) -> dict[str, str]:
+    """The bot account star and three house bots, rated once on the cardverse board; their tokens."""
+    names = STAR_AND_HOUSES
     arena = server.server.servicer.arena
 
     async def accounts() -> dict[str, str]:
@@ -168,28 +172,52 @@ def test_play_against_on_a_bots_leaderboard_row_seats_the_person_with_that_bot_a
         server.server.registry.store.write(arena.ratings.update(("cardverse", 4), [names]))
         arena.ratings.reload(("cardverse", 4), names)
         return tokens
+    return server.run(accounts())
 
-    tokens = server.run(accounts())
+
+def _connect(server: BackgroundServer, tokens: dict[str, str], names: list[str]) -> Future[None]:
+    """Each named account's Session, an easy bot playing every match it is given (until cancelled)."""
+    async def bots() -> None:
+        clients = [SessionClient(lambda _seed: builtin_bot("easy"), tokens[n], server=server.address, threaded=False)
+                   for n in names]
+        await asyncio.gather(*(c.run() for c in clients))
+    return server.spawn(bots())
+
+
+def _connected(server: BackgroundServer, names: list[str]) -> None:
+    """Wait until each named account's Session is open."""
+    deadline = time.monotonic() + 30
+    while not set(names) <= set(server.server.servicer.sessions.by_account):
+        assert time.monotonic() < deadline, "the bots' Sessions did not open"
+        time.sleep(0.05)
+
+
+def _seat_fetches(page: Page) -> list[dict[str, Any]]:
+    """Every seat view the page fetches from now on."""
+    fetched: list[dict[str, Any]] = []
+
+    def seen(response: Response) -> None:
+        if "/api/seat" in response.url and response.request.method == "GET" and response.ok:
+            fetched.append(response.json())
+    page.on("response", seen)
+    return fetched
+
+
+def test_play_against_on_a_bots_leaderboard_row_seats_the_person_with_that_bot_and_house_bots(
+        browser: BrowserContext, tmp_path: Path) -> None:
+    server = BackgroundServer(tmp_path / "human.db", human_seats=True)
+    tokens = _accounts(server)
     status, body = _request(server, "/api/play-against", None, {"account": "star", "preset": "cardverse",
                                                                  "players": 4})
     assert status == 404 and body["error"]["reason"] == "UNKNOWN_ACCOUNT"  # not connected: no match made
     assert not server.server.registry.live
 
-    async def bots() -> None:
-        clients = [SessionClient(lambda _seed: builtin_bot("easy"), tokens[n], server=server.address, threaded=False)
-                   for n in names[:3]]
-        await asyncio.gather(*(c.run() for c in clients))
-    running = server.spawn(bots())
+    running = _connect(server, tokens, STAR_AND_HOUSES[:3])
     try:
         page = browser.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
-        fetched: list[dict[str, Any]] = []
-
-        def seen(response: Response) -> None:
-            if "/api/seat" in response.url and response.request.method == "GET" and response.ok:
-                fetched.append(response.json())
-        page.on("response", seen)
+        fetched = _seat_fetches(page)
         page.goto(server.base + "/")
         rows = page.locator("#leaderboard-cardverse-4 tbody tr")
         expect(rows).to_have_count(4)
@@ -206,6 +234,63 @@ def test_play_against_on_a_bots_leaderboard_row_seats_the_person_with_that_bot_a
         assert view["names"][view["player"]] == "you" and "star" in view["names"]
         assert sum(name.startswith("house-") for name in view["names"]) == 2
         _check_seat_views(server, view["match_id"], view["player"], fetched)
+        page.close()
+    finally:
+        running.cancel()
+        server.close()
+
+
+def test_play_against_on_a_live_matchs_bot_seat_and_no_button_where_the_server_has_no_human_seats(
+        browser: BrowserContext, tmp_path: Path) -> None:
+    db = tmp_path / "live.db"
+    server = BackgroundServer(db, human_seats=True)
+    tokens = _accounts(server)
+    running = _connect(server, tokens, STAR_AND_HOUSES)
+    try:
+        _connected(server, STAR_AND_HOUSES)
+        status, watched = _request(server, "/api/play-against", None, {"account": "star", "preset": "cardverse",
+                                                                        "players": 4})
+        assert status == 200  # a live match of star and house bots (its person's seat left to its clock)
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        fetched = _seat_fetches(page)
+        page.goto(f"{server.base}/matches/{watched['match_id']}")
+        offered = page.locator("#play-against tbody tr")
+        expect(offered).to_have_count(1)  # star's seat; not the house bots', not the person's
+        expect(offered).to_have_attribute("data-account", "star")
+        page.screenshot(path=str(SCREENSHOTS / "live-play-against.png"), full_page=True)
+        offered.get_by_role("button", name="Play against").click()
+        page.wait_for_url(server.base + "/play")
+        expect(page.locator("#hand .card").first).to_be_visible()
+        token = page.evaluate("sessionStorage.getItem('president-seat-token')")
+        clicks = _play_to_the_end(page, 11)
+        assert clicks >= 1 and not errors
+        status, view = _request(server, "/api/seat", token)
+        assert status == 200 and view == fetched[-1] and view["match_id"] != watched["match_id"]
+        assert view["names"][view["player"]] == "you" and "star" in view["names"]
+        _check_seat_views(server, view["match_id"], view["player"], fetched)
+        page.close()
+    finally:
+        running.cancel()
+        server.close()
+
+    server = BackgroundServer(db)  # the same matches and accounts, on a server without --human-seats
+    running = _connect(server, tokens, ["star"])
+    try:
+        _connected(server, ["star"])
+        summary = server.run(server.server.servicer.summary(watched["match_id"])).match
+        star = [p.account for p in summary.players].index("star")
+        assert server.server.servicer.opponents(summary) == [star]  # star could be offered here...
+        status, listed = _request(server, f"/api/matches/{watched['match_id']}", None)
+        assert status == 200 and "play_against" not in listed  # ...but this server lets nobody play against it
+        page = browser.new_page()
+        page.goto(f"{server.base}/matches/{watched['match_id']}")
+        page.wait_for_function("document.title.includes('star')")
+        expect(page.locator("button.play-against")).to_have_count(0)
+        page.goto(server.base + "/")
+        expect(page.locator("#leaderboard-cardverse-4 tbody tr")).to_have_count(4)
+        expect(page.locator("button.play-against")).to_have_count(0)
         page.close()
     finally:
         running.cancel()

@@ -83,6 +83,7 @@ void Reconnection::Success() {
 std::chrono::milliseconds Reconnection::After(const grpc::Status& status) {
   if (!status.ok()) {
     std::string reason = ErrorReason(status);
+    if (reason == "DEV_SEAT_WAITING") throw DevSeatWaiting("no match yet: " + status.error_message());
     if (reason == "BAD_TOKEN" || reason == "MISSING_TOKEN") {
       throw Error(Cat("bad ", what_, " token: ", server_, " refuses it (", Describe(status), ")"));
     }

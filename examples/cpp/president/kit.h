@@ -44,6 +44,12 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A dev seat's token between two matches (DEV_SEAT_WAITING): --again asks again.
+class DevSeatWaiting : public Error {
+ public:
+  using Error::Error;
+};
+
 // Bad arguments, in one line for a person.
 class UsageError : public std::runtime_error {
  public:
@@ -301,6 +307,9 @@ class Runner : public std::enable_shared_from_this<Runner> {
               const v1::PlayResponse& message);
   // Makes `connection` the one acts go out on (null while there is none); cancelled at once when stopped.
   void SetConnection(std::shared_ptr<Connection> connection);
+  // Waits (before reconnecting, or asking again); false when stopped meanwhile.
+  bool Pause(std::chrono::milliseconds wait);
+  bool Stopped();
 
  private:
   // One Play stream, from Hello to MatchOver (none) or to its failure (its status).
@@ -318,10 +327,6 @@ class Runner : public std::enable_shared_from_this<Runner> {
   void Answer(const std::shared_ptr<Seat>& seat, const std::shared_ptr<Decision>& decision);
   void Refused(const std::shared_ptr<Seat>& seat, const std::shared_ptr<Connection>& connection,
                const v1::ActionRejected& rejected);
-  // Waits before reconnecting; false when stopped meanwhile.
-  bool Pause(std::chrono::milliseconds wait);
-  bool Stopped();
-
   Logger log_;
   BotThread bot_;
   std::mutex mu_;  // guards the seats, the current connection and `stopped_`
@@ -338,6 +343,7 @@ struct Config {
   std::string token;          // a seat token: play that seat on the Play stream until its match is over
   std::string account_token;  // an account token: play every match of the account on one Session until stopped
   std::string name = "cpp-bot";  // the name a seat created without one shows (Play)
+  bool again = false;         // token is a dev seat's: play each next match of the seat until stopped
   uint32_t max_matches = 4;   // the most matches at once the arena gives the account (Session)
   bool arena = false;         // let the server's arena put the account in rated matches (Session)
   int stop_after = 0;         // stop after this many finished matches (Session; 0: play until stopped)

@@ -63,10 +63,40 @@ int MainStatus(int argc, char** argv, Bot& bot) {
   return 0;
 }
 
+// Plays the seat token's match; with config.again, each next match of the dev seat too, until stopped.
+void PlaySeats(const Config& config, Runner& runner, const std::shared_ptr<grpc::Channel>& channel) {
+  Logger& log = runner.log();
+  int played = 0;
+  bool waiting = false;
+  for (;;) {
+    std::shared_ptr<Seat> seat;
+    try {
+      seat = runner.PlaySeat(channel, config.server, config.token, config.name);
+    } catch (const DevSeatWaiting& e) {
+      if (!config.again) throw;
+      if (!waiting) log.Info(Cat(e.what(), " (--again waits for it; Ctrl-C stops)"));
+      waiting = true;
+      if (runner.Pause(std::chrono::seconds(1))) continue;
+    } catch (const Error&) {
+      if (!config.again || !runner.Stopped()) throw;
+    }
+    if (seat == nullptr) {  // --again, stopped
+      log.Info("stopped after " + Counted(played, "match"));
+      return;
+    }
+    log.Info(Cat("match over: ", log.Result(*seat), "; ", Counted(seat->accepted, "action"), " accepted, ",
+                 seat->rejected, " rejected"));
+    if (!config.again) return;
+    ++played;
+    waiting = false;
+  }
+}
+
 }  // namespace
 
 const char* const kUsage =
     "usage: bot --server HOST:PORT --token SEAT_TOKEN              one seat, until its match is over\n"
+    "       bot --server HOST:PORT --token DEV_SEAT_TOKEN --again  a dev seat: its match, then each next one\n"
     "       bot --server HOST:PORT --account-token ACCOUNT_TOKEN   every match of an account, many at once\n"
     "\n"
     "  --server HOST:PORT       the server (env PRESIDENT_SERVER; default localhost:50051)\n"
@@ -74,6 +104,8 @@ const char* const kUsage =
     "  --account-token T        an account token: play every match of the account, many at once, until stopped\n"
     "                           (env PRESIDENT_ACCOUNT_TOKEN)\n"
     "  --name N                 with --token: the name a seat created without one shows (default cpp-bot)\n"
+    "  --again                  with --token: a dev seat's token (make run's seat 0): play each next match of\n"
+    "                           the seat until stopped\n"
     "  --max-matches N          with --account-token: the most matches at once from the arena (default 4)\n"
     "  --arena                  with --account-token: let the arena put the bot in rated matches\n"
     "  --matches N              with --account-token: stop after N finished matches\n"
@@ -142,9 +174,9 @@ Config ParseArgs(const std::vector<std::string>& args) {
       inline_value = option.substr(equals + 1);
       option.resize(equals);
     }
-    if (option == "arena" || option == "verbose") {
+    if (option == "arena" || option == "verbose" || option == "again") {
       if (inline_value) throw UsageError("--" + option + " takes no value");
-      (option == "arena" ? config.arena : config.verbose) = true;
+      (option == "arena" ? config.arena : option == "again" ? config.again : config.verbose) = true;
       continue;
     }
     static const std::set<std::string> kValued{"server", "token", "account-token", "name", "max-matches",
@@ -162,6 +194,7 @@ Config ParseArgs(const std::vector<std::string>& args) {
   if (config.token.empty() == config.account_token.empty()) {
     throw UsageError("give --token SEAT_TOKEN or --account-token ACCOUNT_TOKEN");
   }
+  if (config.again && config.token.empty()) throw UsageError("--again plays a dev seat's --token match after match");
   return config;
 }
 
@@ -172,9 +205,7 @@ void Run(const Config& config, Runner& runner) {
   auto channel = grpc::CreateCustomChannel(config.server, grpc::InsecureChannelCredentials(), args);
   Logger& log = runner.log();
   if (!config.token.empty()) {
-    auto seat = runner.PlaySeat(channel, config.server, config.token, config.name);
-    log.Info(Cat("match over: ", log.Result(*seat), "; ", Counted(seat->accepted, "action"), " accepted, ",
-                 seat->rejected, " rejected"));
+    PlaySeats(config, runner, channel);
     return;
   }
   v1::Appetite appetite;

@@ -19,6 +19,9 @@ var retryDelays = []time.Duration{200 * time.Millisecond, 500 * time.Millisecond
 // errStreamEnded is a stream the server closed without a status before MatchOver: a lost connection.
 var errStreamEnded = errors.New("the server ended the stream")
 
+// errDevSeatWaiting is a dev seat's token between two matches (DEV_SEAT_WAITING): --again asks again.
+var errDevSeatWaiting = errors.New("no match yet")
+
 // reconnection decides, after a stream failed, whether to connect again and when.
 type reconnection struct {
 	server   string
@@ -39,6 +42,8 @@ func (rc *reconnection) after(err error) (time.Duration, error) {
 		st := status.Convert(err)
 		reason := errorReason(st)
 		switch {
+		case reason == "DEV_SEAT_WAITING":
+			return 0, fmt.Errorf("%w: %s", errDevSeatWaiting, st.Message())
 		case reason == "BAD_TOKEN" || reason == "MISSING_TOKEN":
 			return 0, fmt.Errorf("bad %s token: %s refuses it (%s)", rc.what, rc.server, describeStatus(st))
 		case !rc.welcomed && st.Code() == codes.Unavailable && reason == "":

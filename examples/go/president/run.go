@@ -2,6 +2,7 @@ package president
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ type Config struct {
 	Token        string // a seat token: play that seat on the Play stream until its match is over
 	AccountToken string // an account token: play every match of the account on one Session until stopped
 	Name         string // the name a seat created without one shows (Play)
+	Again        bool   // Token is a dev seat's: play each next match of the seat until stopped
 	MaxMatches   uint32 // the most matches at once the arena gives the account (Session; 0: 1)
 	Arena        bool   // let the server's arena put the account in rated matches (Session)
 	StopAfter    int    // stop after this many finished matches (Session; 0: play until stopped)
@@ -32,7 +34,7 @@ type Config struct {
 // Main runs bot as a command and exits: 0 when done (or stopped, on a Session), 1 on an error, 2 on bad
 // arguments. Every error is one line on stderr.
 //
-//	./bot --server HOST:PORT --token SEAT_TOKEN
+//	./bot --server HOST:PORT --token SEAT_TOKEN [--again]
 //	./bot --server HOST:PORT --account-token ACCOUNT_TOKEN [--max-matches 4] [--arena] [--matches N]
 func Main(bot Bot) {
 	os.Exit(mainStatus(os.Args[1:], bot))
@@ -48,6 +50,8 @@ func mainStatus(args []string, bot Bot) int {
 	flags.StringVar(&cfg.AccountToken, "account-token", os.Getenv("PRESIDENT_ACCOUNT_TOKEN"),
 		"an account token: play every match of the account, many at once, until stopped")
 	flags.StringVar(&cfg.Name, "name", "go-bot", "with --token: the name a seat created without one shows")
+	flags.BoolVar(&cfg.Again, "again", false,
+		"with --token: a dev seat's token (make run's seat 0): play each next match of the seat until stopped")
 	flags.UintVar(&maxMatches, "max-matches", 4, "with --account-token: the most matches at once from the arena")
 	flags.BoolVar(&cfg.Arena, "arena", false, "with --account-token: let the arena put the bot in rated matches")
 	flags.IntVar(&cfg.StopAfter, "matches", 0, "with --account-token: stop after N finished matches")
@@ -63,6 +67,10 @@ func mainStatus(args []string, bot Bot) int {
 	}
 	if (cfg.Token == "") == (cfg.AccountToken == "") {
 		fmt.Fprintln(os.Stderr, "go-bot: give --token SEAT_TOKEN or --account-token ACCOUNT_TOKEN (see --help)")
+		return 2
+	}
+	if cfg.Again && cfg.Token == "" {
+		fmt.Fprintln(os.Stderr, "go-bot: --again plays a dev seat's --token match after match (see --help)")
 		return 2
 	}
 	cfg.MaxMatches = uint32(maxMatches)
@@ -89,13 +97,7 @@ func Run(ctx context.Context, cfg Config, bot Bot) error {
 	log := &logger{out: cfg.Out, err: cfg.Err, moves: cfg.Verbose, session: cfg.AccountToken != ""}
 	r := &runner{bot: bot, log: log}
 	if cfg.Token != "" {
-		s, err := r.playSeat(ctx, client, cfg.Server, cfg.Token, cfg.Name)
-		if err != nil {
-			return err
-		}
-		log.infof("match over: %s; %s accepted, %d rejected", log.result(s), counted(s.accepted, "action"),
-			s.rejected)
-		return nil
+		return r.playSeats(ctx, client, cfg)
 	}
 	appetite := &pb.Appetite{MaxMatches: cfg.MaxMatches, Arena: cfg.Arena}
 	finished, err := r.playAccount(ctx, client, cfg.Server, cfg.AccountToken, appetite, cfg.StopAfter)
@@ -104,6 +106,39 @@ func Run(ctx context.Context, cfg Config, bot Bot) error {
 	}
 	log.infof("done: %s finished", counted(finished, "match"))
 	return nil
+}
+
+// playSeats plays the seat token's match; with cfg.Again, each next match of the dev seat too, until ctx is done.
+func (r *runner) playSeats(ctx context.Context, client pb.PresidentServiceClient, cfg Config) error {
+	played, waiting := 0, false
+	for {
+		s, err := r.playSeat(ctx, client, cfg.Server, cfg.Token, cfg.Name)
+		switch {
+		case cfg.Again && errors.Is(err, errStopped):
+			r.log.infof("stopped after %s", counted(played, "match"))
+			return nil
+		case cfg.Again && errors.Is(err, errDevSeatWaiting):
+			if !waiting {
+				r.log.infof("%v (--again waits for it; Ctrl-C stops)", err)
+			}
+			waiting = true
+			select {
+			case <-time.After(time.Second):
+			case <-ctx.Done():
+				r.log.infof("stopped after %s", counted(played, "match"))
+				return nil
+			}
+			continue
+		case err != nil:
+			return err
+		}
+		r.log.infof("match over: %s; %s accepted, %d rejected", r.log.result(s), counted(s.accepted, "action"),
+			s.rejected)
+		if !cfg.Again {
+			return nil
+		}
+		played, waiting = played+1, false
+	}
 }
 
 // counted writes a count with its noun in the right number: "1 match", "3 matches".

@@ -5,6 +5,7 @@ import io.grpc.Metadata;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.MetadataUtils;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -23,6 +24,7 @@ public final class Kit {
 
     static final String USAGE = """
             usage: bot --server HOST:PORT --token SEAT_TOKEN             one seat, until its match is over
+                   bot --server HOST:PORT --token DEV_SEAT_TOKEN --again a dev seat: its match, then each next one
                    bot --server HOST:PORT --account-token ACCOUNT_TOKEN  every match of an account, many at once
 
               --server HOST:PORT   the server (default $PRESIDENT_SERVER, else localhost:50051)
@@ -30,6 +32,8 @@ public final class Kit {
               --account-token T    an account token: play every match of the account, many at once, until
                                    stopped (default $PRESIDENT_ACCOUNT_TOKEN)
               --name N             with --token: the name a seat created without one shows (default java-bot)
+              --again              with --token: a dev seat's token (make run's seat 0): play each next match of
+                                   the seat until stopped
               --max-matches N      with --account-token: the most matches at once from the arena (default 4)
               --arena              with --account-token: let the arena put the bot in rated matches
               --matches N          with --account-token: stop after N finished matches (default 0: until stopped)
@@ -38,7 +42,7 @@ public final class Kit {
 
     private static final Set<String> OPTIONS = Set.of("server", "token", "account-token", "name", "max-matches",
             "matches");
-    private static final Set<String> SWITCHES = Set.of("arena", "verbose");
+    private static final Set<String> SWITCHES = Set.of("arena", "verbose", "again");
 
     /** The gRPC key of the token: "authorization: Bearer TOKEN". */
     private static final Metadata.Key<String> AUTHORIZATION =
@@ -52,7 +56,7 @@ public final class Kit {
 
     /** Where and how a bot plays. Exactly one of token and accountToken is set. */
     record Config(String server, String token, String accountToken, String name, int maxMatches, boolean arena,
-            int stopAfter, boolean verbose) { }
+            int stopAfter, boolean verbose, boolean again) { }
 
     /** An argument the command cannot take, said in one line. */
     static final class BadArguments extends Exception {
@@ -148,10 +152,13 @@ public final class Kit {
         if (token.isEmpty() == accountToken.isEmpty()) {
             throw new BadArguments("give --token SEAT_TOKEN or --account-token ACCOUNT_TOKEN");
         }
+        if (switches.contains("again") && token.isEmpty()) {
+            throw new BadArguments("--again plays a dev seat's --token match after match");
+        }
         String server = values.getOrDefault("server", env.getOrDefault("PRESIDENT_SERVER", ""));
         return new Config(server.isEmpty() ? "localhost:50051" : server, token, accountToken,
                 values.getOrDefault("name", "java-bot"), count(values, "max-matches", 4), switches.contains("arena"),
-                count(values, "matches", 0), switches.contains("verbose"));
+                count(values, "matches", 0), switches.contains("verbose"), switches.contains("again"));
     }
 
     private static int count(Map<String, String> values, String name, int otherwise) throws BadArguments {
@@ -186,9 +193,7 @@ public final class Kit {
             PresidentServiceStub stub = PresidentServiceGrpc.newStub(channel)
                     .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers));
             if (seat) {
-                Seat s = new PlayClient(runner, stub, stop).playSeat(cfg.server(), cfg.name());
-                log.info("match over: %s; %s accepted, %d rejected", log.result(s), Log.counted(s.accepted, "action"),
-                        s.rejected);
+                playSeats(cfg, new PlayClient(runner, stub, stop), stop, log);
                 return;
             }
             Appetite appetite = Appetite.newBuilder().setMaxMatches(cfg.maxMatches()).setArena(cfg.arena()).build();
@@ -196,6 +201,44 @@ public final class Kit {
             log.info("done: %s finished", Log.counted(finished, "match"));
         } finally {
             channel.shutdownNow();
+        }
+    }
+
+    /** Plays the seat token's match; with --again, each next match of the dev seat too, until a stop. */
+    private static void playSeats(Config cfg, PlayClient client, Stop stop, Log log) throws KitError {
+        int played = 0;
+        boolean waiting = false;
+        while (true) {
+            Seat s = null;
+            try {
+                s = client.playSeat(cfg.server(), cfg.name());
+            } catch (DevSeatWaiting notYet) {
+                if (!cfg.again()) {
+                    throw notYet;
+                }
+                if (!waiting) {
+                    log.info("%s (--again waits for it; Ctrl-C stops)", notYet.getMessage());
+                }
+                waiting = true;
+                if (!stop.sleep(Duration.ofSeconds(1))) {
+                    continue;
+                }
+            } catch (KitError error) {
+                if (!cfg.again() || !stop.stopped()) {
+                    throw error;
+                }
+            }
+            if (s == null) { // --again, stopped
+                log.info("stopped after %s", Log.counted(played, "match"));
+                return;
+            }
+            log.info("match over: %s; %s accepted, %d rejected", log.result(s), Log.counted(s.accepted, "action"),
+                    s.rejected);
+            if (!cfg.again()) {
+                return;
+            }
+            played++;
+            waiting = false;
         }
     }
 }

@@ -44,6 +44,9 @@ final class Reconnection {
         if (error != null) {
             Status status = Status.fromThrowable(error);
             String reason = reason(error);
+            if (reason.equals("DEV_SEAT_WAITING")) {
+                throw new DevSeatWaiting("no match yet: " + message(status));
+            }
             if (reason.equals("BAD_TOKEN") || reason.equals("MISSING_TOKEN")) {
                 throw new KitError("bad " + what + " token: " + server + " refuses it (" + describe(error) + ")");
             }

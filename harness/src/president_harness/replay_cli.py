@@ -2,8 +2,6 @@
 
     president replay MATCH_ID --server localhost:50051 --html replay.html
     president replay MATCH_ID --json record.json        (the record: python -m president_engine replay checks it)
-    president replay --records DIR                      (an HTML replay beside each record president-bot
-                                                         --local --replay DIR wrote)
 
 The HTML file is the server's replay page with the match written into it:
 it opens from disk, offline, and plays the match step by step with every
@@ -30,10 +28,7 @@ from president_harness.rpc_errors import describe_rpc_error
 def add_replay_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     replay = commands.add_parser("replay", help="save a finished match as a replay file (HTML) or its record (JSON)",
                                  description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    replay.add_argument("match_id", metavar="MATCH_ID", nargs="?")
-    replay.add_argument("--records", type=Path, metavar="DIR",
-                        help="instead of a server's match: write an HTML replay beside each match record that"
-                             " `president-bot --local --replay DIR` wrote")
+    replay.add_argument("match_id", metavar="MATCH_ID")
     replay.add_argument("--server", default="localhost:50051", help="HOST:PORT (default localhost:50051)")
     replay.add_argument("--html", type=Path, metavar="FILE", help="write a self-contained HTML replay to FILE")
     replay.add_argument("--json", metavar="FILE", help="write the match record (JSON) to FILE; - for standard output")
@@ -45,17 +40,9 @@ def add_replay_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
 def replay_command(args: argparse.Namespace) -> int:
     from president_engine import RecordError
     from president_protocol import convert
-    from president_service.web.replay_file import replay_html
-    from president_service.web.replay_frames import FramesError, replay_frames
+    from president_protocol.replay_page.replay_file import replay_html
+    from president_protocol.replay_page.replay_frames import FramesError, replay_frames
 
-    if args.records is not None:
-        if args.match_id is not None or args.html is not None or args.json is not None:
-            print("president replay: --records DIR takes no MATCH_ID, --html or --json", file=sys.stderr)
-            return 2
-        return local_replays(args.records)
-    if args.match_id is None:
-        print("president replay: give MATCH_ID (a server's match) or --records DIR (local play)", file=sys.stderr)
-        return 2
     if args.html is None and args.json is None:
         print("president replay: give --html FILE, --json FILE, or both", file=sys.stderr)
         return 2
@@ -93,42 +80,3 @@ def replay_command(args: argparse.Namespace) -> int:
         print(f"president replay: wrote {path}", file=sys.stderr)
     return 0
 
-
-def local_replays(folder: Path) -> int:
-    """An HTML replay beside each record of `folder`'s index (president-bot --local --replay): FILE.json -> FILE.html.
-
-    The page and its frames are the server's (president_service.web), which the SDK may not import: so the SDK
-    writes the records and this command, which may, makes the pages.
-    """
-    import json
-
-    from president_engine import MatchRecord, RecordError
-    from president_service.web.replay_file import replay_html
-    from president_service.web.replay_frames import FramesError, replay_frames
-
-    index_path = folder / "matches.json"
-    try:
-        index = json.loads(index_path.read_text(encoding="utf-8"))
-        entries = [(str(entry["record"]), [str(n) for n in entry["names"]]) for entry in index["matches"]]
-    except OSError as exc:
-        print(f"president replay: cannot read {index_path}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
-    except (ValueError, KeyError, TypeError) as exc:
-        print(f"president replay: {index_path} is not an index president-bot --replay wrote: {exc!r}",
-              file=sys.stderr)
-        return 1
-    for file, names in entries:
-        source = folder / Path(file).name  # the index names files in its own folder, nothing else
-        target = source.with_suffix(".html")
-        try:
-            record = MatchRecord.loads(source.read_text(encoding="utf-8"))
-            target.write_text(replay_html(replay_frames(record, names, match_id=source.stem)), encoding="utf-8")
-        except OSError as exc:
-            print(f"president replay: {source}: {exc.strerror or exc}", file=sys.stderr)
-            return 1
-        except (RecordError, FramesError) as exc:
-            print(f"president replay: {source} does not replay: {exc}", file=sys.stderr)
-            return 1
-    print(f"president replay: wrote {len(entries)} HTML replay{'s' if len(entries) != 1 else ''} in {folder}",
-          file=sys.stderr)
-    return 0

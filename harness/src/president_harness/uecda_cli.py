@@ -12,7 +12,7 @@ them, writes the contest's game log (``--log``), and prints each player's points
 
 Without ``--server`` the match is played in this process on the engine, as the reference server plays its own:
 the fastest way, a match of any length, each game's log lines written as the game ends; ``--replay DIR`` writes
-its record for ``president replay --records DIR``.  With ``--server HOST:PORT`` the match is created on that
+its record and HTML replay.  With ``--server HOST:PORT`` the match is created on that
 server of ours and each client plays its seat there: the server's live page and replay, its accounts' bots as
 players (``--seat account:NAME``), every move on its disk; about a second a game, and the log is written when
 the match ends.
@@ -101,8 +101,8 @@ def add_uecda_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
                             " `president serve --max-message-bytes`): a longer scenario is refused before any"
                             " client waits. Without --server a scenario may be of any length")
     serve.add_argument("--replay", type=Path, default=None, metavar="DIR",
-                       help="without --server: write the match's record to DIR, for `president replay --records"
-                            " DIR` (an HTML replay, every hand face up)")
+                       help="without --server: write the match's record and its HTML replay (every hand face"
+                            " up) to DIR")
     serve.set_defaults(handler=uecda_command)
     compare = actions.add_parser("compare", help="the game lines of two game logs that differ",
                                  description="Print each game line (section 7's seven a game) that differs between"
@@ -274,20 +274,10 @@ async def _on_engine(args: argparse.Namespace, match: Match, seated: list[tuple[
 
 
 def _write_record(folder: Path, record: str, names: Sequence[str]) -> None:
-    """The match's record and the index `president replay --records` reads (as ``president-bot --replay``)."""
-    import json
+    """The match's record, its HTML replay and their index in `folder` (as ``president-bot --replay``)."""
+    from president_sdk.bot_cli import write_replays
 
-    from president_sdk.bot_cli import REPLAY_INDEX, REPLAY_INDEX_FORMAT
-
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "match.json").write_text(record + "\n", encoding="utf-8")
-        index = {"format": REPLAY_INDEX_FORMAT, "matches": [{"record": "match.json", "names": list(names)}]}
-        (folder / REPLAY_INDEX).write_text(json.dumps(index, indent=1) + "\n", encoding="utf-8")
-    except OSError as exc:
-        print(f"president uecda: --replay: cannot write {folder}: {exc.strerror or exc}", file=sys.stderr)
-        return
-    print(f"president uecda: the match's record in {folder}; HTML: president replay --records {folder}", flush=True)
+    write_replays(folder, [(record, "match.json", names, {})], program="president uecda")
 
 
 async def _on_server(args: argparse.Namespace, rules: Rules, scenario: Sequence[ScenarioDeal],

@@ -202,8 +202,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--workers", type=int, default=None,
                         help="--matches: processes playing the matches (default one per core)")
     parser.add_argument("--replay", default=None, metavar="DIR",
-                        help="--local: write each match's record (JSON) and an index to DIR; `president replay"
-                             " --records DIR` makes their HTML replays")
+                        help="--local: write each match's HTML replay (opens in a browser, no server needed), its"
+                             " record (JSON) and an index to DIR")
     parser.add_argument("--preset", action="append", choices=sorted(PRESETS),
                         help="--local: the rules (default cardverse); --account-token: a preset the bot plays in the"
                              " arena (repeatable; default every preset)")
@@ -458,7 +458,7 @@ def _local(bot: Bot, args: argparse.Namespace) -> int:
             if line is not None:
                 print(line)
     if args.replay is not None:
-        written = _write_replays(Path(args.replay), [(MatchRecord.from_match(result.match).dumps(), "match.json",
+        written = write_replays(Path(args.replay), [(MatchRecord.from_match(result.match).dumps(), "match.json",
                                                       names, {})])
         if written:
             return written
@@ -526,7 +526,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     print(evaluate.table(name, summaries), flush=True)
     if args.replay is not None:
         results.sort(key=lambda r: (levels.index(r.match.level), r.match.board, r.match.rotation))
-        written = _write_replays(Path(args.replay), [
+        written = write_replays(Path(args.replay), [
             (r.record, evaluate.record_name(r), r.names,
              {"level": r.match.level, "board": r.match.board + 1, "seat": r.match.rotation, "points": r.points,
               "places": list(r.places)}) for r in results])
@@ -540,24 +540,32 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 REPLAY_INDEX = "matches.json"
-"""The index --replay writes beside the records: each record's file and the players' names (what `president
-replay --records` reads to make the HTML replays)."""
+"""The index --replay writes beside the records: each record's file, its HTML replay and the players' names."""
 REPLAY_INDEX_FORMAT = "president-local-replays/1"
 
 
-def _write_replays(folder: Path, records: Sequence[tuple[str, str, Sequence[str], dict[str, object]]]) -> int:
-    """Write each (record JSON, file name, names, facts) and the index to `folder`: 0, or 1 with a line on stderr."""
+def write_replays(folder: Path, records: Sequence[tuple[str, str, Sequence[str], dict[str, object]]], *,
+                  program: str = "president-bot") -> int:
+    """Write each (record JSON, file name, names, facts), its HTML replay and the index to `folder`: 0, or 1 with a
+    line on stderr."""
+    from president_protocol.replay_page.replay_file import replay_html
+    from president_protocol.replay_page.replay_frames import replay_frames
+
     index = {"format": REPLAY_INDEX_FORMAT,
-             "matches": [{"record": file, "names": list(names), **facts} for _, file, names, facts in records]}
+             "matches": [{"record": file, "html": str(Path(file).with_suffix(".html")), "names": list(names), **facts}
+                         for _, file, names, facts in records]}
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        for text, file, _, _ in records:
+        for text, file, names, _ in records:
             (folder / file).write_text(text + "\n", encoding="utf-8")
+            page = replay_html(replay_frames(MatchRecord.loads(text), names, match_id=Path(file).stem))
+            (folder / file).with_suffix(".html").write_text(page, encoding="utf-8")
         (folder / REPLAY_INDEX).write_text(json.dumps(index, indent=1) + "\n", encoding="utf-8")
     except OSError as exc:
-        print(f"president-bot: --replay: cannot write {folder}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"{program}: --replay: cannot write {folder}: {exc.strerror or exc}", file=sys.stderr)
         return 1
-    print(f"replays: {counted(len(records), 'match record')} in {folder}; HTML: president replay --records {folder}",
+    first = (folder / records[0][1]).with_suffix(".html") if records else folder
+    print(f"replays: {counted(len(records), 'match')} in {folder} (HTML and JSON); open {first} in a browser",
           file=sys.stderr)
     return 0
 

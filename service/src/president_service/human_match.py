@@ -9,6 +9,7 @@ the match is not rated.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from president_engine import Rules
 
@@ -24,6 +25,24 @@ PERSON = "you"
 """The person's seat's name."""
 PERSON_CLOCK = ClockSettings(move_ms=60_000, bank_ms=60_000, max_strikes=3)
 """A person's clock: a minute a move, and a minute more in the bank."""
+
+
+def opponents(accounts: Accounts, sessions: Sessions, board: tuple[str, int], seats: Sequence[str],
+              *, queues: tuple[tuple[str, int], ...]) -> list[int]:
+    """The players of a match on `board` whose account a person may start a match against now (`seats`: each
+    player's account, empty for a seat played with its token): connected bots that are not house bots, on an arena
+    board."""
+    if board not in queues:
+        return []
+    found = []
+    for player, name in enumerate(seats):
+        try:
+            account = accounts.get(name) if name else None
+        except ServiceError:  # an account that is gone: nobody to play against
+            account = None
+        if account is not None and not account.house and not account.revoked and name in sessions.by_account:
+            found.append(player)
+    return found
 
 
 def human_match(registry: Registry, accounts: Accounts, sessions: Sessions, board: tuple[str, int], account: str,

@@ -33,7 +33,7 @@ from president_service.bot_output import WINDOWS, BotOutput, Window
 from president_service.clock import ClockSettings
 from president_service.errors import Reason, ServiceError, abort
 from president_service.feeds import SeatFeed, match_over, prompt_message, shared_events
-from president_service.human_match import human_match
+from president_service.human_match import human_match, opponents
 from president_service.limits import RETRY_FULL_S
 from president_service.loop_lag import LoopLag
 from president_service.match_request import check_name, read_match_request
@@ -254,6 +254,11 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
         settings = self.arena.settings
         return human_match(self._registry, self._registry.accounts, self.sessions, board, account,
                            deals=settings.deals, queues=settings.queues)
+
+    def opponents(self, summary: pb.MatchSummary) -> list[int]:
+        """The players of the match whose bot a person may play against now (human_match.opponents)."""
+        return opponents(self._registry.accounts, self.sessions, (summary.preset, len(summary.players)),
+                         [p.account for p in summary.players], queues=self.arena.settings.queues)
 
     async def GetTurn(self, request: pb.GetTurnRequest, context: Context) -> pb.GetTurnResponse:  # noqa: N802
         async def get() -> pb.GetTurnResponse:

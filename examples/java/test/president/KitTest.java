@@ -256,10 +256,12 @@ public final class KitTest {
         check(cfg.server().equals("h:1") && cfg.accountToken().equals("A") && cfg.maxMatches() == 2 && cfg.arena()
                 && cfg.token().isEmpty() && cfg.stopAfter() == 0, "got %s", cfg);
         cfg = Kit.parse(new String[] {}, Map.of("PRESIDENT_TOKEN", "T"));
-        check(cfg.server().equals("localhost:50051") && cfg.token().equals("T") && cfg.name().equals("java-bot"),
-                "got %s", cfg);
+        check(cfg.server().equals("localhost:50051") && cfg.token().equals("T") && cfg.name().equals("java-bot")
+                && !cfg.again(), "got %s", cfg);
+        check(Kit.parse(new String[] {"--token", "T", "--again"}, Map.of()).again(), "--again");
         for (String[] bad : List.of(new String[] {"--turbo"}, new String[] {"--token"}, new String[] {"--token", "T",
-            "--account-token", "A"}, new String[] {"--token", "T", "--matches", "x"})) {
+            "--account-token", "A"}, new String[] {"--token", "T", "--matches", "x"},
+            new String[] {"--account-token", "A", "--again"})) {
             try {
                 Kit.parse(bad, Map.of());
                 check(false, "%s taken", List.of(bad));

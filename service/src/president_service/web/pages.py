@@ -12,7 +12,9 @@
     /api/matches[?player=NAME&offset=N&page_size=N]
                                  ListMatches, as JSON: every live match and a page of finished ones (50 unless
                                  page_size says), from `offset`, with how many finished matches there are
-    /api/matches/ID              GetMatch, as JSON
+    /api/matches/ID              GetMatch, as JSON; with `--human-seats`, the players whose bot a person may play
+                                 against now (`play_against`: connected bot accounts, not house bots, on an arena
+                                 board)
     /api/matches/ID/live         the Spectate stream, as server-sent events (Last-Event-ID resumes)
     /api/matches/ID/replay       the replay's frames (replay_frames), built from GetReplay's record
     /api/leaderboards            GetLeaderboard of every arena queue that has rated accounts, as JSON, and
@@ -55,6 +57,7 @@ import json
 import math
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -62,6 +65,8 @@ from aiohttp import web
 from aiohttp_sse import EventSourceResponse, sse_response
 from google.protobuf import json_format
 from president_protocol import convert
+from president_protocol.replay_page.proto_json import proto_json
+from president_protocol.replay_page.replay_frames import replay_frames
 from president_protocol.v1 import president_pb2 as pb
 
 from president_service.acts import apply_act
@@ -70,9 +75,7 @@ from president_service.errors import Reason, ServiceError
 from president_service.match_request import shorten
 from president_service.messages import play_hidden
 from president_service.servicer import PresidentServicer, turn_answer
-from president_service.web import ASSETS
-from president_service.web.proto_json import proto_json
-from president_service.web.replay_frames import replay_frames
+from president_service.web import assets
 
 _HTTP_STATUS = {
     grpc.StatusCode.INVALID_ARGUMENT: 400,
@@ -98,14 +101,15 @@ def web_app(servicer: PresidentServicer, *, human_seats: bool = False) -> web.Ap
     app = web.Application()
     app[_SERVICER] = servicer
     app[_HUMAN_SEATS] = human_seats
-    app.router.add_get("/", _page("index.html"))
-    app.router.add_get("/matches/{match_id}", _page("live.html"))
-    app.router.add_get("/matches/{match_id}/replay", _page("replay.html"))
-    app.router.add_get("/tournaments", _page("tournaments.html"))
-    app.router.add_get("/tournaments/{tournament_id}", _page("tournaments.html"))
-    app.router.add_get("/versions", _page("versions.html"))
-    app.router.add_get("/play", _page("play.html"))
-    app.router.add_static("/assets/", ASSETS)
+    files = assets()
+    app.router.add_get("/", _page(files["index.html"]))
+    app.router.add_get("/matches/{match_id}", _page(files["live.html"]))
+    app.router.add_get("/matches/{match_id}/replay", _page(files["replay.html"]))
+    app.router.add_get("/tournaments", _page(files["tournaments.html"]))
+    app.router.add_get("/tournaments/{tournament_id}", _page(files["tournaments.html"]))
+    app.router.add_get("/versions", _page(files["versions.html"]))
+    app.router.add_get("/play", _page(files["play.html"]))
+    app.router.add_get("/assets/{name}", _asset(files))
     app.router.add_get("/api/matches", _list)
     app.router.add_get("/api/matches/{match_id}", _summary)
     app.router.add_get("/api/matches/{match_id}/live", _live)
@@ -123,10 +127,20 @@ def web_app(servicer: PresidentServicer, *, human_seats: bool = False) -> web.Ap
     return app
 
 
-def _page(name: str) -> Callable[[web.Request], Awaitable[web.FileResponse]]:
+def _page(path: Path) -> Callable[[web.Request], Awaitable[web.FileResponse]]:
     async def page(request: web.Request) -> web.FileResponse:
-        return web.FileResponse(ASSETS / name)
+        return web.FileResponse(path)
     return page
+
+
+def _asset(files: dict[str, Path]) -> Callable[[web.Request], Awaitable[web.FileResponse]]:
+    """The route of /assets/NAME: one of `files` (web.assets), by name alone; 404 for any other."""
+    async def asset(request: web.Request) -> web.FileResponse:
+        found = files.get(request.match_info["name"])
+        if found is None:
+            raise web.HTTPNotFound()
+        return web.FileResponse(found)
+    return asset
 
 
 def _error(exc: ServiceError) -> dict[str, Any]:
@@ -352,7 +366,10 @@ async def _summary(request: web.Request) -> web.Response:
         found = await servicer.summary(request.match_info["match_id"])
     except ServiceError as exc:
         return _refusal(exc)
-    return web.json_response(_with_shown(servicer, found.match), dumps=_json)
+    shown = _with_shown(servicer, found.match)
+    if request.app[_HUMAN_SEATS]:
+        shown["play_against"] = servicer.opponents(found.match)
+    return web.json_response(shown, dumps=_json)
 
 
 def _resume_from(request: web.Request) -> int:

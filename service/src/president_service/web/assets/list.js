@@ -88,29 +88,6 @@
     return el("section", { id: "finished" }, el("h2", { text: heading }), table(entries, empty), nav);
   }
 
-  /** A match of this bot against the person and house bots (a server with --human-seats); the seat's token goes
-      to /play in this tab's sessionStorage, never in an address. */
-  async function playAgainst(board, entry, button) {
-    button.disabled = true;
-    const response = await fetch("/api/play-against", { method: "POST",
-      headers: { Accept: "application/json", "Content-Type": "application/json" },
-      body: JSON.stringify({ account: entry.account, preset: board.preset, players: board.players }) });
-    const body = await response.json().catch(() => null);
-    if (!response.ok) {
-      button.disabled = false;
-      button.after(el("span", { class: "error play-error", text: ` ${body && body.error ? body.error.message : response.statusText}` }));
-      return;
-    }
-    sessionStorage.setItem("president-seat-token", body.token);
-    window.location.assign("/play");
-  }
-
-  function playButton(board, entry) {
-    const button = el("button", { type: "button", class: "play-against", text: "Play against" });
-    button.addEventListener("click", () => playAgainst(board, entry, button));
-    return button;
-  }
-
   function standing(entry, rank, board, humanSeats) {
     const low = Number(entry.mean_place_low || 0), high = Number(entry.mean_place_high || 0);
     const place = Number(entry.mean_place || 0);
@@ -125,7 +102,8 @@
       el("td", { text: Number(entry.ordinal || 0).toFixed(2) }),
       el("td", { text: `${place.toFixed(2)} [${low.toFixed(2)}, ${high.toFixed(2)}]` }),
       el("td", { text: String(entry.matches || 0) }),
-      humanSeats ? el("td", {}, entry.house ? null : playButton(board, entry)) : null);
+      humanSeats ? el("td", {}, entry.house ? null : P.playAgainstButton(entry.account, board.preset, board.players))
+        : null);
   }
 
   /** An arena leaderboard as the server orders it: by the rating it shows, OpenSkill's mu − 3σ. */

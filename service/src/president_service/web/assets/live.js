@@ -1,8 +1,8 @@
 /* The live page: a match as a spectator sees it, from the server's Spectate stream (server-sent events).
    The stream's snapshot is the spectator's view; each event is kept as it comes, and the page
    shows the table after it.  The match's summary is fetched again only when nothing has happened for a while,
-   or while some seat's bot is not connected: it says who the match waits for, and the names bots gave
-   themselves. */
+   or while some seat's bot is not connected: it says who the match waits for, the names bots gave
+   themselves and, on a server with --human-seats, which of its bots a person may play against. */
 "use strict";
 
 (function () {
@@ -16,6 +16,9 @@
     waiting: false,
   };
   const hint = P.el("div", { class: "notice", id: "waiting-for", role: "status", hidden: true });
+  const opponents = P.el("section", { id: "play-against", class: "play-against-bar", "aria-label": "play against a bot",
+    hidden: true });
+  let offered = "";
   const WAITING_POLL_MS = 2000;
   const IDLE_POLL_MS = 5000;
   let source = null;
@@ -36,15 +39,30 @@
   }
 
   function notice(text, error) {
-    page.replaceChildren(hint, P.el("div", { class: `notice${error ? " error" : ""}`, role: "status", text }));
+    page.replaceChildren(hint, opponents, P.el("div", { class: `notice${error ? " error" : ""}`, role: "status", text }));
   }
 
   function names(list) {
     return list.length < 2 ? list.join("") : `${list.slice(0, -1).join(", ")} and ${list[list.length - 1]}`;
   }
 
+  /** A row for each bot of this table a person may play against now (`players`: the summary's `play_against`,
+      given by a server with --human-seats only), each with its button; built again only when they change. */
+  function playAgainst(match, players) {
+    const rows = (players || []).map((p) => match.players[p]);
+    const key = JSON.stringify(rows.map((p) => p.account));
+    if (key === offered) return;
+    offered = key;
+    opponents.hidden = rows.length === 0;
+    opponents.replaceChildren(...(rows.length ? [P.el("h3", { text: "Play against a bot of this table" }),
+      P.el("table", { class: "matches" }, P.el("tbody", {}, rows.map((p) => P.el("tr", { "data-account": p.account },
+        P.el("td", { text: p.name }), P.el("td", { class: "muted", text: `seat ${p.seat}` }),
+        P.el("td", {}, P.playAgainstButton(p.account, match.preset, match.players.length))))))] : []));
+  }
+
   /** What the summary says of the seats: their names, and which seats' bots the match waits for. */
-  function seats(match) {
+  function seats(match, players) {
+    playAgainst(match, players);
     state.names = match.players.map((p) => p.name);
     document.title = `President: ${state.names.join(", ")}`;
     const absent = match.status === "MATCH_STATUS_OVER" ? []
@@ -71,7 +89,8 @@
 
   async function lookAtSeats() {
     try {
-      seats((await P.fetchJson(`/api/matches/${encodeURIComponent(matchId)}`)).match);
+      const found = await P.fetchJson(`/api/matches/${encodeURIComponent(matchId)}`);
+      seats(found.match, found.play_against);
     } catch (error) {
       lookAgain(IDLE_POLL_MS);
     }
@@ -169,7 +188,7 @@
       // Joined in the middle of a deal, the page cannot number its tricks until the next deal.
       Object.assign(state, { step: [], actor: null, wonBy: null, trick: null, trickDone: false,
         dealOver: state.obs.phase === "PHASE_OVER" });
-      page.replaceChildren(hint, root);
+      page.replaceChildren(hint, opponents, root);
     } else if (message.event && state.obs) {
       apply(message.event);
     } else if (message.match_over) {
@@ -207,7 +226,7 @@
       notice("Another live match deals the same cards (a duplicate board): this one is shown once every match of the board is over.");
       return;
     }
-    seats(match);
+    seats(match, found.play_against);
     notice("Waiting for the match\u2026");
     source = new EventSource(`/api/matches/${encodeURIComponent(matchId)}/live`);
     source.onopen = () => header(badge());

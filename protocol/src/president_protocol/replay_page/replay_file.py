@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from president_service.web import ASSETS
+from president_protocol.replay_page import ASSETS
 
 _STYLE = '<link rel="stylesheet" href="/assets/style.css">'
 _SCRIPTS = ("table.js", "replay.js")

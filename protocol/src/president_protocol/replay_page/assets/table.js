@@ -308,6 +308,28 @@ window.President = (function () {
         el("a", { href: "/play", text: "Play a seat" })) : null));
   }
 
+  /** A button that starts a match of `account`'s bot against the person and house bots on the board `preset`,
+      `players` (a server with --human-seats) and takes the person to its seat on /play; the seat's token goes
+      there in this tab's sessionStorage, never in an address. */
+  function playAgainstButton(account, preset, players, text = "Play against") {
+    const button = el("button", { type: "button", class: "play-against", text });
+    button.addEventListener("click", async () => {
+      button.disabled = true;
+      const response = await fetch("/api/play-against", { method: "POST",
+        headers: { Accept: "application/json", "Content-Type": "application/json" },
+        body: JSON.stringify({ account, preset, players }) });
+      const body = await response.json().catch(() => null);
+      if (!response.ok) {
+        button.disabled = false;
+        button.after(el("span", { class: "error play-error", text: ` ${body && body.error ? body.error.message : response.statusText}` }));
+        return;
+      }
+      sessionStorage.setItem("president-seat-token", body.token);
+      window.location.assign("/play");
+    });
+    return button;
+  }
+
   async function fetchJson(url) {
     const response = await fetch(url, { headers: { Accept: "application/json" } });
     const body = await response.json().catch(() => null);
@@ -315,6 +337,6 @@ window.President = (function () {
     return body;
   }
 
-  return { el, parseCards, describe, renderMatch, topbar, fetchJson, plural, nameOf, cardsInline, playEl, roleEl,
+  return { el, parseCards, describe, renderMatch, topbar, fetchJson, playAgainstButton, plural, nameOf, cardsInline, playEl, roleEl,
     sorted, ordinal };
 })();

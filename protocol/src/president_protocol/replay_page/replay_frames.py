@@ -32,10 +32,10 @@ from president_engine.events import (
     TrickWon,
 )
 from president_engine.observation import PublicObservation, TrickEntry
-from president_protocol import convert
-from president_protocol.v1 import president_pb2 as pb
 
-from president_service.web.proto_json import proto_json
+from president_protocol import convert
+from president_protocol.replay_page.proto_json import proto_json
+from president_protocol.v1 import president_pb2 as pb
 
 FORMAT = "president-replay-frames/1"
 
