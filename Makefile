@@ -76,12 +76,14 @@ WHEELS := build/wheels
 COMPILED_SOURCES := engine/setup.py sdk/setup.py $(wildcard engine/src/president_engine/*.py sdk/src/president_sdk/*.py \
   sdk/src/president_sdk/*/*.py sdk/src/president_sdk/*/*/*.py sdk/src/president_sdk/*/*/*.c)
 UV_BUILD := $(UV_RUN) build --wheel --no-build-isolation --out-dir $(WHEELS)
+# True when the stamp is newer than everything the wheels are built from (make -q cannot say: check-lock is phony).
+COMPILED_FRESH = [ -f $(COMPILED) ] && [ -z "$$(find $(RUN_STAMP) $(COMPILED_SOURCES) -newer $(COMPILED) | head -1)" ]
 
 # One build at a time (build/compiled.lock: make run's in the background, a test lane's): one that finds the stamp
 # newer than every prerequisite once it holds the lock has nothing to do.
 $(COMPILED): $(RUN_STAMP) $(COMPILED_SOURCES)
 	@mkdir -p build && exec 9>build/compiled.lock && flock 9 && \
-	if [ -f $@ ] && [ -z "$$(find $^ -newer $@ | head -1)" ]; then exit 0; fi && \
+	if $(COMPILED_FRESH); then exit 0; fi && \
 	rm -rf $(WHEELS) && mkdir -p $(WHEELS) && \
 	echo "compiling the engine and the expert's search into wheels ($(WHEELS), about a minute)" && \
 	{ { $(UV_BUILD) --package president-engine && $(UV_BUILD) --package president-sdk; } >$(WHEELS)/build.log 2>&1 \
@@ -354,7 +356,7 @@ bench-flood: $(STAMP)
 ## source, and the commands started after the install on the compiled build.
 run: $(RUN_STAMP)
 	@mkdir -p run build
-	@$(MAKE) --no-print-directory -q $(COMPILED) 2>/dev/null || { \
+	@$(COMPILED_FRESH) || { \
 	  echo "president: compiling the engine in the background (build/compiled.log); commands started after it use it"; \
 	  setsid nice -n 19 $(MAKE) --no-print-directory $(COMPILED) \
 	    >build/compiled.log 2>&1 </dev/null & }
