@@ -91,7 +91,10 @@ $(COMPILED): $(RUN_STAMP) $(COMPILED_SOURCES)
 	       exit 1; }; } && \
 	grep '^president-' $(WHEELS)/build.log; \
 	if ls $(WHEELS)/*-none-any.whl >/dev/null 2>&1; then \
-	  echo "the engine and the SDK stay the editable source"; test -z "$(REQUIRE_COMPILED)" && echo source > $@; \
+	  if [ -n "$(REQUIRE_COMPILED)" ]; then echo "error: REQUIRE_COMPILED=1 but the wheels are pure Python" >&2; \
+	    exit 1; fi; \
+	  $(UV) pip install --quiet --offline --no-deps --no-build-isolation --reinstall --python $(PY) -e ./engine \
+	    -e ./sdk && echo "the engine and the SDK stay the editable source" && echo source > $@; \
 	else $(UV) pip install --quiet --offline --no-deps --reinstall --python $(PY) $(WHEELS)/*.whl && \
 	  echo "installed the compiled engine and SDK into $(VENV)" && echo compiled > $@; fi
 
@@ -363,4 +366,4 @@ run: $(RUN_STAMP)
 	@$(BIN)/president demo --db run/president.db
 
 clean:
-	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build engine/build sdk/build .pytest_cache .mypy_cache .ruff_cache .hypothesis
