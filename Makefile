@@ -8,7 +8,7 @@ RUN_STAMP := $(VENV)/.installed-run
 PYPROJECTS := engine/pyproject.toml protocol/pyproject.toml sdk/pyproject.toml service/pyproject.toml harness/pyproject.toml \
   learn/pyproject.toml
 
-.PHONY: all venv test lint typecheck pytest pytest-source pytest-compiled pytest-default engine-compiled bench bench-engine bench-bots bench-expert bench-expert-clock bench-expert-ladders bench-playouts bench-expert-worlds bench-builtin-workers bench-service bench-arena \
+.PHONY: all venv test lint typecheck pytest pytest-source pytest-compiled pytest-default compiled bench bench-engine bench-bots bench-expert bench-expert-clock bench-expert-ladders bench-playouts bench-expert-worlds bench-builtin-workers bench-service bench-arena \
   bench-ladder bench-ladder-speed bench-seat bench-streams bench-new-streams bench-flood bench-sandbox bench-tournament bench-kits bench-cli bench-install run clean
 
 all: test
@@ -56,7 +56,7 @@ $(RUN_STAMP): $(PYPROJECTS) pyproject.toml uv.lock | $(UV) check-lock
 	@touch $@
 
 lint: $(STAMP)
-	$(BIN)/ruff check engine/src engine/build_backend.py protocol/src sdk/src sdk/build_backend.py service/src harness/src learn/src tests benchmarks tools examples/learning
+	$(BIN)/ruff check engine/src engine/setup.py protocol/src sdk/src sdk/setup.py service/src harness/src learn/src tests benchmarks tools examples/learning
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -66,50 +66,73 @@ typecheck: $(STAMP)
 # kit once.
 PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -lt 2 ] && n=2; echo $$n)
 
-## engine-compiled: the engine's typed source and the expert's search compiled by mypyc into build/engine-compiled,
-## which every command then runs while it matches the source (president_engine.build; PRESIDENT_ENGINE_BUILD=source
-## runs the source).
-## Without a C compiler and the Python headers it is skipped with a message (the source runs); REQUIRE_COMPILED=1
-## (CI) makes that an error.
-ENGINE_COMPILED := build/engine-compiled
-ENGINE_SOURCES := $(wildcard engine/src/president_engine/*.py sdk/src/president_sdk/*.py sdk/src/president_sdk/*/*.py \
-  sdk/src/president_sdk/*/*/*.py sdk/src/president_sdk/*/*/*.c)
+## compiled: the engine and the SDK built as wheels (build/wheels) by their setup.py, which compiles the engine's hot
+## modules and the expert's search with mypyc and its playouts in C where a C compiler and the Python headers are, and
+## installed into the venv in place of their editable source (the venv's own setuptools and mypy, uv.lock's: no
+## build isolation).  Where the wheels come out pure Python the editable source stays, and the recipe says why;
+## REQUIRE_COMPILED=1 (CI) makes that an error.  The stamp holds which: compiled or source.
+COMPILED := $(VENV)/.installed-compiled
+WHEELS := build/wheels
+COMPILED_SOURCES := engine/setup.py sdk/setup.py $(wildcard engine/src/president_engine/*.py sdk/src/president_sdk/*.py \
+  sdk/src/president_sdk/*/*.py sdk/src/president_sdk/*/*/*.py sdk/src/president_sdk/*/*/*.c)
+UV_BUILD := $(UV_RUN) build --wheel --no-build-isolation --out-dir $(WHEELS)
+# True when the stamp is newer than everything the wheels are built from (make -q cannot say: check-lock is phony).
+COMPILED_FRESH = [ -f $(COMPILED) ] && [ -z "$$(find $(RUN_STAMP) $(COMPILED_SOURCES) -newer $(COMPILED) | head -1)" ]
 
-$(ENGINE_COMPILED)/.built: $(STAMP) $(ENGINE_SOURCES) tools/compile_engine.py
-	$(PY) tools/compile_engine.py $(ENGINE_COMPILED) $(if $(REQUIRE_COMPILED),--require)
+# One build at a time (build/compiled.lock: make run's in the background, a test lane's): one that finds the stamp
+# newer than every prerequisite once it holds the lock has nothing to do.
+$(COMPILED): $(RUN_STAMP) $(COMPILED_SOURCES)
+	@mkdir -p build && exec 9>build/compiled.lock && flock 9 && \
+	if $(COMPILED_FRESH); then exit 0; fi && \
+	rm -rf $(WHEELS) && mkdir -p $(WHEELS) && \
+	echo "compiling the engine and the expert's search into wheels ($(WHEELS), about a minute)" && \
+	{ { $(UV_BUILD) --package president-engine && $(UV_BUILD) --package president-sdk; } >$(WHEELS)/build.log 2>&1 \
+	  || { tail -20 $(WHEELS)/build.log; echo "error: building the wheels failed; see $(WHEELS)/build.log" >&2; \
+	       exit 1; }; } && \
+	grep '^president-' $(WHEELS)/build.log; \
+	if ls $(WHEELS)/*-none-any.whl >/dev/null 2>&1; then \
+	  if [ -n "$(REQUIRE_COMPILED)" ]; then echo "error: REQUIRE_COMPILED=1 but the wheels are pure Python" >&2; \
+	    exit 1; fi; \
+	  $(UV) pip install --quiet --offline --no-deps --no-build-isolation --reinstall --python $(PY) -e ./engine \
+	    -e ./sdk && echo "the engine and the SDK stay the editable source" && echo source > $@; \
+	else $(UV) pip install --quiet --offline --no-deps --reinstall --python $(PY) $(WHEELS)/*.whl && \
+	  echo "installed the compiled engine and SDK into $(VENV)" && echo compiled > $@; fi
 
-engine-compiled: $(ENGINE_COMPILED)/.built
+compiled: $(COMPILED)
 
-## venv: everything installed, and the compiled engine built (the pure-Python source runs where it cannot be).
-venv: $(STAMP) $(ENGINE_COMPILED)/.built
+## venv: everything installed, the engine and the SDK as their compiled wheels where they can be (else the source).
+venv: $(STAMP) $(COMPILED)
 
 ## pytest: every test, in three runs:
 ## pytest-source: the rules reference suites (tests/engine, tests/golden, and the search bot's: tests/sdk/test_expert.py,
 ## tests/sdk/test_playout.py, its C playouts against the engine, tests/sdk/test_next_deal.py) on the pure-Python
-## source, the reference; with the engine's wheel test (tests/engine/test_wheel.py builds its own wheels: once).
-## pytest-compiled: the same suites again on the compiled build (skipped with a message when there is none).
+## source (engine/src and sdk/src first on PYTHONPATH, whatever the venv holds), the reference; with the engine's
+## wheel test (tests/engine/test_wheel.py builds its own wheels: once).
+## pytest-compiled: the same suites again on the compiled wheels installed in the venv (skipped with a message when
+## there are none).
 ## pytest-default: every other test (docs commands, hosting and the sandbox, tournaments, arena, UECda, web, service,
-## SDK) on the default install as `make venv` leaves it: the compiled build where it could be made, else the source.
+## SDK) on the default install as `make venv` leaves it: the compiled wheels where they could be made, else the source.
 RULES_TESTS := tests/engine tests/golden tests/sdk/test_expert.py tests/sdk/test_playout.py tests/sdk/test_next_deal.py
 # Tests of the source itself, on the source only: the documented signatures (a compiled function keeps no
 # annotations) and the guard's answers made of interpreted subclasses of the engine's classes (which a compiled
 # class refuses before the guard sees them).
 SOURCE_TESTS := tests/docs/test_sdk_readme_helpers.py tests/sdk/test_guard.py
+SOURCE_PATH := PYTHONPATH=$(CURDIR)/engine/src:$(CURDIR)/sdk/src
 PYTEST_RUN := $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
 
 pytest: pytest-source pytest-compiled pytest-default
 
 pytest-source: $(STAMP)
-	PRESIDENT_ENGINE_BUILD=source $(SOURCE_NICE) $(PYTEST_RUN) $(RULES_TESTS) $(SOURCE_TESTS)
+	$(SOURCE_PATH) $(SOURCE_NICE) $(PYTEST_RUN) --engine-build=source $(RULES_TESTS) $(SOURCE_TESTS)
 
-pytest-compiled: $(ENGINE_COMPILED)/.built
-	@if [ -f $(ENGINE_COMPILED)/.built ]; then \
-	  echo "PRESIDENT_ENGINE_BUILD=compiled $(PYTEST_RUN) $(RULES_TESTS) --ignore=tests/engine/test_wheel.py"; \
-	  PRESIDENT_ENGINE_BUILD=compiled $(PYTEST_RUN) $(RULES_TESTS) --ignore=tests/engine/test_wheel.py; \
-	else echo "pytest-compiled: skipped (no compiled engine)"; fi
+pytest-compiled: $(COMPILED)
+	@if grep -qx compiled $(COMPILED); then \
+	  echo "$(PYTEST_RUN) --engine-build=compiled $(RULES_TESTS) --ignore=tests/engine/test_wheel.py"; \
+	  $(PYTEST_RUN) --engine-build=compiled $(RULES_TESTS) --ignore=tests/engine/test_wheel.py; \
+	else echo "pytest-compiled: skipped (no compiled wheels: make compiled says why)"; fi
 
-pytest-default: $(ENGINE_COMPILED)/.built
-	PRESIDENT_ENGINE_BUILD= $(PYTEST_RUN) --durations=25 $(addprefix --ignore=,$(RULES_TESTS) $(SOURCE_TESTS))
+pytest-default: $(COMPILED)
+	$(PYTEST_RUN) --durations=25 $(addprefix --ignore=,$(RULES_TESTS) $(SOURCE_TESTS))
 
 ## test: everything CI checks: lint, types, and every test (the rules tests on both builds of the engine).
 ## Two lanes side by side (-j2): the compile, then the default install's tests (the longest run) as soon as it is
@@ -122,7 +145,7 @@ test:
 
 .PHONY: test-default test-checks
 test-default:
-	@$(MAKE) --no-print-directory $(ENGINE_COMPILED)/.built
+	@$(MAKE) --no-print-directory $(COMPILED)
 	@$(MAKE) --no-print-directory pytest-default
 
 test-checks:
@@ -224,9 +247,10 @@ bench: bench-engine bench-bots bench-service bench-arena bench-ladder bench-ladd
   bench-new-streams bench-flood bench-sandbox bench-tournament bench-expert-clock bench-builtin-workers bench-kits \
   bench-uecda bench-playouts bench-expert-worlds bench-expert-ladders bench-cli
 
-bench-engine: $(STAMP) $(ENGINE_COMPILED)/.built
-	PRESIDENT_ENGINE_BUILD=source $(PY) benchmarks/engine_bench.py
-	@if [ -f $(ENGINE_COMPILED)/.built ]; then PRESIDENT_ENGINE_BUILD=compiled $(PY) benchmarks/engine_bench.py; fi
+## bench-engine: the engine's speed on its source (PYTHONPATH) and on the compiled wheels the venv holds.
+bench-engine: $(STAMP) $(COMPILED)
+	$(SOURCE_PATH) $(PY) benchmarks/engine_bench.py
+	@if grep -qx compiled $(COMPILED); then echo "$(PY) benchmarks/engine_bench.py"; $(PY) benchmarks/engine_bench.py; fi
 
 bench-bots: $(STAMP)
 	$(PY) benchmarks/bots_bench.py --jobs 2
@@ -236,19 +260,19 @@ bench-expert: $(STAMP)
 	$(PY) benchmarks/bots_bench.py --deals 0 --expert-boards 8 --jobs 2
 
 ## bench-playouts: the expert's playouts a second, its C playout against its Python policy on the engine, every preset.
-bench-playouts: $(STAMP) $(ENGINE_COMPILED)/.built
+bench-playouts: $(STAMP) $(COMPILED)
 	$(PY) benchmarks/playout_bench.py
 
 ## bench-expert-worlds: how well the expert's worlds place the hidden cards at its decisions, every preset; then what
 ## reading them perfectly would be worth (an oracle's lead over hard beside the expert's, 10 boards, ~5 min).
-bench-expert-worlds: $(STAMP) $(ENGINE_COMPILED)/.built
+bench-expert-worlds: $(STAMP) $(COMPILED)
 	$(PY) benchmarks/expert_worlds.py
 	$(PY) benchmarks/expert_worlds.py --oracle
 
 ## bench-expert-ladders: issue 28's ladder bars as `president ladder` plays them: 240 duplicate matches of the built-in
 ## levels as shipped in each preset (examples/expert-ladders/), gated on expert > hard, then the expert against its
 ## search of before (deeper.toml; ~30 min on 2 cores).
-bench-expert-ladders: $(STAMP) $(ENGINE_COMPILED)/.built
+bench-expert-ladders: $(STAMP) $(COMPILED)
 	@status=0; for preset in cardverse italian norwegian daifugo; do \
 	  echo "$(BIN)/president ladder examples/expert-ladders/$$preset.toml --expect \"expert > hard\""; \
 	  $(BIN)/president ladder examples/expert-ladders/$$preset.toml --expect "expert > hard" || status=1; \
@@ -331,12 +355,16 @@ bench-flood: $(STAMP)
 	$(PY) benchmarks/flood_bench.py
 
 ## run: the main job: a server on localhost, a live match of built-in bots, then a seat for your bot.
-## Where the compiled engine is missing or stale and a C compiler is present, it is built in the background
-## meanwhile (this demo runs on the source; the commands started after the build run on it).
+## Where the compiled wheels are missing or older than the source, they are built and installed in the background
+## meanwhile (`make compiled`, niced, under a lock, its output in build/compiled.log): this demo runs on the editable
+## source, and the commands started after the install on the compiled build.
 run: $(RUN_STAMP)
-	@mkdir -p run
-	@$(PY) tools/compile_engine.py $(ENGINE_COMPILED) --background
+	@mkdir -p run build
+	@$(COMPILED_FRESH) || { \
+	  echo "president: compiling the engine in the background (build/compiled.log); commands started after it use it"; \
+	  setsid nice -n 19 $(MAKE) --no-print-directory $(COMPILED) \
+	    >build/compiled.log 2>&1 </dev/null & }
 	@$(BIN)/president demo --db run/president.db
 
 clean:
-	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build engine/build sdk/build .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -14,9 +14,8 @@ take: what no engine driven this way can beat), interleaved in one process.
 A measurement, never a test.
 
 It measures whichever build of the engine it imports, and says which:
-`make bench-engine` runs it on the source and on the compiled build
-(``PRESIDENT_ENGINE_BUILD=source`` and ``=compiled``; unset, the compiled build
-runs when it is built from this source).
+`make bench-engine` runs it on the source (engine/src first on PYTHONPATH)
+and on the compiled wheels `make venv` installs.
 
     .venv/bin/python benchmarks/engine_bench.py [--seconds 2] [--runs 5]
     .venv/bin/python benchmarks/engine_bench.py --instructions   # CPU instructions per game (callgrind)

@@ -13,7 +13,7 @@ played any (median and mean: the search's strength) and the share of
 searched decisions with no playout (endgames solved exactly, or no time
 left for a first evaluation).  Several `--runs` report the
 median of each figure over the runs.  The engine build is the one imported
-(`PRESIDENT_ENGINE_BUILD=source` or `=compiled` to choose; see president_engine.build).
+(the venv's compiled wheels; engine/src and sdk/src first on PYTHONPATH for the source).
 
     .venv/bin/python benchmarks/expert_clock.py                 # make bench-expert-clock
     .venv/bin/python benchmarks/expert_clock.py --runs 1 --decisions 200 --preset cardverse

@@ -18,7 +18,7 @@ import random
 import statistics
 import time
 
-from president_engine import PRESETS, Match, Phase, Rules, build
+from president_engine import PRESETS, Match, Phase, Rules, compiled
 from president_sdk.bots.expert.rollout import Rollout
 
 
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--worlds", type=int, default=400, help="worlds per preset and run")
     parser.add_argument("--preset", action="append", choices=sorted(PRESETS), help="only these presets")
     args = parser.parse_args(argv)
-    print(f"{build.describe()}; {args.worlds} worlds a preset, medians of {args.runs} runs")
+    print(f"{compiled.describe()}; {args.worlds} worlds a preset, medians of {args.runs} runs")
     print(f"{'preset':10} {'C playouts/s':>13} {'engine playouts/s':>18} {'ratio':>6}")
     for preset in sorted(args.preset or PRESETS):
         rules = Rules.preset(preset, deals=1)

@@ -3,6 +3,7 @@ the checkout as pip builds them, installed into new virtual environments."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -10,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from president_engine import build
 
 ROOT = Path(__file__).resolve().parents[1]
 UV = ROOT / ".venv" / "uv" / "bin" / "uv"
@@ -24,8 +24,19 @@ def uv() -> str:
 
 
 def environment(**env: str) -> dict[str, str]:
-    """This process's environment without CC and PRESIDENT_ENGINE_BUILD, then `env`."""
-    return {k: v for k, v in os.environ.items() if k not in ("CC", build.ENVIRONMENT)} | env
+    """This process's environment without CC and PYTHONPATH (the installed packages run, not a checkout's source),
+    then `env`."""
+    return {k: v for k, v in os.environ.items() if k not in ("CC", "PYTHONPATH")} | env
+
+
+def missing_toolchain() -> str | None:
+    """Why this machine cannot build C extensions for this Python (engine/setup.py's check), or None."""
+    spec = importlib.util.spec_from_file_location("engine_setup", ROOT / "engine" / "setup.py")
+    assert spec is not None and spec.loader is not None
+    setup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup)
+    found: str | None = setup.missing_toolchain()
+    return found
 
 
 def build_wheel(project: str, out: Path, **env: str) -> tuple[Path, str]:
@@ -33,10 +44,9 @@ def build_wheel(project: str, out: Path, **env: str) -> tuple[Path, str]:
     has them; (the wheel, the build's output)."""
     out.mkdir(parents=True, exist_ok=True)
     sources = out.with_name(out.name + "-sources")  # a private copy: setuptools builds in the project's build/
-    for member in ("engine", project):  # the SDK's backend reads engine/ beside it
-        if not (sources / member).exists():
-            shutil.copytree(ROOT / member, sources / member,
-                            ignore=shutil.ignore_patterns("build", "__pycache__", "*.egg-info", "_compiled"))
+    if not (sources / project).exists():
+        shutil.copytree(ROOT / project, sources / project,
+                        ignore=shutil.ignore_patterns("build", "__pycache__", "*.egg-info", "*.so"))
     before = set(out.glob("*.whl"))
     built = subprocess.run(["nice", "-n", "19", uv(), "build", "--wheel", "--no-build-isolation", "--python",
                             sys.executable, "--out-dir", str(out), str(sources / project)],  # others' tests first

@@ -14,6 +14,8 @@ from president_harness.doctor import check_database, check_port
 from president_service.match_store import MatchStore
 from sandbox_support import require_sandbox
 
+ROOT = Path(__file__).resolve().parents[2]
+
 PRESIDENT = Path(sys.executable).parent / "president"
 
 
@@ -45,12 +47,14 @@ def test_every_check_passes_on_a_machine_that_can_host(tmp_path: Path) -> None:
 
 def test_the_jail_gets_the_source_when_the_host_runs_it(tmp_path: Path) -> None:
     require_sandbox()
+    source = ROOT / "engine" / "src"
     done = doctor("--db", str(tmp_path / "new.db"), "--port", str(free_port()),
-                  env=dict(os.environ, PRESIDENT_ENGINE_BUILD="source"))
+                  env=dict(os.environ, PYTHONPATH=f"{source}{os.pathsep}{ROOT / 'sdk' / 'src'}"))
     assert done.returncode == 0, done.stdout + done.stderr
     build, jail = done.stdout.splitlines()[3:5]
-    assert "the pure-Python source" in build and "PRESIDENT_ENGINE_BUILD=source" in build, build
-    assert jail.startswith("ok    jail: ") and jail.endswith("the pure-Python source (PRESIDENT_ENGINE_BUILD=source)")
+    line = f"the pure-Python source ({source / 'president_engine'})"
+    assert build == f"ok    engine build: {line}; the jail gets the same"
+    assert jail.startswith("ok    jail: ") and jail.endswith(line)
     assert done.stdout.splitlines()[-1] == f"ok    database: {tmp_path / 'new.db'} will be created"
 
 

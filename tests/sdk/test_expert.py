@@ -17,7 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from president_engine import PRESETS, Action, CardSet, Match, Observation, Phase, Play, Rank, Rules, build, visible_to
+from president_engine import PRESETS, Action, CardSet, Match, Observation, Phase, Play, Rank, Rules, visible_to
+from president_engine.compiled import is_compiled
 from president_engine.events import CardsGiven, DealStarted, Passed, Played, PlayStarted
 from president_sdk import play_local
 from president_sdk.bots import ExpertBot, HardBot, NormalBot
@@ -77,16 +78,17 @@ def _moves(match: Match, start: int) -> str:
 
 
 def test_the_build_under_test_compiles_the_expert_with_the_engine() -> None:
-    """PRESIDENT_ENGINE_BUILD=compiled (`make pytest-compiled`) must mean the expert's search is mypyc's too."""
+    """The compiled wheels (`make pytest-compiled`) must mean the expert's search is mypyc's too."""
     compiled = rollout_module.__file__ is not None and rollout_module.__file__.endswith((".so", ".pyd"))
-    assert compiled == build.current().compiled, rollout_module.__file__
+    assert compiled == is_compiled(), rollout_module.__file__
 
 
-@pytest.mark.skipif(not build.current().compiled, reason="compares the compiled build")
+@pytest.mark.skipif(not is_compiled(), reason="compares the compiled build")
 def test_the_compiled_playouts_and_search_move_as_the_source_does() -> None:
-    """The pure-Python source, run in a process with PRESIDENT_ENGINE_BUILD=source, makes every playout move and
-    every expert decision the compiled build makes here."""
-    source_env = {**os.environ, build.ENVIRONMENT: "source"}
+    """The pure-Python source, run in a process with engine/src and sdk/src first on PYTHONPATH, makes every playout
+    move and every expert decision the compiled build makes here."""
+    root = Path(__file__).resolve().parents[2]
+    source_env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(root / p / "src") for p in ("engine", "sdk"))}
     script = (f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import test_expert;"
               " print('\\n'.join(test_expert.moves_of_both_builds()))")
     source = subprocess.run([sys.executable, "-c", script], env=source_env, capture_output=True, text=True,

@@ -16,8 +16,9 @@ from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 import pytest
-from president_engine import PASS, PRESETS, Action, CardSet, Match, Phase, Play, Rank, Rules, build
+from president_engine import PASS, PRESETS, Action, CardSet, Match, Phase, Play, Rank, Rules
 from president_engine.cards import NATURAL_RANKS
+from president_engine.compiled import is_compiled
 from president_engine.errors import RulesError
 from president_engine.events import Passed, Played
 from president_engine.worlds import SuitedPlayoutState, playout_state, suited_playout_state
@@ -144,7 +145,7 @@ def _compared_worlds(draw: Callable[[random.Random], Rules | None], rng: random.
         yield rules, world, native, Rollout(rules, compiled=False), state
 
 
-needs_c = pytest.mark.skipif(not build.current().compiled, reason="the C playout is part of the compiled build")
+needs_c = pytest.mark.skipif(not is_compiled(), reason="the C playout is part of the compiled build")
 
 
 @needs_c
@@ -282,7 +283,7 @@ def test_a_match_of_more_deals_or_the_source_build_plays_out_on_the_engine() -> 
         worlds = [_world(rules, random.Random(2)) for rules in (other, plain)]
         assert worlds[0] is not None and worlds[1] is not None
         assert playout_state(worlds[0]) is None and playout_state(worlds[1]) is not None
-    if not build.current().compiled:
+    if not is_compiled():
         assert Rollout(rules)._native is None
 
 

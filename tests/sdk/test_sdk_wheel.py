@@ -1,5 +1,5 @@
 """`pip install` of the SDK: a wheel carrying the expert's search compiled by mypyc and its C playout where a C
-compiler is present, the Python search and playout alone where it is not (sdk/build_backend.py), each saying which;
+compiler is present, the Python search and playout alone where it is not (sdk/setup.py), each saying which;
 seeded experts play the same matches on either as on this checkout, since the compiled search and the C playout
 play their references' moves."""
 
@@ -8,12 +8,11 @@ from __future__ import annotations
 import subprocess
 import sys
 import sysconfig
-import zipfile
 from pathlib import Path
 
 import pytest
-from president_engine import PRESETS, build
-from wheel_support import build_wheel, environment, install, run_installed
+from president_engine import PRESETS
+from wheel_support import ROOT, build_wheel, environment, install, missing_toolchain, run_installed
 
 pytestmark = pytest.mark.xdist_group("engine-builds")
 
@@ -41,7 +40,7 @@ for preset in sys.argv[1:]:
 
 
 def _played_here(*presets: str) -> list[str]:
-    """The same matches played by the checkout (its compiled build where it is fresh, else its source)."""
+    """The same matches played by this test's Python (the venv's compiled wheels, or the source)."""
     return run_installed(Path(sys.executable), PLAY, *presets)[2:]
 
 
@@ -54,7 +53,7 @@ def _install(tmp_path: Path, **env: str) -> tuple[Path, str, Path]:
     """The SDK's wheel (its build under `env`) installed with the pure-Python engine's and the protocol's; (its
     Python, the SDK build's output, its wheel)."""
     wheels = tmp_path / "wheels"
-    engine, _ = build_wheel("engine", wheels, PRESIDENT_ENGINE_BUILD="source")
+    engine, _ = build_wheel("engine", wheels, CC="/nonexistent/cc")
     protocol, _ = build_wheel("protocol", wheels)
     sdk, output = build_wheel("sdk", wheels, **env)
     return install(tmp_path / "venv", [engine, protocol, sdk], locked_dependencies=True), output, sdk
@@ -64,64 +63,43 @@ def _notes(output: str) -> list[str]:
     return [line for line in output.splitlines() if line.startswith("president-sdk:")]
 
 
-@pytest.mark.skipif(build.missing_toolchain() is not None, reason="needs a C compiler and the Python headers")
+@pytest.mark.skipif(missing_toolchain() is not None, reason="needs a C compiler and the Python headers")
 def test_pip_install_of_the_sdk_compiles_the_experts_search_and_playout(tmp_path: Path) -> None:
     """The compiled search runs here on the pure-Python engine: it is compiled without the engine's types, for
-    either build (the compiled engine's wheel beside it: benchmarks/expert_clock.py, docs/engine-speed.md)."""
+    either build; its moves are the source's."""
     python, output, wheel = _install(tmp_path)
-    assert _notes(output) == ["president-sdk: the expert's search compiled by mypyc",
-                              "president-sdk: the expert's playouts in C (_playout.c)"]
+    assert _notes(output) == ["president-sdk: the expert's search compiled by mypyc, its playouts in C (_playout.c)"]
     assert not wheel.name.endswith("-none-any.whl")
     installed = run_installed(python, PLAY, *PRESETS)
     module, loaded = installed[0].split(" ", 3)[2:]
     assert module == "president_sdk.bots.expert._playout" and str(python.parents[1]) in loaded, installed[0]
-    assert _search(installed[1]) == [f"president_sdk/_compiled/president_sdk/bots/expert/{name}{SUFFIX}"
-                                     for name in ("rollout", "search", "worlds")]
+    assert _search(installed[1]) == [f"president_sdk/bots/expert/{name}{SUFFIX}" for name in ("rollout", "search",
+                                                                                               "worlds")]
     assert installed[2:] == _played_here(*PRESETS)
-    reference = run_installed(python, PLAY, *PRESETS, PRESIDENT_ENGINE_BUILD="source")
+    reference = run_installed(python, PLAY, *PRESETS, PYTHONPATH=str(ROOT / "sdk" / "src"))
     assert reference[0] == "C playout: None None"
-    assert _search(reference[1]) == [f"president_sdk/bots/expert/{name}.py" for name in ("rollout", "search", "worlds")]
+    assert [path.split("/sdk/src/")[-1] for path in reference[1].split()[1:]] == [
+        f"president_sdk/bots/expert/{name}.py" for name in ("rollout", "search", "worlds")]
     assert reference[2:] == installed[2:]
 
 
-def test_an_edited_source_is_not_shadowed_by_the_sdks_compiled_search(tmp_path: Path) -> None:
-    """The wheel's manifest names every source the search was compiled from: one edited, the source runs."""
-    python, _, _ = _install(tmp_path)
-    [site] = (python.parents[1] / "lib").glob("python*/site-packages")
-    knowledge = site / "president_sdk" / "bots" / "expert" / "knowledge.py"
-    knowledge.write_text(knowledge.read_text() + "\n")
-    installed = run_installed(python, PLAY, "cardverse")
-    assert _search(installed[1]) == [f"president_sdk/bots/expert/{name}.py" for name in ("rollout", "search", "worlds")]
-
-
 def test_without_a_compiler_the_sdk_plays_out_in_python_and_says_so(tmp_path: Path) -> None:
-    python, output, _ = _install(tmp_path, CC="/nonexistent/cc")
-    search, note = _notes(output)
-    assert search == "president-sdk: the expert's search in Python (no C compiler (/nonexistent/cc))"
-    assert note.startswith("president-sdk: the expert's playouts in Python (compiling _playout.c failed: ")
-    assert note.endswith("; it needs a C compiler and the Python headers)")
+    python, output, wheel = _install(tmp_path, CC="/nonexistent/cc")
+    assert _notes(output) == ["president-sdk: the expert's search and playouts in Python (no C compiler"
+                              " (/nonexistent/cc))"]
+    assert wheel.name.endswith("-py3-none-any.whl")
     installed = run_installed(python, PLAY, "daifugo")
     assert installed[0] == "C playout: None None"
     assert _search(installed[1]) == [f"president_sdk/bots/expert/{name}.py" for name in ("rollout", "search", "worlds")]
     assert installed[2:] == _played_here("daifugo")
 
 
-def test_the_engines_build_setting_asks_the_sdks_wheel_for_the_python_playout(tmp_path: Path) -> None:
-    """sdk/build_backend.py reads PRESIDENT_ENGINE_BUILD by its own name (the engine is not importable in an
-    isolated build): =source builds the wheel without the C playout, saying so."""
-    wheel, output = build_wheel("sdk", tmp_path, PRESIDENT_ENGINE_BUILD="source")
-    assert _notes(output) == [f"president-sdk: the expert's search in Python ({build.ENVIRONMENT}=source)",
-                              f"president-sdk: the expert's playouts in Python ({build.ENVIRONMENT}=source)"]
-    with zipfile.ZipFile(wheel) as built:
-        assert not [name for name in built.namelist() if name.endswith((".so", ".pyd"))]
-
-
 def test_an_install_of_the_sdk_alone_writes_a_local_matchs_html_replay(tmp_path: Path) -> None:
     """`president-bot --local --replay DIR` where the service is not installed: the replay page comes with the
     protocol's wheel (president_protocol.replay_page), so the one command writes the HTML replay beside the record."""
     wheels = tmp_path / "wheels"
-    built = [build_wheel("engine", wheels, PRESIDENT_ENGINE_BUILD="source")[0], build_wheel("protocol", wheels)[0],
-             build_wheel("sdk", wheels, PRESIDENT_ENGINE_BUILD="source")[0]]
+    built = [build_wheel("engine", wheels, CC="/nonexistent/cc")[0], build_wheel("protocol", wheels)[0],
+             build_wheel("sdk", wheels, CC="/nonexistent/cc")[0]]
     python = install(tmp_path / "venv", built, locked_dependencies=True)
     assert run_installed(python, "import importlib.util; print(importlib.util.find_spec('president_service'))") \
         == ["None"]

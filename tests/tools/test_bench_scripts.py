@@ -19,7 +19,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _bench(script: str, *args: str, source: bool = False) -> subprocess.CompletedProcess[str]:
     """The benchmark script run to its end (`source`: on the pure-Python engine, whose profile names its files)."""
-    env = dict(os.environ, PRESIDENT_ENGINE_BUILD="source") if source else None
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(str(ROOT / p / "src") for p in ("engine", "sdk"))) if source \
+        else None
     return subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args], capture_output=True,
                           text=True, timeout=300, cwd=ROOT, env=env)
 

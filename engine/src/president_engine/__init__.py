@@ -1,4 +1,3 @@
-# ruff: noqa: E402 (the package chooses its build, president_engine.build, before importing its modules)
 """President (Asshole, Scum, Daifugō, Presidente, Elnök): the rules engine.
 
 Pure Python, no dependencies.  Start with `Rules.preset` and `Match`::
@@ -8,13 +7,8 @@ Pure Python, no dependencies.  Start with `Rules.preset` and `Match`::
     while not match.is_over:
         match.apply(fallback_action(match.legal_actions()))
 
-The compiled build is used when it is built from this source (see `build`).
+Installed from a wheel built with a C compiler, its hot modules are mypyc's extensions (`compiled`).
 """
-
-from president_engine import build
-
-build.redirect(__name__, __path__)
-
 
 from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request, parse_action
 from president_engine.cards import JOKER, Card, CardSet, Rank, Suit

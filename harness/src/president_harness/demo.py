@@ -70,7 +70,7 @@ def demo_command(args: argparse.Namespace) -> int:
 
 
 async def _demo(args: argparse.Namespace) -> None:
-    from president_engine import build
+    from president_engine import compiled
     from president_engine.narrate import counted
     from president_service.clock import ClockSettings
     from president_service.grpc_server import ServerConfig, StartError, start
@@ -94,7 +94,7 @@ async def _demo(args: argparse.Namespace) -> None:
     web = f"http://localhost:{server.http_port}"
     print(f"president: serving on {address} (database {args.db})", flush=True)
     print(f"president: web pages on {web}/ (live matches, replays)", flush=True)
-    print(f"president: {build.describe()}", flush=True)
+    print(f"president: {compiled.describe()}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

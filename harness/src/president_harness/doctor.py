@@ -40,8 +40,8 @@ USERNS_SETTINGS = (
      "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (or an AppArmor profile for bwrap)"),
 )
 """Kernel settings that forbid user namespaces: (file, forbidding value, the fix)."""
-JAIL_IMPORT = ("import president_engine, president_sdk; from president_engine import build; "
-               "print(build.describe())")
+JAIL_IMPORT = ("import president_engine, president_sdk; from president_engine import compiled; "
+               "print(compiled.describe())")
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,15 +179,9 @@ def check_engine_build() -> Check:
     name = "engine build"
 
     def run() -> Check:
-        from president_engine import build
+        from president_engine import compiled
 
-        from president_harness.sandbox import engine_build
-
-        setting, folders = engine_build()
-        where = f" from {', '.join(map(str, folders))}" if folders else ""
-        given = f"{build.ENVIRONMENT}={setting}" if setting else f"{build.ENVIRONMENT} unset"
-        return Check(name, True, f"{build.describe().removeprefix('engine: ')}{where}; the jail gets the same"
-                                 f" ({given})")
+        return Check(name, True, f"{compiled.describe().removeprefix('engine: ')}; the jail gets the same")
     return _guarded(name, run)
 
 
@@ -198,7 +192,7 @@ def check_jail(bwrap: str | None, slot: int) -> Check:
         return Check(name, False, "not tried: no bubblewrap", "apt-get install bubblewrap")
 
     def run() -> Check:
-        from president_engine import build
+        from president_engine import compiled
 
         from president_harness.sandbox import Sandbox, SandboxError
 
@@ -215,10 +209,10 @@ def check_jail(bwrap: str | None, slot: int) -> Check:
             said = _last_line(log.read_text(errors="replace"))
         if ended.status != 0:
             return Check(name, False, f"import president_engine, president_sdk failed: {said}",
-                         f"make engine-compiled, or {build.ENVIRONMENT}=source to give the jail the source")
-        if said != build.describe():
+                         "make venv (reinstalls the engine and the SDK)")
+        if said != compiled.describe():
             return Check(name, False, f"the jail runs another build than this host ({said})",
-                         "make engine-compiled")
+                         "make venv (reinstalls the engine and the SDK)")
         return Check(name, True, f"imports president_engine and president_sdk on its slot's user (uid"
                                  f" {Sandbox(folder=Path(), slot=slot).uid}): {said.removeprefix('engine: ')}")
     return _guarded(name, run)

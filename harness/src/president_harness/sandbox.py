@@ -81,24 +81,16 @@ CONNECT_S = 10.0
 
 def python_runtime(packages: Sequence[str] = SDK_PACKAGES) -> tuple[Path, ...]:
     """The folders the jail needs to run this Python with the SDK: the interpreter and its standard library,
-    the virtualenv (its site-packages: grpcio, protobuf), the SDK's own packages, or `packages` (editable
-    installs live outside both), and the engine's build this process runs (a checkout's compiled build, outside
-    them too: `engine_build`)."""
+    the virtualenv (its site-packages: grpcio, protobuf, and the engine and the SDK where their wheels are
+    installed, compiled or not), and the folders of the SDK's own packages, or `packages` (editable installs and
+    PYTHONPATH's sources live outside both): the jail imports the build this process imports."""
     found = [Path(sys.base_prefix), Path(sys.prefix)]
     for name in packages:
         spec = importlib.util.find_spec(name)
         if spec is None or spec.origin is None or not spec.submodule_search_locations:
             raise RuntimeError(f"{name} is not installed")
-        found.append(Path(spec.origin).parent.parent)  # the source's folder, whatever build.redirect put first
-    return (*found, *engine_build()[1])
-
-
-def engine_build() -> tuple[str, tuple[Path, ...]]:
-    """The engine's build this process runs, as the jail is given it: PRESIDENT_ENGINE_BUILD's setting and its
-    folders outside the packages' (president_engine.build.runtime)."""
-    from president_engine import build
-
-    return build.runtime()
+        found.append(Path(spec.origin).parent.parent)
+    return tuple(found)
 
 
 def _outermost(paths: Sequence[Path]) -> list[Path]:
@@ -204,8 +196,7 @@ class Sandbox:
         server = f"127.0.0.1:{LOOPBACK_PORT}" if self.loopback else SERVER
         return {"PATH": f"{sys.prefix}/bin:{sys.base_prefix}/bin:/usr/bin:/bin", "HOME": HOME, "TMPDIR": "/tmp",
                 "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1", "MALLOC_ARENA_MAX": "2",
-                "PYTHONPATH": os.pathsep.join(str(p) for p in roots[2:]), "PRESIDENT_SERVER": server,
-                "PRESIDENT_ENGINE_BUILD": engine_build()[0], **extra}
+                "PYTHONPATH": os.pathsep.join(str(p) for p in roots[2:]), "PRESIDENT_SERVER": server, **extra}
 
     @property
     def _packages(self) -> tuple[str, ...]:

@@ -109,7 +109,7 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
 
 
 async def _serve(args: argparse.Namespace, admin_token: str) -> None:
-    from president_engine import build
+    from president_engine import compiled
 
     from president_service.grpc_server import ServerConfig, start
 
@@ -130,7 +130,7 @@ async def _serve(args: argparse.Namespace, admin_token: str) -> None:
           flush=True)
     if running.http_port is not None:
         print(f"president: web pages on http://{args.host}:{running.http_port}/", flush=True)
-    print(f"president: {build.describe()}", flush=True)
+    print(f"president: {compiled.describe()}", flush=True)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -19,9 +19,8 @@ others, as one pool, like `hard`'s counting):
   or an opponent to two cards.
 
 It works on the engine's `Match` through the public API; what it needs to
-know of each play is computed once per interned play.  The compiled build
-and an installed SDK's wheel play the same policy in C (_playout.c, built
-by tools/compile_engine.py and sdk/build_backend.py):
+know of each play is computed once per interned play.  The SDK's compiled
+wheel plays the same policy in C (_playout.c, built by sdk/setup.py):
 on rank counts from the engine's `playout_state` where plays are rank
 counts (no suits or jokers, at most one wild rank: cardverse, italian,
 norwegian), and on cards from `suited_playout_state` where suits matter
@@ -47,7 +46,6 @@ from president_engine import (
     Rank,
     RevolutionTrigger,
     Rules,
-    build,
     fallback_action,
 )
 from president_engine.cards import SLOT_MAX, bits_size
@@ -307,10 +305,7 @@ NativeSuited = Callable[[tuple[int, ...], SuitedPlayoutState, tuple[int, int, in
 
 
 def _compiled() -> tuple[NativeFinish, NativeSuited] | None:
-    """_playout's `finish` and `finish_suited` where the compiled build runs (beside the compiled modules) or an
-    installed SDK carries them (sdk/build_backend.py), unless PRESIDENT_ENGINE_BUILD=source asks for the reference."""
-    if build.source_wanted():
-        return None
+    """_playout's `finish` and `finish_suited` where the installed SDK carries them (a compiled wheel, sdk/setup.py)."""
     try:
         from president_sdk.bots.expert._playout import finish, finish_suited
     except ImportError:
