@@ -37,6 +37,18 @@ def test_explicit_hands_stay_explicit_after_replay() -> None:
     assert MatchRecord.from_match(record.replay()) == record
 
 
+def test_a_record_of_some_deals_is_those_deals_of_the_whole() -> None:
+    """`from_match(first=, last=)`: the deals a live match's reader asks for (GetReplay's finished_deals)."""
+    hands = [[CardSet("3C 4C 5C"), CardSet("3D 4D 5D"), CardSet("3H 4H 5H"), CardSet("3S 4S 5S")]]
+    match = _played(Rules.preset("cardverse", deals=6), seed=5, hands=hands)
+    whole = MatchRecord.from_match(match)
+    for first in range(0, 8):
+        for last in range(0, 8):
+            part = MatchRecord.from_match(match, first=first, last=last)
+            assert part.deals == whole.deals[max(first, 1) - 1:last], (first, last)
+            assert (part.rules, part.seed) == (whole.rules, whole.seed)
+
+
 def test_replay_refuses_hands_the_seed_does_not_deal() -> None:
     data = MatchRecord.from_match(_played(Rules.preset("cardverse"), seed=2)).to_json()
     hands = data["deals"][0]["hands"]

@@ -29,6 +29,7 @@ from president_harness.uecda_engine import play_on_engine
 from president_harness.uecda_log import (
     GameLog,
     LogError,
+    LoggedGame,
     LogWriter,
     ScenarioDeal,
     game_differences,
@@ -64,12 +65,16 @@ def on(request: pytest.FixtureRequest) -> str:
 
 async def play_either(on: str, seated: Any, port: int | None, rules: Rules, *, seed: int,
                       others: Sequence[OtherSeat] = (), deals: Sequence[ScenarioDeal] = ()) -> BridgeResult:
-    """The seated clients' match on the engine, or on the server at `port`."""
+    """The seated clients' match on the engine, or on the server at `port`; the games written there as they end
+    are the games of the log made of the finished match (issue 45)."""
     if on == "engine":
         return await play_on_engine(seated, scenario_match(rules, deals, seed), others=others)
     assert port is not None
-    return await play_match(seated, f"127.0.0.1:{port}", ADMIN, rules, seed=seed, others=others,
-                            deals=deals)
+    games: list[LoggedGame] = []
+    result = await play_match(seated, f"127.0.0.1:{port}", ADMIN, rules, seed=seed, others=others,
+                              deals=deals, on_game=games.append)
+    assert tuple(games) == log_of(result).games
+    return result
 
 
 async def bridged(tmp_path: Path, games: int | Rules, clients: Sequence[dict[str, Any]], *, seed: int = 5,
@@ -374,10 +379,20 @@ def test_both_paths_send_every_client_the_same_bytes(tmp_path: Path) -> None:
     assert engine.record.deals == server.record.deals
 
 
-def test_the_log_written_as_games_end_is_the_log_of_the_match(tmp_path: Path) -> None:
-    """On the engine each game's seven lines are written as it ends (`LogWriter`): the file is the log `log_of`
-    makes of the finished match, line for line (the end time aside), with a refused play and a client gone."""
+def test_the_log_written_as_games_end_is_the_log_of_the_match(tmp_path: Path, on: str) -> None:
+    """On the engine and on a server (from its finished deals, issue 45) each game's seven lines are written as
+    it ends (`LogWriter`): the file is the log `log_of` makes of the finished match, line for line (the end time
+    aside), with a refused play and a client gone."""
     async def match() -> tuple[BridgeResult, str]:
+        server = None if on == "engine" else await start(ServerConfig(db=str(tmp_path / "db.sqlite"),
+                                                                      admin_token=ADMIN, port=0))
+        try:
+            return await in_listener(server)
+        finally:
+            if server is not None:
+                await server.stop(0.5)
+
+    async def in_listener(server: Any) -> tuple[BridgeResult, str]:
         async with Listener("127.0.0.1", 0) as listener:
             options: list[dict[str, Any]] = [{"first_play": JUNK}, {}, {"leave_after": 4}, {}, {}]
             playing = []
@@ -390,8 +405,14 @@ def test_the_log_written_as_games_end_is_the_log_of_the_match(tmp_path: Path) ->
             with io.StringIO() as file:
                 writer = LogWriter(file, reference_header(contest_names(five), rules, 23, listener.port, started))
                 written: list[str] = []
-                result = await play_on_engine(five, scenario_match(rules, (), 23),
-                                              on_game=lambda game: (writer.game(game), written.append(file.getvalue())))
+
+                def on_game(game: LoggedGame) -> None:
+                    writer.game(game)
+                    written.append(file.getvalue())
+
+                result = (await play_on_engine(five, scenario_match(rules, (), 23), on_game=on_game) if server is None
+                          else await play_match(five, f"127.0.0.1:{server.port}", ADMIN, rules, seed=23,
+                                                on_game=on_game))
                 writer.end(result.totals)
                 text = file.getvalue()
             await asyncio.gather(*playing)

@@ -31,7 +31,7 @@ BIN = Path(sys.executable).parent
 def _wait_for(path: Path, pattern: str, proc: subprocess.Popen[bytes], timeout: float = 60) -> re.Match[str]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        found = re.search(pattern, path.read_text())
+        found = re.search(pattern, path.read_text() if path.exists() else "")  # a log: once its first game ends
         if found:
             return found
         assert proc.poll() is None, path.read_text()
@@ -134,11 +134,23 @@ def test_a_bridge_stopped_mid_match_leaves_every_finished_game_in_its_log(tmp_pa
     """Issue 45: the log is written as games end.  The bridge is killed (SIGKILL: nothing of its own runs at its
     end) once three games are in its log; the log holds every game finished then, each replaying on the
     engine, and `uecda compare` reads it."""
+    _killed_mid_match(tmp_path, [], r"the game log grows in")
+
+
+def test_a_bridge_on_a_server_stopped_mid_match_leaves_every_finished_game_in_its_log(tmp_path: Path) -> None:
+    """Issue 45: with --server too, each game's lines are written as it ends (from the server's record of the
+    finished deals, GetReplay's finished_deals with the admin token), not from the replay at the match's end."""
+    with our_server(tmp_path) as (address, _):
+        _killed_mid_match(tmp_path, ["--server", address, "--admin-token", ADMIN], r"watch it: match [0-9a-f]+ on ")
+
+
+def _killed_mid_match(tmp_path: Path, on: list[str], started: str) -> None:
+    """A 1,000-game bridge killed once three games are in its log: every game finished then is in it."""
     log = tmp_path / "game.log"
     out = tmp_path / "serve.out"
     with out.open("wb") as sink:
         bridge = subprocess.Popen([str(BIN / "president"), "uecda", "serve", "--games", "1000", "--seed", "6",
-                                   "--log", str(log), "--listen", "127.0.0.1:0"], cwd=tmp_path, stdout=sink,
+                                   "--log", str(log), "--listen", "127.0.0.1:0", *on], cwd=tmp_path, stdout=sink,
                                   stderr=subprocess.STDOUT)
     bots: list[subprocess.Popen[bytes]] = []
     try:
@@ -147,7 +159,7 @@ def test_a_bridge_stopped_mid_match_leaves_every_finished_game_in_its_log(tmp_pa
             bots.append(subprocess.Popen([str(BIN / "president-bot"), "builtin:easy", "--uecda", f"127.0.0.1:{port}"],
                                          cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
             time.sleep(0.2)
-        _wait_for(out, r"the game log grows in", bridge)
+        _wait_for(out, started, bridge)
         _wait_for(log, r"%00002%points%", bridge)
         bridge.kill()
         bridge.wait(timeout=30)

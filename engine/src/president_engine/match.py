@@ -234,10 +234,20 @@ class Match:
         """Players who passed in this trick (all_pass: since the last play) or had their turn (one_orbit)."""
         return tuple(self._seat_player[s] for s in range(self._n) if self._mask >> s & 1)
 
-    def actions_by_deal(self) -> list[list[tuple[int, Action]]]:
-        """(player, action) as applied, per deal, read from the event log."""
+    def actions_by_deal(self, first: int = 1) -> list[list[tuple[int, Action]]]:
+        """(player, action) as applied, per deal from deal `first` on, read from the event log."""
         deals: list[list[tuple[int, Action]]] = []
-        for e in self.events:
+        start = 0
+        if first > 1:  # back from the end to the deal's start: a late deal of a long match costs its own events
+            start = len(self.events)
+            while start > 0:
+                event = self.events[start - 1]
+                if isinstance(event, DealStarted) and event.deal < first:
+                    break
+                start -= 1
+            while start < len(self.events) and not isinstance(self.events[start], DealStarted):
+                start += 1
+        for e in self.events[start:]:
             if isinstance(e, DealStarted):
                 deals.append([])
             elif isinstance(e, Played):

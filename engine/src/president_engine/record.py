@@ -52,15 +52,18 @@ class MatchRecord:
     deals: tuple[DealRecord, ...]
 
     @classmethod
-    def from_match(cls, match: Match) -> MatchRecord:
+    def from_match(cls, match: Match, *, first: int = 1, last: int | None = None) -> MatchRecord:
+        """The match's record; with `first` and `last`, of those deals only (numbered from 1, both included)."""
         deals = []
-        actions = match.actions_by_deal()
-        for index, hands in enumerate(match.deal_hands):
+        first = max(first, 1)
+        last = len(match.deal_hands) if last is None else min(last, len(match.deal_hands))
+        actions = match.actions_by_deal(first) if first <= last else []
+        for index in range(first - 1, last):
             deals.append(DealRecord(
                 seats=match.deal_seats[index],
-                hands=hands,
+                hands=match.deal_hands[index],
                 shuffled=index >= match.explicit_deals,
-                actions=tuple(actions[index]),
+                actions=tuple(actions[index - first + 1]),
                 pass_order=(match.pass_orders[index] or ()) if index < len(match.pass_orders) else (),
             ))
         return cls(rules=match.rules, seed=match.seed, deals=tuple(deals))

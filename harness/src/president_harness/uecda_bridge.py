@@ -15,13 +15,15 @@ loop, where a seat queues its writes and waits for its client's reads (`ContestL
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 import grpc
-from president_engine import MatchRecord, Rules
+from president_engine import Match, MatchRecord, Rules
+from president_engine.events import DealEnded, Event
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
@@ -33,7 +35,7 @@ from president_sdk.uecda_table import MAX_NAME, PLAYERS
 from president_sdk.uecda_wire import write_int
 
 if TYPE_CHECKING:
-    from president_harness.uecda_log import ScenarioDeal
+    from president_harness.uecda_log import GameRecorder, LoggedGame, ScenarioDeal
 
 log = logging.getLogger("president.uecda")
 
@@ -188,12 +190,72 @@ def request_bytes(rules: Rules, *, others: Sequence[OtherSeat] = (),
     return match_request(names, rules, others=others, deals=deals, seed=2**63 - 1).ByteSize()
 
 
+class WatchedSeat(ContestSeat):
+    """A contest client's seat that also tells the bridge each deal's end (`ended`, called on the seat's thread)."""
+
+    def __init__(self, client: ContestLine, journal: Journal, ended: Callable[[], None]) -> None:
+        super().__init__(client, journal)
+        self._ended = ended
+
+    def on_event(self, event: Event) -> None:
+        super().on_event(event)
+        if isinstance(event, DealEnded):
+            self._ended()
+
+
+class ServerLog:
+    """The games of a match on a server as section 7 logs them, fetched as their deals end: the finished deals'
+    record (GetReplay's `finished_deals`, admin only: the hands as dealt and the exchange are hidden until then)
+    applied to a copy of the match here, whose events and the clients' submissions make each game's lines."""
+
+    def __init__(self, stub: pb_grpc.PresidentServiceAsyncStub, match_id: str, admin: tuple[tuple[str, str], ...],
+                 journal: Journal, deals: Sequence[ScenarioDeal], on_game: Callable[[LoggedGame], None]) -> None:
+        self._stub, self._match_id, self._admin = stub, match_id, admin
+        self._journal, self._scenario, self._on_game = journal, deals, on_game
+        self._match: Match | None = None
+        self._recorder: GameRecorder | None = None
+        self._deals = self._events = self._submitted = 0
+
+    async def catch_up(self) -> None:
+        """Fetch the deals that ended since the last call and hand their games to `on_game`."""
+        from president_harness.uecda_log import GameRecorder, scenario_match
+
+        reply = await self._stub.GetReplay(pb.GetReplayRequest(match_id=self._match_id, finished_deals=True,
+                                                                from_deal=self._deals + 1),
+                                           metadata=self._admin, timeout=30)
+        record = convert.replay_from_proto(reply.replay)
+        if self._match is None:  # the server's match, dealt here from its rules, seed and the scenario
+            self._match = scenario_match(record.rules, self._scenario, record.seed)
+            self._recorder = GameRecorder(record.rules)
+        match, recorder = self._match, self._recorder
+        assert recorder is not None
+        for deal in record.deals:
+            if match.deal_hands[-1] != deal.hands:
+                raise RuntimeError(f"deal {self._deals + 1}: the server's hands are not the ones dealt here")
+            for _, action in deal.actions:
+                match.apply(action)
+            self._deals += 1
+        with self._journal.lock:
+            submissions = self._journal.submissions[self._submitted:]
+        self._submitted += len(submissions)
+        for submission in submissions:
+            recorder.submitted(submission)
+        events = match.events[self._events:]
+        self._events = len(match.events)
+        for event in events:
+            game = recorder.event(event)
+            if game is not None:
+                self._on_game(game)
+
+
 async def play_match(seated: list[tuple[Arrival, str]], server: str, admin_token: str, rules: Rules, *,
                      others: Sequence[OtherSeat] = (), deals: Sequence[ScenarioDeal] = (),
-                     seed: int | None = None, created: asyncio.Future[str] | None = None) -> BridgeResult:
+                     seed: int | None = None, created: asyncio.Future[str] | None = None,
+                     on_game: Callable[[LoggedGame], None] | None = None) -> BridgeResult:
     """Create the match on `server` and play it out: the seated clients are players 0, 1, ..., `others` the
     players after them; `deals` the first games' seats, hands by seat and pass-limit orders (a scenario),
-    instead of the draws and the shuffle; `created` gets the match's id as soon as it exists."""
+    instead of the draws and the shuffle; `created` gets the match's id as soon as it exists; `on_game` each
+    game's log entry as the game ends."""
     if len(seated) + len(others) != PLAYERS:
         raise ValueError(f"{len(seated)} contest clients and {len(others)} other seats: the contest has {PLAYERS}")
     loop = asyncio.get_running_loop()
@@ -206,10 +268,26 @@ async def play_match(seated: list[tuple[Arrival, str]], server: str, admin_token
         if created is not None:
             created.set_result(reply.match_id)
         journal = Journal()
+        ended = asyncio.Event()
+        server_log = None if on_game is None else ServerLog(stub, reply.match_id, admin, journal, deals, on_game)
         clients = [ContestLine(arrival.reader, arrival.writer, number, names[number], loop)
                    for number, (arrival, _) in enumerate(seated)]
-        bots: list[Bot | None] = [ContestSeat(client, journal) for client in clients]
+
+        def deal_ended() -> None:
+            loop.call_soon_threadsafe(ended.set)
+
+        bots: list[Bot | None] = [WatchedSeat(client, journal, deal_ended) if number == 0
+                                  else ContestSeat(client, journal)
+                                  for number, client in enumerate(clients)]
         bots += [builtin_bot(other.builtin) if other.builtin else None for other in others]
+
+        async def follow(log: ServerLog) -> None:
+            while True:
+                await ended.wait()
+                ended.clear()
+                await log.catch_up()
+
+        follower = None if server_log is None else asyncio.create_task(follow(server_log))
         try:
             results = await asyncio.gather(*(
                 asyncio.to_thread(run, bot, server, token.token, name=names[number])
@@ -217,6 +295,14 @@ async def play_match(seated: list[tuple[Arrival, str]], server: str, admin_token
         finally:
             for client in clients:
                 client.writer.close()
+            if follower is not None:
+                if follower.done():  # it failed: its error is the match's
+                    follower.result()
+                follower.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await follower
+        if server_log is not None:
+            await server_log.catch_up()  # the games whose end the first seat had not told yet
         replay = await stub.GetReplay(pb.GetReplayRequest(match_id=reply.match_id), metadata=admin, timeout=30)
     return BridgeResult(reply.match_id, names, results[0].totals, convert.replay_from_proto(replay.replay),
                         tuple(journal.submissions))

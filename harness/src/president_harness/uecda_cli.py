@@ -14,8 +14,8 @@ Without ``--server`` the match is played in this process on the engine, as the r
 the fastest way, a match of any length, each game's log lines written as the game ends; ``--replay DIR`` writes
 its record and HTML replay.  With ``--server HOST:PORT`` the match is created on that
 server of ours and each client plays its seat there: the server's live page and replay, its accounts' bots as
-players (``--seat account:NAME``), every move on its disk; about a second a game, and the log is written when
-the match ends.
+players (``--seat account:NAME``), every move on its disk; slower, and each game's log lines are written as
+the game ends (from the server's record of the deals over so far, which only its admin token may read).
 """
 
 from __future__ import annotations
@@ -216,6 +216,7 @@ async def _serve(args: argparse.Namespace, rules: Rules, scenario: Sequence[Scen
     from president_sdk.uecda_table import PLAYERS
 
     from president_harness.uecda_bridge import DEFAULT_LISTEN, Listener, contest_names
+    from president_harness.uecda_log import reference_header
 
     log_path: Path = args.log or Path(time.strftime("uecda-%Y%m%d%H%M%S.log"))
     if args.server and admin_metadata(args.admin_token, "uecda") is None:  # says how to give one
@@ -235,22 +236,16 @@ async def _serve(args: argparse.Namespace, rules: Rules, scenario: Sequence[Scen
         names = contest_names(seated, args.seat)
         if match is None:
             seed = args.seed if args.seed is not None else secrets.randbits(32)
-            result = await _on_server(args, rules, scenario, seated, seed)
+            result = await _on_server(args, rules, scenario, seated, seed, log_path,
+                                      reference_header(names, rules, seed, listener.port, started))
             if result is None:
                 return 1
-            log_path.write_text(log_of_result(result, listener.port, started))
         else:
             result = await _on_engine(args, match, seated, log_path, names, listener.port, started)
         for number, (name, points) in enumerate(zip(result.names, result.totals, strict=True)):
             print(f"player {number} {name}: {counted(points, 'point')}")
         print(f"president uecda: game log in {log_path}", flush=True)
     return 0
-
-
-def log_of_result(result: BridgeResult, port: int, started: float) -> str:
-    from president_harness.uecda_log import log_of
-
-    return log_of(result, port=port, started=started).text()
 
 
 async def _on_engine(args: argparse.Namespace, match: Match, seated: list[tuple[Arrival, str]], log_path: Path,
@@ -281,23 +276,37 @@ def _write_record(folder: Path, record: str, names: Sequence[str]) -> None:
 
 
 async def _on_server(args: argparse.Namespace, rules: Rules, scenario: Sequence[ScenarioDeal],
-                     seated: list[tuple[Arrival, str]], seed: int) -> BridgeResult | None:
-    """The match created on --server and played there; None (with a line) when the server refuses."""
+                     seated: list[tuple[Arrival, str]], seed: int, log_path: Path, header: dict[str, str]
+                     ) -> BridgeResult | None:
+    """The match created on --server and played there, the log written as each game ends (from the server's
+    record of the deals over so far); None (with a line) when the server refuses."""
     from president_engine.narrate import counted
 
     from president_harness.uecda_bridge import play_match
+    from president_harness.uecda_log import LoggedGame, LogWriter
 
     address, token = args.server, admin_token(args.admin_token)
     created: asyncio.Future[str] = asyncio.get_running_loop().create_future()
 
     def announce(done: asyncio.Future[str]) -> None:
-        print(f"president uecda: {counted(rules.deals or 0, 'game')}; watch it: match {done.result()} on {address}",
-              flush=True)
+        print(f"president uecda: {counted(rules.deals or 0, 'game')}; watch it: match {done.result()} on {address};"
+              f" the game log grows in {log_path} as games end", flush=True)
 
     created.add_done_callback(announce)
-    try:
-        return await play_match(seated, address, token, rules, others=args.seat,
-                                deals=scenario, seed=seed, created=created)
-    except grpc.RpcError as exc:
-        print(f"president uecda: {describe_rpc_error(exc, address)}", file=sys.stderr)
-        return None
+    with contextlib.ExitStack() as stack:
+        writers: list[LogWriter] = []
+
+        def on_game(game: LoggedGame) -> None:
+            if not writers:  # the file once a game has ended: nothing is written for a match the server refused
+                writers.append(LogWriter(stack.enter_context(log_path.open("w", encoding="utf-8")), header))
+            writers[0].game(game)
+
+        try:
+            result = await play_match(seated, address, token, rules, others=args.seat,
+                                      deals=scenario, seed=seed, created=created, on_game=on_game)
+        except grpc.RpcError as exc:
+            print(f"president uecda: {describe_rpc_error(exc, address)}", file=sys.stderr)
+            return None
+        if writers:
+            writers[0].end(result.totals)
+    return result

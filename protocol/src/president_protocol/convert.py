@@ -593,7 +593,8 @@ def prompt_from_proto(msg: pb.Prompt, rules: Rules) -> Observation:
 # Records
 # ---------------------------------------------------------------------------
 
-def replay_to_proto(record: MatchRecord, *, names: Sequence[str], result: MatchEnded) -> pb.Replay:
+def replay_to_proto(record: MatchRecord, *, names: Sequence[str], result: MatchEnded | None) -> pb.Replay:
+    """The record as a Replay; `result` None (unset) for the deals of a match not over."""
     return pb.Replay(
         rules=rules_to_proto(record.rules),
         seed=record.seed,
@@ -605,7 +606,7 @@ def replay_to_proto(record: MatchRecord, *, names: Sequence[str], result: MatchE
             pass_order=deal.pass_order,
         ) for deal in record.deals],
         names=names,
-        result=match_result_to_proto(result),
+        result=None if result is None else match_result_to_proto(result),
     )
 
 

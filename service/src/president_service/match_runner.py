@@ -279,6 +279,12 @@ class MatchRunner:
             raise ServiceError(Reason.MATCH_NOT_OVER, "the replay exists once the match is over")
         return MatchRecord.from_match(self.match)
 
+    def finished_record(self, from_deal: int = 1) -> MatchRecord:
+        """The record of the deals that are over so far (every deal of a finished match), from deal `from_deal` on."""
+        dealt = len(self.match.deal_hands)
+        return MatchRecord.from_match(self.match, first=from_deal,  # the next deal starts as one ends
+                                      last=dealt if self.match.is_over else dealt - 1)
+
     # ------------------------------------------------------------------ seats and streams
 
     def attach(self, player: int | None, *, hello: bool = False, then: Callable[[], None] | None = None) -> Wake:

@@ -593,16 +593,18 @@ class PresidentServicer(pb_grpc.PresidentServiceServicer):
 
     async def GetReplay(self, request: pb.GetReplayRequest, context: Context) -> pb.GetReplayResponse:  # noqa: N802
         return await _guard(context, self.replay(request.match_id,
-                                                 admin=self._admin.given(context.invocation_metadata())))
+                                                 admin=self._admin.given(context.invocation_metadata()),
+                                                 finished_deals=request.finished_deals, from_deal=request.from_deal))
 
-    async def replay(self, match_id: str, *, admin: bool = False) -> pb.GetReplayResponse:
-        """GetReplay: the full record of a finished match (MATCH_NOT_OVER before; DEAL_IN_PLAY unless admin)."""
+    async def replay(self, match_id: str, *, admin: bool = False, finished_deals: bool = False,
+                     from_deal: int = 0) -> pb.GetReplayResponse:
+        """GetReplay: the full record of a finished match (MATCH_NOT_OVER before; DEAL_IN_PLAY unless admin);
+        `finished_deals`: the deals over so far from `from_deal` on, of a live match for the admin alone."""
         runner = await self._registry.get(match_id)
-        record = runner.record()
+        over = runner.match.is_over
+        record = runner.finished_record(from_deal) if finished_deals and (admin or over) else runner.record()
         self._check_shown(runner, admin)
-        ended = result(runner)
-        assert ended is not None
-        return pb.GetReplayResponse(replay=convert.replay_to_proto(record, names=runner.names, result=ended))
+        return pb.GetReplayResponse(replay=convert.replay_to_proto(record, names=runner.names, result=result(runner)))
 
     # ------------------------------------------------------------------ submissions, versions, builds
     # The server stores and serves archives; it never unpacks or runs one (a builder does, in its sandbox).

@@ -3757,16 +3757,31 @@ class GetReplayRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     MATCH_ID_FIELD_NUMBER: _builtins.int
+    FINISHED_DEALS_FIELD_NUMBER: _builtins.int
+    FROM_DEAL_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """The match."""
+    finished_deals: _builtins.bool
+    """Only the deals that are over, of a live match too, for the admin token
+    alone: a live match's deals so far (its result unset), the deal in play
+    left out. Anyone else asking of a live match: MATCH_NOT_OVER. A finished
+    match: every deal, as without it.
+    """
+    from_deal: _builtins.int
+    """With finished_deals: the deals from this number on (the first deal is
+    1; 0 reads as 1), so that a caller following a match as its deals end
+    takes each once.
+    """
     def __init__(
         self,
         *,
         match_id: _builtins.str = ...,
+        finished_deals: _builtins.bool = ...,
+        from_deal: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["finished_deals", b"finished_deals", "from_deal", b"from_deal", "match_id", b"match_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

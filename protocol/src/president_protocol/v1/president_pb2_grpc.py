@@ -289,7 +289,9 @@ class PresidentServiceServicer:
     def GetReplay(self, request, context):
         """The full record of a finished match, every hand included. Public once the
         match is over and no live match deals the same cards (before that, only
-        with the admin token). Errors: UNKNOWN_MATCH, MATCH_NOT_OVER, DEAL_IN_PLAY.
+        with the admin token). With finished_deals and the admin token, the deals
+        of a live match that are over so far. Errors: UNKNOWN_MATCH,
+        MATCH_NOT_OVER, DEAL_IN_PLAY.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

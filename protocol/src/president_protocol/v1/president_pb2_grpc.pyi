@@ -111,7 +111,9 @@ class PresidentServiceStub:
     GetReplay: _grpc.UnaryUnaryMultiCallable[_president_pb2.GetReplayRequest, _president_pb2.GetReplayResponse]
     """The full record of a finished match, every hand included. Public once the
     match is over and no live match deals the same cards (before that, only
-    with the admin token). Errors: UNKNOWN_MATCH, MATCH_NOT_OVER, DEAL_IN_PLAY.
+    with the admin token). With finished_deals and the admin token, the deals
+    of a live match that are over so far. Errors: UNKNOWN_MATCH,
+    MATCH_NOT_OVER, DEAL_IN_PLAY.
     """
     CreateAccount: _grpc.UnaryUnaryMultiCallable[_president_pb2.CreateAccountRequest, _president_pb2.CreateAccountResponse]
     """Create a bot account and its token (shown once; the server keeps only its
@@ -350,7 +352,9 @@ class PresidentServiceAsyncStub(PresidentServiceStub):
     GetReplay: _aio.UnaryUnaryMultiCallable[_president_pb2.GetReplayRequest, _president_pb2.GetReplayResponse]  # type: ignore[assignment]
     """The full record of a finished match, every hand included. Public once the
     match is over and no live match deals the same cards (before that, only
-    with the admin token). Errors: UNKNOWN_MATCH, MATCH_NOT_OVER, DEAL_IN_PLAY.
+    with the admin token). With finished_deals and the admin token, the deals
+    of a live match that are over so far. Errors: UNKNOWN_MATCH,
+    MATCH_NOT_OVER, DEAL_IN_PLAY.
     """
     CreateAccount: _aio.UnaryUnaryMultiCallable[_president_pb2.CreateAccountRequest, _president_pb2.CreateAccountResponse]  # type: ignore[assignment]
     """Create a bot account and its token (shown once; the server keeps only its
@@ -646,7 +650,9 @@ class PresidentServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_president_pb2.GetReplayResponse, _abc.Awaitable[_president_pb2.GetReplayResponse]]:
         """The full record of a finished match, every hand included. Public once the
         match is over and no live match deals the same cards (before that, only
-        with the admin token). Errors: UNKNOWN_MATCH, MATCH_NOT_OVER, DEAL_IN_PLAY.
+        with the admin token). With finished_deals and the admin token, the deals
+        of a live match that are over so far. Errors: UNKNOWN_MATCH,
+        MATCH_NOT_OVER, DEAL_IN_PLAY.
         """
 
     @_abc_1.abstractmethod
