@@ -50,8 +50,8 @@ MANIFEST = ".built"
 ENVIRONMENT = "PRESIDENT_ENGINE_BUILD"
 SOURCE_WANTED = f"{ENVIRONMENT}=source"
 COMPILED_MODULES = tuple(f"president_engine/{name}.py" for name in (
-    "cards", "actions", "tables", "movegen", "legality", "match", "deal_flow", "exchange", "worlds", "events",
-    "deal", "observation", "phase", "roles", "fallback"))
+    "cards", "actions", "tables", "movegen", "legality", "match", "deal_flow", "exchange", "worlds", "playout",
+    "events", "deal", "observation", "phase", "roles", "fallback"))
 """The engine's modules mypyc compiles.  Left interpreted: `rules` (its constructor accepts the JSON forms of
 options, which mypyc's typed fields would refuse), `errors` (interpreted modules subclass its exceptions, which a
 compiled class forbids), `build`, `record`, `narrate`, `action_space` and the command line."""
