@@ -17,15 +17,7 @@ from president_engine.cards import CardSet, Rank, Suit, bits_size
 from president_engine.deal import explicit_seats, validate_hands
 from president_engine.deal_flow import deal_score, deal_start, end_deal_by_passes, first_leader, last_holder
 from president_engine.errors import DealError, IllegalActionError, IllegalReason
-from president_engine.events import (
-    CardsGiven,
-    CardsRequested,
-    DealStarted,
-    Event,
-    Passed,
-    Played,
-    RevolutionHappened,
-)
+from president_engine.events import CardsGiven, CardsRequested, Event, RevolutionHappened, actions_by_deal
 from president_engine.exchange import ExchangePair, tribute_bits
 from president_engine.legality import check_give_back, check_play, check_request
 from president_engine.movegen import bucket_row, general_plays, give_backs, requests, shaped_plays, simple_plays
@@ -261,21 +253,7 @@ class Match:
 
     def actions_by_deal(self) -> list[list[tuple[int, Action]]]:
         """(player, action) as applied, per deal, read from the event log."""
-        deals: list[list[tuple[int, Action]]] = []
-        for e in self.events:
-            if isinstance(e, DealStarted):
-                deals.append([])
-            elif isinstance(e, Played):
-                deals[-1].append((e.player, e.play))
-            elif isinstance(e, Passed):
-                if not e.skipped:
-                    deals[-1].append((e.player, PASS))
-            elif isinstance(e, CardsRequested):
-                deals[-1].append((e.receiver, Request(e.cards)))
-            elif isinstance(e, CardsGiven) and not e.tribute:
-                assert e.cards is not None
-                deals[-1].append((e.giver, GiveBack(e.cards)))
-        return deals
+        return actions_by_deal(self.events)
 
     def public_observation(self) -> PublicObservation:
         """Everything a spectator may know now."""
