@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Final, NamedTuple
+from typing import Final
 
 from president_engine.cards import SLOT_BITS, SLOT_MAX, CardSet, Rank, Suit, bits_size, card_slot
 from president_engine.deal import shuffled_deal
@@ -26,32 +26,44 @@ ExchangeStep = tuple[Phase, int, int, int]
 """(phase, receiver, giver, cards owed) of one step of a deal's exchange."""
 
 
-class DealStart(NamedTuple):
-    """A deal as it is dealt: the roles it plays with, its seats, its hands and its exchange."""
+class DealStart:
+    """A deal as it is dealt: the roles it plays with, its seats, its hands and its exchange.
 
-    roles: list[Role]
-    """Each player's role (all neutral on a fresh deal)."""
-    seats: tuple[int, ...]
-    """The player at each seat."""
-    hands: tuple[CardSet, ...]
-    """The hands dealt, by seat."""
-    events: list[Event]
-    """DealStarted, then every player's HandDealt."""
-    steps: list[ExchangeStep]
-    """The exchange's steps, in order (none on a fresh deal or without an exchange)."""
-    tributes: list[ExchangePair]
-    """The pairs whose tributes are still to pay."""
+    A plain class rather than a frozen dataclass: mypyc compiles its constructor, where a frozen dataclass's runs
+    interpreted, once a deal."""
+
+    __slots__ = ("events", "hands", "roles", "seats", "steps", "tributes")
+
+    def __init__(self, roles: list[Role], seats: tuple[int, ...], hands: tuple[CardSet, ...], events: list[Event],
+                 steps: list[ExchangeStep], tributes: list[ExchangePair]) -> None:
+        self.roles = roles
+        """Each player's role (all neutral on a fresh deal)."""
+        self.seats = seats
+        """The player at each seat."""
+        self.hands = hands
+        """The hands dealt, by seat."""
+        self.events = events
+        """DealStarted, then every player's HandDealt."""
+        self.steps = steps
+        """The exchange's steps, in order (none on a fresh deal or without an exchange)."""
+        self.tributes = tributes
+        """The pairs whose tributes are still to pay."""
 
 
-class DealScore(NamedTuple):
-    """A deal's end: the scores and roles it gives, and the winner when it ends the match."""
+class DealScore:
+    """A deal's end: the scores and roles it gives, and the winner when it ends the match (a plain class as
+    `DealStart`)."""
 
-    scores: list[int]
-    roles: list[Role]
-    events: list[Event]
-    """DealEnded, and MatchEnded when the match is over."""
-    over: bool
-    winner: int | None
+    __slots__ = ("events", "over", "roles", "scores", "winner")
+
+    def __init__(self, scores: list[int], roles: list[Role], events: list[Event], over: bool,
+                 winner: int | None) -> None:
+        self.scores = scores
+        self.roles = roles
+        self.events = events
+        """DealEnded, and MatchEnded when the match is over."""
+        self.over = over
+        self.winner = winner
 
 
 def drawn_order(seed: int, deal: int, what: str, items: list[int]) -> list[int]:

@@ -39,7 +39,7 @@ from president_engine.tables import (
     tables_for,
     trick_lock,
 )
-from president_engine.worlds import world_of
+from president_engine.worlds import World
 
 # The Final alias of a value compiles to a C constant under mypyc.
 _PASS: Final = PASS
@@ -156,7 +156,7 @@ class Match:
         happens after the view, so its own observations and records do not know the past.  Hands that do not fit
         the view raise DealError.
         """
-        w = world_of(view, hands, requests or {})
+        w = World(view, hands, requests or {})
         m = Match.__new__(Match)
         m._begin(view.rules, 0, [], [])
         m._horizon = m.deal = w.deal
@@ -179,7 +179,7 @@ class Match:
             m._playing = False
         m._turn, m._leader, m._mask, m._lock, m._back, m._passes = w.turn, w.leader, w.mask, w.lock, w.back, w.passes
         m._run_rank, m._run_len = w.run_rank, w.run_len
-        m._table, m._table_strength, m._last, m._last_play = w.table, w.table_strength, w.last, w.last_play
+        m._table, m._table_strength, m._last, m._last_play = w.table, w.table_strength, w.last, w.last
         return m
 
     # ------------------------------------------------------------------ public view
