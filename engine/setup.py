@@ -9,8 +9,8 @@ from pathlib import Path
 
 from setuptools import setup
 
-COMPILED = ("cards", "actions", "tables", "movegen", "legality", "match", "deal_flow", "exchange", "worlds", "events",
-            "deal", "observation", "phase", "roles", "fallback")
+COMPILED = ("cards", "actions", "tables", "movegen", "legality", "match", "deal_flow", "exchange", "worlds", "playout",
+            "events", "deal", "observation", "phase", "roles", "fallback")
 """The modules mypyc compiles.  Left interpreted: `rules` (its constructor accepts the JSON forms of options, which
 mypyc's typed fields would refuse), `errors` (interpreted modules subclass its exceptions, which a compiled class
 forbids), `compiled`, `record`, `narrate`, `action_space` and the command line."""

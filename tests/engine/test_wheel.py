@@ -61,15 +61,15 @@ def test_the_wheels_mypyc_is_the_locked_mypy() -> None:
 @pytest.mark.skipif(missing_toolchain() is not None, reason="needs a C compiler and the Python headers")
 def test_pip_install_compiles_the_engine_where_it_can(tmp_path: Path) -> None:
     python, output, wheel = _install(tmp_path)
-    assert "president-engine: the compiled engine: 15 modules compiled by mypyc" in output
+    assert "president-engine: the compiled engine: 16 modules compiled by mypyc" in output
     assert not wheel.name.endswith("-none-any.whl")
     installed = _play(python)
     assert installed[0] == "engine: the compiled build"
     assert installed[1:] == _played_here()
     [site] = (python.parents[1] / "lib").glob("python*/site-packages")
     assert sorted(path.name.split(".")[0] for path in (site / "president_engine").glob("*.so")) == sorted(
-        ("cards", "actions", "tables", "movegen", "legality", "match", "deal_flow", "exchange", "worlds", "events",
-         "deal", "observation", "phase", "roles", "fallback"))
+        ("cards", "actions", "tables", "movegen", "legality", "match", "deal_flow", "exchange", "worlds", "playout",
+         "events", "deal", "observation", "phase", "roles", "fallback"))
 
 
 def test_without_a_compiler_pip_install_gives_the_source_and_says_so(tmp_path: Path) -> None:

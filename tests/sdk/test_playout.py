@@ -21,7 +21,7 @@ from president_engine.cards import NATURAL_RANKS
 from president_engine.compiled import is_compiled
 from president_engine.errors import RulesError
 from president_engine.events import Passed, Played
-from president_engine.worlds import SuitedPlayoutState, playout_state, suited_playout_state
+from president_engine.playout import SuitedPlayoutState, playout_state, suited_playout_state
 from president_sdk.bots.expert.rollout import NO_MOVE, NO_SUITED_MOVE, CompiledState, Rollout
 
 WORLDS = 1000

@@ -8,9 +8,10 @@ players of that pair only; everybody else sees that cards moved and how many).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from president_engine.actions import Play
+from president_engine.actions import PASS, Action, GiveBack, Play, Request
 from president_engine.cards import CardSet, copied_by_fields
 from president_engine.roles import Role
 
@@ -122,3 +123,32 @@ def visible_to(event: Event, player: int | None) -> Event | None:
     if isinstance(event, CardsGiven):
         return event if player in (event.giver, event.receiver) else replace(event, cards=None)
     return event
+
+
+def actions_by_deal(events: Sequence[Event], first: int = 1) -> list[list[tuple[int, Action]]]:
+    """(player, action) as applied, per deal from deal `first` on, read from a match's event log."""
+    deals: list[list[tuple[int, Action]]] = []
+    start = 0
+    if first > 1:  # back from the end to the deal's start: a late deal of a long match costs its own events
+        start = len(events)
+        while start > 0:
+            event = events[start - 1]
+            if isinstance(event, DealStarted) and event.deal < first:
+                break
+            start -= 1
+        while start < len(events) and not isinstance(events[start], DealStarted):
+            start += 1
+    for e in events[start:]:
+        if isinstance(e, DealStarted):
+            deals.append([])
+        elif isinstance(e, Played):
+            deals[-1].append((e.player, e.play))
+        elif isinstance(e, Passed):
+            if not e.skipped:
+                deals[-1].append((e.player, PASS))
+        elif isinstance(e, CardsRequested):
+            deals[-1].append((e.receiver, Request(e.cards)))
+        elif isinstance(e, CardsGiven) and not e.tribute:
+            assert e.cards is not None
+            deals[-1].append((e.giver, GiveBack(e.cards)))
+    return deals

@@ -13,22 +13,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final, TypeVar
 
 from president_engine.actions import PASS, Action, GiveBack, Pass, Play, Request
-from president_engine.cards import CardSet, Rank, Suit
+from president_engine.cards import CardSet, Rank, Suit, bits_size
 from president_engine.deal import explicit_seats, given_pass_order, validate_hands
-from president_engine.deal_flow import end_deal, end_deal_by_passes, exchange_action, start_deal
+from president_engine.deal_flow import deal_score, deal_start, end_deal_by_passes, first_leader, last_holder
 from president_engine.errors import DealError, IllegalActionError, IllegalReason
-from president_engine.events import (
-    CardsGiven,
-    CardsRequested,
-    DealStarted,
-    Event,
-    Passed,
-    Played,
-    RevolutionHappened,
-)
-from president_engine.exchange import ExchangePair
+from president_engine.events import CardsGiven, CardsRequested, Event, RevolutionHappened, actions_by_deal
+from president_engine.exchange import ExchangePair, tribute_bits
 from president_engine.legality import check_give_back, check_play, check_request
-from president_engine.movegen import general_plays, give_backs, requests, shaped_plays, simple_plays
+from president_engine.movegen import bucket_row, general_plays, give_backs, requests, shaped_plays, simple_plays
 from president_engine.observation import DealReading, Observation, PublicObservation
 from president_engine.phase import Phase
 from president_engine.roles import Role
@@ -43,9 +35,11 @@ from president_engine.tables import (
     PlayFacts,
     Tables,
     lock_suits,
+    single_run,
     tables_for,
     trick_lock,
 )
+from president_engine.worlds import World
 
 # The Final alias of a value compiles to a C constant under mypyc.
 _PASS: Final = PASS
@@ -84,7 +78,7 @@ class Match:
         self._begin(rules, seed, explicit,
                     [None if s is None else explicit_seats(rules, deal, s) for deal, s in enumerate(given, 1)])
         self.pass_orders = given_pass_order(rules, len(explicit), pass_orders or ())
-        start_deal(self)
+        self._start_deal()
 
     def _begin(self, rules: Rules, seed: int, explicit: list[list[CardSet]],
                seats: list[tuple[int, ...] | None]) -> None:
@@ -160,10 +154,39 @@ class Match:
     @classmethod
     def from_view(cls, view: PublicObservation, hands: Sequence[CardSet], *,
                   requests: Mapping[int, CardSet] | None = None) -> Match:
-        """The state `view` shows, with `hands[p]` as player p's hand: a determinized world (worlds.py)."""
-        from president_engine.worlds import world_from_view
+        """The state `view` shows, with `hands[p]` as player p's hand, and in a Norwegian exchange `requests`:
+        receiver -> the cards named in requests made that the view does not show (a determinized world, worlds.py).
 
-        return world_from_view(view, hands, requests=requests)
+        The state goes on exactly as the match would under the same actions, to the end of this deal, where it
+        ends (`is_over`; `scores` add this deal's points to the view's).  Its event log starts empty and holds what
+        happens after the view, so its own observations and records do not know the past.  Hands that do not fit
+        the view raise DealError.
+        """
+        w = World(view, hands, requests or {})
+        m = Match.__new__(Match)
+        m._begin(view.rules, 0, [], [])
+        m._horizon = m.deal = w.deal
+        m.scores = w.scores
+        m.roles = w.roles
+        m._seat(w.seats)
+        m._hands = w.hands
+        m._sizes = w.sizes
+        if m._t.simple:
+            m._bp = [bucket_row(m._t, h) for h in w.hands]
+        m._out = w.out
+        m._holders = m._n - len(w.out)
+        m._direction = w.direction
+        m._rev = w.rev
+        m._exchange_steps = w.steps
+        m._pending_tribute = w.tributes
+        m._requests = w.requests
+        if w.steps:
+            m.phase = w.steps[0][0]
+            m._playing = False
+        m._turn, m._leader, m._mask, m._lock, m._back, m._passes = w.turn, w.leader, w.mask, w.lock, w.back, w.passes
+        m._run_rank, m._run_len = w.run_rank, w.run_len
+        m._table, m._table_strength, m._last, m._last_play = w.table, w.table_strength, w.last, w.last
+        return m
 
     # ------------------------------------------------------------------ public view
 
@@ -236,31 +259,7 @@ class Match:
 
     def actions_by_deal(self, first: int = 1) -> list[list[tuple[int, Action]]]:
         """(player, action) as applied, per deal from deal `first` on, read from the event log."""
-        deals: list[list[tuple[int, Action]]] = []
-        start = 0
-        if first > 1:  # back from the end to the deal's start: a late deal of a long match costs its own events
-            start = len(self.events)
-            while start > 0:
-                event = self.events[start - 1]
-                if isinstance(event, DealStarted) and event.deal < first:
-                    break
-                start -= 1
-            while start < len(self.events) and not isinstance(self.events[start], DealStarted):
-                start += 1
-        for e in self.events[start:]:
-            if isinstance(e, DealStarted):
-                deals.append([])
-            elif isinstance(e, Played):
-                deals[-1].append((e.player, e.play))
-            elif isinstance(e, Passed):
-                if not e.skipped:
-                    deals[-1].append((e.player, PASS))
-            elif isinstance(e, CardsRequested):
-                deals[-1].append((e.receiver, Request(e.cards)))
-            elif isinstance(e, CardsGiven) and not e.tribute:
-                assert e.cards is not None
-                deals[-1].append((e.giver, GiveBack(e.cards)))
-        return deals
+        return actions_by_deal(self.events, first)
 
     def public_observation(self) -> PublicObservation:
         """Everything a spectator may know now."""
@@ -386,7 +385,7 @@ class Match:
             else:
                 self._play(self._turn, action)  # type: ignore[arg-type]
         else:
-            exchange_action(self, action)
+            self._exchange(action)
         return events[start:]
 
     def copy(self) -> Match:
@@ -472,7 +471,8 @@ class Match:
             events.append(t.went_out[player][len(self._out)])
             self._holders -= 1
             if self._holders == 1:
-                end_deal(self)
+                self._out.append(last_holder(self._sizes))
+                self._score_deal()
                 return
         if stops:
             self._end_trick()
@@ -519,14 +519,8 @@ class Match:
 
     def _count_single(self, size: int, rank: Rank) -> bool:
         """Follow the run of single plays of one rank (RULES 1.2 four_singles); True when it makes four."""
-        if size == 1 and rank is self._run_rank:
-            self._run_len += 1
-        else:
-            self._run_rank, self._run_len = (rank, 1) if size == 1 else (None, 0)
-        if self._run_len >= 4:
-            self._run_rank, self._run_len = None, 0
-            return True
-        return False
+        self._run_rank, self._run_len, revolt = single_run(self._run_rank, self._run_len, size, rank)
+        return revolt
 
     def _pass(self, s: int) -> None:
         t = self._t
@@ -537,7 +531,10 @@ class Match:
         if t.pass_limit:
             self._passes += 1
             if self._passes >= t.pass_limit:
-                end_deal_by_passes(self)
+                self._out.extend(end_deal_by_passes(self.seed, self.deal, self._sizes, self._seat_player,
+                                                    self.pass_orders[self.deal - 1]
+                                                    if self.deal <= len(self.pass_orders) else None))
+                self._score_deal()
                 return
         following = self._next_seat(s)
         if following < 0:
@@ -593,3 +590,97 @@ class Match:
         self._lock = 0
         self._back = 0
 
+    # ------------------------------------------------------------------ between tricks (deal_flow.py)
+
+    def _seat(self, seats: Sequence[int]) -> None:
+        """Seat the players in this order, seat 0 first."""
+        self._seat_player = list(seats)
+        for seat, player in enumerate(seats):
+            self._player_seat[player] = seat
+
+    def _start_deal(self) -> None:
+        """Deal the next deal and begin its exchange or its play."""
+        self.deal += 1
+        d = deal_start(self.rules, self.seed, self.deal, self._explicit, self._explicit_seats, self.roles,
+                       self._seat_player, self.last_places)
+        self.roles = d.roles
+        self._seat(d.seats)
+        hands = self._hands = [h.bits for h in d.hands]
+        self._sizes = [bits_size(h) for h in hands]
+        if self._t.simple:
+            self._bp = [bucket_row(self._t, h) for h in hands]
+        self._holders = self._n
+        self._out = []
+        self._last_play = -1
+        self._passes = 0
+        self._direction = 1
+        self._rev = 0
+        self.deal_hands.append(d.hands)
+        self.deal_seats.append(d.seats)
+        self.events.extend(d.events)
+        self._exchange_steps = d.steps
+        self._requests = {}
+        self._pending_tribute = d.tributes
+        if d.tributes and not self.rules.exchange_requests:
+            self._pay_tributes()
+        self._table = None
+        self._start_trick(0)
+        self._next_phase()
+
+    def _next_phase(self) -> None:
+        """The exchange's next step, or, once it is done, the first lead of the deal."""
+        if self._exchange_steps:
+            self.phase = self._exchange_steps[0][0]
+            self._playing = False
+            return
+        self.phase = Phase.PLAY
+        self._playing = True
+        leader = first_leader(self.rules, self.deal, self.roles, self._hands, self._player_seat)
+        self._start_trick(leader)
+        self.events.append(self._t.play_started[self._seat_player[leader]])
+
+    def _exchange(self, action: Action) -> None:
+        """Apply the request or the give-back of the exchange step now due (already checked)."""
+        step, receiver, giver, _ = self._exchange_steps.pop(0)
+        if step is Phase.REQUEST:
+            assert isinstance(action, Request)
+            self._requests[receiver] = action.cards.bits
+            self.events.append(CardsRequested(receiver, giver, action.cards))
+            if not self._exchange_steps or self._exchange_steps[0][0] is not Phase.REQUEST:
+                self._pay_tributes()
+        else:
+            assert isinstance(action, GiveBack)
+            self._move(receiver, giver, action.cards.bits, tribute=False)
+        self._next_phase()
+
+    def _pay_tributes(self) -> None:
+        for receiver, giver, owed in self._pending_tribute:
+            hand = self._hands[self._player_seat[giver]]
+            self._move(giver, receiver, tribute_bits(hand, self._requests.get(receiver, 0), owed,
+                                                     self._t.tribute_slots), tribute=True)
+
+    def _move(self, giver: int, receiver: int, bits: int, *, tribute: bool) -> None:
+        """Move cards from `giver`'s hand to `receiver`'s."""
+        size = bits_size(bits)
+        for s, sign in ((self._player_seat[giver], -1), (self._player_seat[receiver], 1)):
+            self._hands[s] += sign * bits
+            self._sizes[s] += sign * size
+            if self._t.simple:
+                self._bp[s] = bucket_row(self._t, self._hands[s])
+        self.events.append(CardsGiven(giver, receiver, size, tribute, CardSet.from_bits(bits)))
+
+    def _score_deal(self) -> None:
+        """Every place is known: score the deal, give the roles, then end the match or deal again."""
+        places = tuple(self._seat_player[s] for s in self._out)
+        score = deal_score(self.rules, self.deal, places, self.scores, self._horizon)
+        self.scores = score.scores
+        self.roles = score.roles
+        self.last_places = places
+        self.events.extend(score.events)
+        if not score.over:
+            self._start_deal()
+            return
+        self.winner = score.winner
+        self.phase = Phase.OVER
+        self._playing = False
+        self.is_over = True

@@ -382,6 +382,20 @@ def trick_state(t: Tables, trick: Sequence[Play]) -> tuple[int, int]:
     return lock, back
 
 
+def single_run(run_rank: Rank | None, run_len: int, size: int, rank: Rank) -> tuple[Rank | None, int, bool]:
+    """The run of single plays of one rank after a play of `size` cards of `rank` (RULES 1.2 four_singles), and
+    True when it makes four: a revolution, after which the run starts again."""
+    if size == 1 and rank is run_rank:
+        run_len += 1
+    elif size == 1:
+        run_rank, run_len = rank, 1
+    else:
+        return None, 0, False
+    if run_len >= 4:
+        return None, 0, True
+    return run_rank, run_len, False
+
+
 def tables_for(rules: Rules) -> Tables:
     """The tables of `rules`: found by identity first (a match makes many lookups of one Rules object)."""
     found = _BY_ID.get(id(rules))

@@ -6,7 +6,7 @@
    a size and a number of wild cards, and a hand is its count of every rank and of wild cards.  This plays the
    same deal out as `Rollout` does on the engine's `Match` (rollout.py is the reference: tests/sdk/
    test_playout.py compares the two move for move).  The state comes from
-   `president_engine.worlds.playout_state`; the loop follows `Match._play`, `_pass`, `_next_seat`, `_end_trick`
+   `president_engine.playout.playout_state`; the loop follows `Match._play`, `_pass`, `_next_seat`, `_end_trick`
    and `movegen.simple_plays` / `general_plays`, the policy `Rollout.choose` with `_Bosses`.
    Ranks are positions 0..12 in the normal order, seats indices.  Wild cards alone are declared (Rules allows wild
    ranks only so): as a lead they stand for the wild lead rank, as a follow for any natural rank that beats. */

@@ -1,4 +1,4 @@
-from president_engine.worlds import PlayoutState, SuitedPlayoutState
+from president_engine.playout import PlayoutState, SuitedPlayoutState
 
 def finish(rules: tuple[int, ...], state: PlayoutState, first: tuple[int, int, int],
            trace: list[tuple[int, int, int, int]] | None) -> tuple[int, ...]:

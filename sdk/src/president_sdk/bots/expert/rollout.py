@@ -49,8 +49,7 @@ from president_engine import (
     fallback_action,
 )
 from president_engine.cards import SLOT_MAX, bits_size
-from president_engine.tables import tables_for
-from president_engine.worlds import (
+from president_engine.playout import (
     PlayoutState,
     SuitedPlayoutState,
     card_bits,
@@ -59,6 +58,7 @@ from president_engine.worlds import (
     suited_with_hands,
     with_hands,
 )
+from president_engine.tables import tables_for
 
 from president_sdk.bots.expert.clock import Clock
 
