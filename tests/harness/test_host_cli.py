@@ -131,7 +131,7 @@ def test_a_limit_out_of_range_is_one_line_before_anything_runs(tmp_path: Path, c
 
 def test_what_the_organisers_commands_write_goes_under_run() -> None:
     """hosting.md's commands left builds/ and host-logs/ in the project root, and `uecda serve` its database."""
-    from president_harness.president_cli import _parser
+    from president_harness.cli.president_cli import _parser
 
     parser = _parser()
     host = parser.parse_args(["host", "--server", "unix:x", "--versions"])

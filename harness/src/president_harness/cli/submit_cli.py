@@ -114,7 +114,7 @@ def pack(folder: Path, *, skipped: Collection[str] = SKIPPED, checked: Checked |
     same bytes (and so the same version).  Links are kept as links, a second name of a file as a hard link.
     `checked` passes each entry on before it is packed, or refuses it: by default an author's folder is refused
     (ManifestError) for any other special file or more than PACKED_BYTES of files; the builder passes its
-    unpacking rules (`president_harness.builder.checked`)."""
+    unpacking rules (`president_harness.hosting.builder.checked`)."""
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
         for info in (checked or _submittable)(_infos(tar, folder, skipped)):

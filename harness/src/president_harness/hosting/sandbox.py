@@ -54,9 +54,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from president_harness.jail_cgroup import CgroupError, JailCgroup, cgroups
-from president_harness.jail_quota import QUOTA
-from president_harness.seccomp_filter import SeccompError, program_fd
+from president_harness.hosting.jail_cgroup import CgroupError, JailCgroup, cgroups
+from president_harness.hosting.jail_quota import QUOTA
+from president_harness.hosting.seccomp_filter import SeccompError, program_fd
 
 FIRST_UID = 100_000
 """The user id of slot 0; slot N runs as FIRST_UID + N, inside the jail and (when the host is root) outside."""
@@ -574,8 +574,8 @@ def relay_to(target: str, uid: int) -> Iterator[Path]:
 
 
 def _relay_in_jail(argv: Sequence[str]) -> int:
-    """``python -m president_harness.sandbox COMMAND...``, in a jail (`Sandbox.loopback`): the server on the jail's
-    loopback, relayed to its socket, while COMMAND runs; its status (128 + N for signal N, as bwrap gives it)."""
+    """``python -m president_harness.hosting.sandbox COMMAND...``, in a jail (`Sandbox.loopback`): the server on the
+    jail's loopback, relayed to its socket, while COMMAND runs; its status (128 + N for signal N, as bwrap gives it)."""
     with SocketRelay(SERVER, Path(SOCKET), os.getuid(), port=LOOPBACK_PORT):
         try:
             status = subprocess.run(argv, check=False).returncode
