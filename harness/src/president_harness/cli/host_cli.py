@@ -42,12 +42,12 @@ from president_harness.hosting.sandbox import (
     MB,
     Sandbox,
     SandboxError,
-    relay_to,
     seconds_limit,
     slot_number,
     stage,
     whole_limit,
 )
+from president_harness.hosting.socket_relay import relay_to
 from president_harness.interrupts import terminate_as_interrupt
 from president_harness.rpc_errors import describe_rpc_error, error_reason
 

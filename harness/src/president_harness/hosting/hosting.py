@@ -28,7 +28,8 @@ from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_service.limits import REPORT_LINES, Limits
 
 from president_harness.hosting.builder import UnbuildableError, fetch, unpack, with_runtime
-from president_harness.hosting.sandbox import MB, Jailed, Sandbox, SandboxError, relay_to, stage
+from president_harness.hosting.sandbox import MB, Jailed, Sandbox, SandboxError, stage
+from president_harness.hosting.socket_relay import relay_to
 from president_harness.rpc_errors import describe_rpc_error
 
 ACCOUNT_TOKEN_ENV = "PRESIDENT_ACCOUNT_TOKEN"
