@@ -19,7 +19,7 @@ from typing import TypeVar
 
 import grpc
 import pytest
-from president_harness.cli.submit_cli import pack
+from president_harness.hosting.bot_folder import pack
 from president_harness.hosting.builder import UnbuildableError
 from president_harness.hosting.hosting import fetch_built
 from president_protocol.v1 import president_pb2 as pb

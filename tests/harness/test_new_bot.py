@@ -21,7 +21,7 @@ from kit_support import GO, ROOT
 from president_harness.cli import new_cli
 from president_harness.cli.new_cli import LANGUAGES
 from president_harness.cli.president_cli import main
-from president_harness.cli.submit_cli import read_manifest
+from president_harness.hosting.bot_folder import read_manifest
 from president_protocol.v1 import president_pb2 as pb
 from sandbox_support import require_sandbox
 from support import node_packages

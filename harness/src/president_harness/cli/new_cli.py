@@ -23,7 +23,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from president_harness.cli.submit_cli import MANIFEST
+from president_harness.hosting.bot_folder import MANIFEST
 
 CONTRACT = Path("protos/president/v1/president.proto")
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
