@@ -36,9 +36,10 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import grpc
-from president_harness.jail_cgroup import cgroups
-from president_harness.jail_quota import tree_cpu_s
-from president_harness.sandbox import Sandbox, relay_to, stage
+from president_harness.hosting.jail_cgroup import cgroups
+from president_harness.hosting.jail_quota import tree_cpu_s
+from president_harness.hosting.sandbox import Sandbox, stage
+from president_harness.hosting.socket_relay import relay_to
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 

@@ -42,10 +42,10 @@ from pathlib import Path
 
 from president_engine import Match
 from president_harness.child_server import ChildServer
-from president_harness.uecda_bridge import BridgeResult, Listener, contest_rules, play_match
-from president_harness.uecda_engine import play_on_engine
+from president_harness.uecda.uecda_bridge import BridgeResult, Listener, contest_rules, play_match
+from president_harness.uecda.uecda_engine import play_on_engine
 from president_sdk.bots import builtin_bot
-from president_sdk.uecda_client import ContestResult, play_uecda_async
+from president_sdk.uecda.client import ContestResult, play_uecda_async
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from uecda_support import EngineServer, engine_contest

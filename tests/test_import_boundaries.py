@@ -36,14 +36,14 @@ ROOMS: dict[str, tuple[str, set[str]]] = {
 }
 
 
-def imported_modules(source: str) -> set[str]:
-    """The top-level names of every module `source` imports (absolute imports only)."""
+def imported_modules(source: str, depth: int = 1) -> set[str]:
+    """The first `depth` dotted names of every module `source` imports (absolute imports only)."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
-            found.update(alias.name.split(".")[0] for alias in node.names)
+            found.update(".".join(alias.name.split(".")[:depth]) for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            found.add(node.module.split(".")[0])
+            found.add(".".join(node.module.split(".")[:depth]))
     return found
 
 
@@ -79,3 +79,27 @@ def test_a_crossing_is_caught(tmp_path: Path) -> None:
     (package / "bad.py").write_text("def f():\n    from president_service.registry import Registry\n")
     assert crossings("president_sdk", package, ROOMS["president_sdk"][1]) == [
         f"{package / 'bad.py'}: imports president_service"]
+
+
+HARNESS = ROOT / "harness" / "src" / "president_harness"
+
+
+def cli_importers(package: Path) -> list[str]:
+    """Every harness file outside `cli/` (and `__main__.py`, which runs it) that imports `president_harness.cli`."""
+    return [f"{path.relative_to(package)}" for path in sorted(package.rglob("*.py"))
+            if path.parent != package / "cli" and path != package / "__main__.py"
+            and "president_harness.cli" in imported_modules(path.read_text(encoding="utf-8"), depth=2)]
+
+
+def test_the_cli_is_the_top_of_the_harness() -> None:
+    """The commands import the harness's other rooms (hosting, uecda, demo, ladder, conformance), never back."""
+    assert cli_importers(HARNESS) == []
+
+
+def test_an_import_of_the_cli_from_below_is_caught(tmp_path: Path) -> None:
+    package = tmp_path / "president_harness"
+    (package / "cli").mkdir(parents=True)
+    (package / "hosting").mkdir()
+    (package / "cli" / "tool_cli.py").write_text("from president_harness.hosting.thing import x\n")
+    (package / "hosting" / "thing.py").write_text("def f():\n    import president_harness.cli.tool_cli\n")
+    assert cli_importers(package) == ["hosting/thing.py"]

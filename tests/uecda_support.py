@@ -1,7 +1,7 @@
 """Two UECda contest servers and a contest client for the tests, written from shared/UECDA.md alone.
 
 No contest code is in here (several contest programs are GPL).  Both sides speak section 3 byte for byte
-through `president_sdk.uecda_wire` and `president_sdk.uecda_table`; the rules are cut down to what exercises
+through `president_sdk.uecda.wire` and `president_sdk.uecda.table`; the rules are cut down to what exercises
 the wire: every game is a rank-reset game (no exchange), plays are singles only (a natural card that beats
 the table's by column, or a lone joker that beats any single and falls only to the spade 3), and there is no
 8-stop or suit lock.  The turn order, passes, the end-of-trick count, the next leader and the 20-pass rule are
@@ -38,10 +38,10 @@ from president_engine import (
 )
 from president_engine.cards import CARDS, Card, Rank, Suit
 from president_engine.events import DealEnded
-from president_sdk.uecda_client import play_of_cells, play_uecda_async
-from president_sdk.uecda_plays import CONTEST_RANK, cells_of_play
-from president_sdk.uecda_seat import Submission as SeatSubmission
-from president_sdk.uecda_table import (
+from president_sdk.uecda.client import play_of_cells, play_uecda_async
+from president_sdk.uecda.plays import CONTEST_RANK, cells_of_play
+from president_sdk.uecda.seat import Submission as SeatSubmission
+from president_sdk.uecda.table import (
     COLUMN_OF_RANK,
     DEAL_TABLE_PLAYER,
     PLAYERS,
@@ -61,7 +61,7 @@ from president_sdk.uecda_table import (
     encode_cards,
     encode_profile,
 )
-from president_sdk.uecda_wire import (
+from president_sdk.uecda.wire import (
     ACCEPTED,
     GAME_ON,
     GAME_OVER,
@@ -446,8 +446,8 @@ def engine_log(judge: EngineServer) -> str:
     """The game log of the judge's match in section 7's format, as the reference server writes it: the plays
     as the clients sent them, and (as the reference server does now and then) a space at the end of some
     play lines."""
-    from president_harness.uecda_bridge import BridgeResult
-    from president_harness.uecda_log import log_of
+    from president_harness.uecda.uecda_bridge import BridgeResult
+    from president_harness.uecda.uecda_log import log_of
 
     m = judge.match
     result = BridgeResult("", tuple(judge.names), tuple(m.scores), MatchRecord.from_match(m),

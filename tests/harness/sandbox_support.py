@@ -16,7 +16,8 @@ from pathlib import Path
 
 import grpc
 import pytest
-from president_harness.sandbox import Exit, Jailed, Sandbox, relay_to, stage
+from president_harness.hosting.sandbox import Exit, Jailed, Sandbox, stage
+from president_harness.hosting.socket_relay import relay_to
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk import builtin_bot

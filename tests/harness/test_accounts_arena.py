@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from president_harness.child_server import ChildServer
-from president_harness.president_cli import main
+from president_harness.cli.president_cli import main
 from president_sdk import RunnerError, builtin_bot
 from president_sdk.session_client import Appetite, SessionClient
 from process_support import stop_with_ctrl_c

@@ -19,9 +19,9 @@ from typing import TypeVar
 
 import grpc
 import pytest
-from president_harness.builder import UnbuildableError
-from president_harness.hosting import fetch_built
-from president_harness.submit_cli import pack
+from president_harness.hosting.bot_folder import pack
+from president_harness.hosting.builder import UnbuildableError
+from president_harness.hosting.hosting import fetch_built
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_service.grpc_server import ServerConfig, start
@@ -32,7 +32,7 @@ CPU_S = 20
 UNPACK = f"""
 import resource, sys
 from pathlib import Path
-from president_harness.builder import UnbuildableError, unpack
+from president_harness.hosting.builder import UnbuildableError, unpack
 archive = Path(sys.argv[1]).read_bytes()
 size = int(next(line for line in open("/proc/self/status") if line.startswith("VmSize:")).split()[1]) * 1024
 resource.setrlimit(resource.RLIMIT_AS, (size + ({LIMIT_MB} << 20), size + ({LIMIT_MB} << 20)))

@@ -12,8 +12,8 @@ import grpc
 import pytest
 from president_engine import MatchRecord
 from president_harness.child_server import RESTARTS, ChildServer, ServerError
+from president_harness.cli.president_cli import main
 from president_harness.ladder.progress import Progress
-from president_harness.president_cli import main
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 from president_engine import PRESETS
-from president_harness.cli_names import BUILTIN_LEVELS, PRESET_NAMES
-from president_harness.president_cli import main
+from president_harness.cli.cli_names import BUILTIN_LEVELS, PRESET_NAMES
+from president_harness.cli.president_cli import main
 from president_sdk.bots import BUILTIN_BOTS
 
 ONE_RPC = (
@@ -32,7 +32,7 @@ LIGHT_SERVICE = {"president_service", "president_service.serve_cli", "president_
 
 _LOADED = """
 import json, sys
-from president_harness.president_cli import _parser
+from president_harness.cli.president_cli import _parser
 _parser().parse_args(sys.argv[1:])
 print(json.dumps(sorted(sys.modules)))
 """

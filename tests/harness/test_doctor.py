@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from president_harness.doctor import check_database, check_port
+from president_harness.cli.doctor import check_database, check_port
 from president_service.match_store import MatchStore
 from sandbox_support import require_sandbox
 
@@ -90,7 +90,7 @@ def test_a_read_only_database_folder_fails(tmp_path: Path) -> None:
     folder.mkdir()
     bwrap = shutil.which("bwrap")
     assert bwrap is not None
-    code = f"from pathlib import Path; from president_harness.doctor import check_database; " \
+    code = f"from pathlib import Path; from president_harness.cli.doctor import check_database; " \
            f"print(check_database(Path({str(folder / 'event.db')!r})).line())"
     jail = [bwrap, *([] if os.geteuid() == 0 else ["--unshare-user"]), "--dev-bind", "/", "/",
             "--ro-bind", str(folder), str(folder), "--", sys.executable, "-c", code]

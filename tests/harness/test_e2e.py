@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from president_harness.president_cli import main
+from president_harness.cli.president_cli import main
 
 BOT = Path(__file__).with_name("first_legal_bot.py")
 

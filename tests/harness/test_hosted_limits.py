@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from president_harness.hosting import REPORT_CHARS
+from president_harness.hosting.hosting import REPORT_CHARS
 from process_support import president, stop_with_ctrl_c, wait_for_text
 from sandbox_support import FIRST_BOT, require_sandbox
 from support import free_port

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import grpc
 from event_support import PRESIDENT, start_arena, submit
-from president_harness.builder import pack_built
+from president_harness.hosting.builder import pack_built
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from process_support import president, stop_with_ctrl_c, wait_for_text

@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from ladder_support import builtin_config, in_process
 from president_harness.child_server import ChildServer
+from president_harness.cli.president_cli import main
 from president_harness.ladder.config import BotSpec, ConfigError, LadderConfig, parse
 from president_harness.ladder.driver import run_ladder
 from president_harness.ladder.ladder_cli import OWN_SERVER_OPTIONS
 from president_harness.ladder.ladder_store import LadderStore
 from president_harness.ladder.over_server import OverServer
-from president_harness.president_cli import main
 
 PYTHON = sys.executable
 CRASHING_BOT = '''

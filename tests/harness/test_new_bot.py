@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 from kit_support import GO, ROOT
-from president_harness import new_cli
-from president_harness.new_cli import LANGUAGES
-from president_harness.president_cli import main
-from president_harness.submit_cli import read_manifest
+from president_harness.cli import new_cli
+from president_harness.cli.new_cli import LANGUAGES
+from president_harness.cli.president_cli import main
+from president_harness.hosting.bot_folder import read_manifest
 from president_protocol.v1 import president_pb2 as pb
 from sandbox_support import require_sandbox
 from support import node_packages
@@ -99,7 +99,8 @@ def test_new_without_the_kits_says_where_to_get_them_in_one_line(tmp_path: Path,
         " clone of the President repository\n"), refused.stderr
     assert not (tmp_path / "mybot").exists()
     # an installed harness (its source in site-packages, no clone around it) has no kits of its own
-    monkeypatch.setattr(new_cli, "__file__", str(tmp_path / "site-packages" / "president_harness" / "new_cli.py"))
+    installed = tmp_path / "site-packages" / "president_harness" / "cli" / "new_cli.py"
+    monkeypatch.setattr(new_cli, "__file__", str(installed))
     monkeypatch.chdir(tmp_path)
     assert main(["new", "mybot", "--lang", "go"]) == 2
     assert capsys.readouterr().err == ("president new: this president is an installed harness, which ships no kits:"

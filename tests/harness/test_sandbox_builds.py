@@ -32,7 +32,7 @@ BOT = """
 HOST = """
 import json, sys
 from pathlib import Path
-from president_harness.sandbox import Sandbox
+from president_harness.hosting.sandbox import Sandbox
 ended = Sandbox(folder=Path(sys.argv[1]), slot=7, wall_s=120).run([sys.executable, "bot.py"], log=Path(sys.argv[2]))
 print(json.dumps({"status": ended.status, "reason": ended.reason}))
 """

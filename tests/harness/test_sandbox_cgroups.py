@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
-from president_harness.jail_cgroup import cgroups
-from president_harness.sandbox import MB, Jailed, Sandbox, stage
+from president_harness.hosting.jail_cgroup import cgroups
+from president_harness.hosting.sandbox import MB, Jailed, Sandbox, stage
 from sandbox_support import require_sandbox
 
 SHOW = """

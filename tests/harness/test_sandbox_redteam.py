@@ -17,9 +17,9 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from president_harness.jail_cgroup import cgroups
-from president_harness.jail_quota import START_CPU_S
-from president_harness.sandbox import MB
+from president_harness.hosting.jail_cgroup import cgroups
+from president_harness.hosting.jail_quota import START_CPU_S
+from president_harness.hosting.sandbox import MB
 from sandbox_support import ADMIN, WALL_S, Host, require_sandbox
 
 
@@ -410,6 +410,6 @@ def test_the_loopback_relay_reaches_only_the_server_under_the_jails_limits_and_e
     """), str(host.tcp_port), slot=11, loopback=True)
     output = attacked.output
     assert "reached the server at 127.0.0.1:50051" in output and "tcp server failed" in output, output
-    assert "relay's limits are the bot's: True" in output and "president_harness.sandbox" in output, output
+    assert "relay's limits are the bot's: True" in output and "president_harness.hosting.sandbox" in output, output
     assert 0 < int(output.split("open: ", 1)[1].split()[0]) <= 16, output
     assert "outlived the relay" not in output and "wall clock" not in attacked.exit.reason, (attacked.exit, output)

@@ -8,9 +8,9 @@ import os
 from pathlib import Path
 
 import pytest
-from president_harness import sandbox as sandbox_module
-from president_harness.jail_quota import START_CPU_S
-from president_harness.sandbox import Sandbox, stage
+from president_harness.hosting import sandbox as sandbox_module
+from president_harness.hosting.jail_quota import START_CPU_S
+from president_harness.hosting.sandbox import Sandbox, stage
 from sandbox_support import require_sandbox
 
 START = """

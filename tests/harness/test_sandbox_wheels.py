@@ -34,7 +34,7 @@ HOST = """
 import json, sys
 from pathlib import Path
 from president_engine import compiled
-from president_harness.sandbox import Sandbox
+from president_harness.hosting.sandbox import Sandbox
 ended = Sandbox(folder=Path(sys.argv[1]), slot=8, wall_s=120).run([sys.executable, "bot.py"], log=Path(sys.argv[2]))
 print(json.dumps({"status": ended.status, "reason": ended.reason, "host": compiled.describe()}))
 """

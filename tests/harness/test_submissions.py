@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from president_harness.builder import pack_built
+from president_harness.hosting.builder import pack_built
 from president_protocol.v1 import president_pb2 as pb
 from sandbox_support import Host, require_sandbox
 

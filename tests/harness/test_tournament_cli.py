@@ -3,7 +3,7 @@ in `status`."""
 
 from __future__ import annotations
 
-from president_harness.tournament_cli import _summary, bye_warning, markdown
+from president_harness.cli.tournament_cli import _summary, bye_warning, markdown
 from president_protocol.v1 import president_pb2 as pb
 
 

@@ -16,7 +16,7 @@ import grpc
 import pytest
 from president_engine import CardSet, MatchRecord, Phase, Rules
 from president_engine.events import DealEnded, Passed, Played
-from president_harness.uecda_bridge import (
+from president_harness.uecda.uecda_bridge import (
     MAX_WAITING,
     BridgeResult,
     Listener,
@@ -25,8 +25,8 @@ from president_harness.uecda_bridge import (
     contest_rules,
     play_match,
 )
-from president_harness.uecda_engine import play_on_engine
-from president_harness.uecda_log import (
+from president_harness.uecda.uecda_engine import play_on_engine
+from president_harness.uecda.uecda_log import (
     GameLog,
     LogError,
     LoggedGame,
@@ -43,8 +43,8 @@ from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk.bots import builtin_bot
 from president_sdk.local import play_local
-from president_sdk.uecda_client import play_uecda_async
-from president_sdk.uecda_table import TABLE_BYTES, decode
+from president_sdk.uecda.client import play_uecda_async
+from president_sdk.uecda.table import TABLE_BYTES, decode
 from president_service.grpc_server import ServerConfig, start
 from uecda_support import ClientRecord, play_client
 

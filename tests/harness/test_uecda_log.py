@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from president_engine import Match
-from president_harness.uecda_bridge import contest_rules
-from president_harness.uecda_log import GameLog, LogError, scenario_of
+from president_harness.uecda.uecda_bridge import contest_rules
+from president_harness.uecda.uecda_log import GameLog, LogError, scenario_of
 from uecda_support import REFERENCE_LOG as REFERENCE
 
 BIN = Path(sys.executable).parent

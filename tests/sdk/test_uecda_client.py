@@ -28,10 +28,11 @@ from president_engine import (
 from president_engine.actions import Cell
 from president_engine.cards import full_deck
 from president_engine.events import DealEnded
-from president_sdk import bot_cli, uecda_client
+from president_sdk import bot_cli
 from president_sdk.bot import Bot
 from president_sdk.bots import builtin_bot
-from president_sdk.uecda_client import (
+from president_sdk.uecda import client as uecda_client
+from president_sdk.uecda.client import (
     ContestConnectError,
     ContestGame,
     ContestProtocolError,
@@ -43,8 +44,8 @@ from president_sdk.uecda_client import (
     play_uecda,
     play_uecda_async,
 )
-from president_sdk.uecda_plays import cells_of_play
-from president_sdk.uecda_table import (
+from president_sdk.uecda.plays import cells_of_play
+from president_sdk.uecda.table import (
     DEAL_TABLE_PLAYER,
     TABLE_BYTES,
     CardCells,
@@ -58,7 +59,7 @@ from president_sdk.uecda_table import (
     encode_cards,
     unpack,
 )
-from president_sdk.uecda_wire import (
+from president_sdk.uecda.wire import (
     ACCEPTED,
     REFUSED,
 )

@@ -1,4 +1,4 @@
-"""`ContestCommand`: a contest client program plays a seat of ours, started for its match (president_sdk.uecda_seat).
+"""`ContestCommand`: a contest client program plays a seat of ours, started for its match (president_sdk.uecda.seat).
 
 The client program here is bridge B (``president-bot BOT --uecda HOST:PORT``), a real process over real TCP."""
 
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 from president_engine import MatchRecord, Rules
-from president_sdk import uecda_seat
 from president_sdk.bots import builtin_bot
 from president_sdk.local import BotError, play_local
-from president_sdk.uecda_seat import ContestCommand
+from president_sdk.uecda import seat as uecda_seat
+from president_sdk.uecda.seat import ContestCommand
 
 PRESIDENT_BOT = str(Path(sys.executable).with_name("president-bot"))
 LEVELS = ("hard", "normal", "easy", "hard", "normal")
@@ -77,8 +77,8 @@ def test_every_seat_shows_a_play_as_its_client_wrote_it() -> None:
     """UECDA 3.2c: the table-after-move shows the play as written, to all five players (a lone joker written at
     [1][0] stayed [1][0] only for the first seat to show it; the others showed [0][14])."""
     from president_engine import JOKER, CardSet, Play, Suit
-    from president_sdk.uecda_seat import WRITTEN_KEPT, Journal, Submission
-    from president_sdk.uecda_table import CardCells, JokerCell, encode_cards
+    from president_sdk.uecda.seat import WRITTEN_KEPT, Journal, Submission
+    from president_sdk.uecda.table import CardCells, JokerCell, encode_cards
 
     journal = Journal()
     written = CardCells(joker=JokerCell(Suit.HEARTS, 0))

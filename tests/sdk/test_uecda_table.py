@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from president_engine.cards import CARDS, JOKER, Card, CardSet, Rank, Suit
-from president_sdk.uecda_table import (
+from president_sdk.uecda.table import (
     COLUMN_OF_RANK,
     HAND_JOKER,
     PROTOCOL_20070,

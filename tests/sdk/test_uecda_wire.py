@@ -10,7 +10,7 @@ from itertools import pairwise
 from typing import Any, TypeVar
 
 import pytest
-from president_sdk.uecda_table import (
+from president_sdk.uecda.table import (
     PROTOCOL_20070,
     TABLE_BYTES,
     Profile,
@@ -19,7 +19,7 @@ from president_sdk.uecda_table import (
     decode_cards,
     decode_profile,
 )
-from president_sdk.uecda_wire import (
+from president_sdk.uecda.wire import (
     ACCEPTED,
     GAME_ON,
     GAME_OVER,

@@ -89,7 +89,7 @@ def test_expert_worlds_bench_prints_the_reading_of_each_preset_and_the_oracles_l
 
 
 def test_sandbox_bench_prints_its_figures_beside_their_floors() -> None:
-    from president_harness.sandbox import Sandbox
+    from president_harness.hosting.sandbox import Sandbox
     if (problem := Sandbox(folder=Path()).check()) is not None:
         if os.environ.get("CI"):
             pytest.fail(f"{problem}; .ci/run installs bubblewrap")

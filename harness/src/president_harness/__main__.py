@@ -2,6 +2,6 @@
 
 import sys
 
-from president_harness.president_cli import main
+from president_harness.cli.president_cli import main
 
 sys.exit(main())

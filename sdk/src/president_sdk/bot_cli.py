@@ -14,7 +14,7 @@ BOT is ``FILE.py[:Class]``, ``package.module[:Class]``, ``builtin:LEVEL`` or
 ``uecda:COMMAND`` is a UECda contest client program, started for each match
 with ``-h 127.0.0.1 -p PORT`` appended (or ``{host}`` and ``{port}`` in
 COMMAND replaced), which plays the seat over the contest's protocol
-(president_sdk.uecda_seat.ContestCommand).  With an account
+(president_sdk.uecda.seat.ContestCommand).  With an account
 token the bot plays every match its account is seated in, many at once, over
 one connection (a new bot for each match), until Ctrl-C; with a seat token
 it plays that one seat; with --again, a dev seat's token (make run's seat 0,
@@ -54,10 +54,10 @@ from president_sdk.bot import Bot
 from president_sdk.bots import BUILTIN_BOTS, builtin_bot
 from president_sdk.faults import describe_faults
 from president_sdk.local import BotError, play_local
-from president_sdk.uecda_client import DEFAULT_PORT, ContestConnectError, ContestGame, ContestProtocolError, play_uecda
-from president_sdk.uecda_seat import ContestCommand
-from president_sdk.uecda_table import MAX_NAME, TableError
-from president_sdk.uecda_wire import HandshakeError
+from president_sdk.uecda.client import DEFAULT_PORT, ContestConnectError, ContestGame, ContestProtocolError, play_uecda
+from president_sdk.uecda.seat import ContestCommand
+from president_sdk.uecda.table import MAX_NAME, TableError
+from president_sdk.uecda.wire import HandshakeError
 
 TOKEN_ENV = "PRESIDENT_TOKEN"
 ACCOUNT_TOKEN_ENV = "PRESIDENT_ACCOUNT_TOKEN"

@@ -39,11 +39,11 @@ from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
 from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_metadata
+from president_harness.hosting.bot_folder import CHUNK_BYTES, ManifestError, pack
+from president_harness.hosting.sandbox import MB, Exit, Sandbox, SandboxError, seconds_limit, slot_number, whole_limit
+from president_harness.hosting.tar_bounds import DEPTH, NAME_BYTES, RefusedArchiveError, Within, scan
 from president_harness.interrupts import terminate_as_interrupt
 from president_harness.rpc_errors import describe_rpc_error, error_reason
-from president_harness.sandbox import MB, Exit, Sandbox, SandboxError, seconds_limit, slot_number, whole_limit
-from president_harness.submit_cli import CHUNK_BYTES, ManifestError, pack
-from president_harness.tar_bounds import DEPTH, NAME_BYTES, RefusedArchiveError, Within, scan
 
 UNPACKED_BYTES = 64 * MB
 """The most an archive may hold unpacked (the sizes its entries declare)."""

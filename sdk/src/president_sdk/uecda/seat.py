@@ -2,7 +2,7 @@
 
 `ContestSeat` is an SDK bot whose moves come from a contest client on a TCP connection (`ContestLine`): it
 turns what the seat may see into the contest's tables (only that seat's own hand ever goes out) and the
-client's tables into actions (shared/UECDA.md sections 1-3).  Bridge A (president_harness.uecda_bridge) seats
+client's tables into actions (shared/UECDA.md sections 1-3).  Bridge A (president_harness.uecda.uecda_bridge) seats
 five of them; `ContestCommand` starts a contest client program for one seat of any match, so that
 ``president-bot "uecda:./client"`` plays it wherever a bot of ours plays (a seat token, an account's matches,
 ladders, the arena, tournaments).
@@ -42,8 +42,8 @@ from president_engine.events import (
 from president_engine.tables import tables_for, trick_state
 
 from president_sdk.bot import Bot
-from president_sdk.uecda_plays import CONTEST_RANK, action_of_cells, cells_of_play
-from president_sdk.uecda_table import (
+from president_sdk.uecda.plays import CONTEST_RANK, action_of_cells, cells_of_play
+from president_sdk.uecda.table import (
     DEAL_TABLE_PLAYER,
     JOKER_ROW,
     PLAYERS,
@@ -58,7 +58,7 @@ from president_sdk.uecda_table import (
     encode,
     unpack,
 )
-from president_sdk.uecda_wire import (
+from president_sdk.uecda.wire import (
     ACCEPTED,
     GAME_ON,
     GAME_OVER,

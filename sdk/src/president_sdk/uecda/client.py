@@ -42,8 +42,8 @@ from president_engine.tables import tables_for
 
 from president_sdk.bot import Bot
 from president_sdk.guard import decide
-from president_sdk.uecda_plays import CONTEST_RANK, cells_of_play
-from president_sdk.uecda_table import (
+from president_sdk.uecda.plays import CONTEST_RANK, cells_of_play
+from president_sdk.uecda.table import (
     MAX_NAME,
     PLAYERS,
     CardCells,
@@ -54,7 +54,7 @@ from president_sdk.uecda_table import (
     cell_of,
     encode_cards,
 )
-from president_sdk.uecda_wire import (
+from president_sdk.uecda.wire import (
     ACCEPTED,
     GAME_ON,
     GAME_OVER,

@@ -15,7 +15,7 @@ from president_engine import PASS, Action, Play, Role, Suit
 from president_engine.actions import Cell
 from president_engine.cards import JOKER
 
-from president_sdk.uecda_table import CardCells, JokerCell
+from president_sdk.uecda.table import CardCells, JokerCell
 
 LONE_JOKER: Final = JokerCell(Suit.SPADES, 14)
 """Where a lone joker is written when no submission says: [0][14], as the standard client writes it."""

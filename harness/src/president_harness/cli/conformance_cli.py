@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 
-from president_harness.cli_names import PRESET_NAMES, known_in_help
+from president_harness.cli.cli_names import PRESET_NAMES, known_in_help
 
 
 def add_conformance_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

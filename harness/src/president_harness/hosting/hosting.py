@@ -2,7 +2,7 @@
 this host (`Hosting`, ``president host --versions``).
 
 A host is the organiser's client of the server, trusted like the builder: it runs outside any jail, and each bot
-it starts runs only inside one (`president_harness.sandbox`), with its own user id (one slot each), its own
+it starts runs only inside one (`president_harness.hosting.sandbox`), with its own user id (one slot each), its own
 relayed socket to the server, and the token of its own lease in its environment (never on a command line).
 What a hosted version's bot prints goes, line by line, to the server too (`OutputLines`, ReportBotOutput at
 each lease renewal), where its author reads it per match (GetBotOutput).  A host never builds: a version's
@@ -27,9 +27,10 @@ from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_service.limits import REPORT_LINES, Limits
 
-from president_harness.builder import UnbuildableError, fetch, unpack, with_runtime
+from president_harness.hosting.builder import UnbuildableError, fetch, unpack, with_runtime
+from president_harness.hosting.sandbox import MB, Jailed, Sandbox, SandboxError, stage
+from president_harness.hosting.socket_relay import relay_to
 from president_harness.rpc_errors import describe_rpc_error
-from president_harness.sandbox import MB, Jailed, Sandbox, SandboxError, relay_to, stage
 
 ACCOUNT_TOKEN_ENV = "PRESIDENT_ACCOUNT_TOKEN"
 REPORT_CHARS = 60 * 1000

@@ -5,7 +5,7 @@
 The bridge listens where a contest server would (127.0.0.1:42485), takes five clients in accept order (their
 player numbers), or fewer with the other seats given to built-in levels or the server's accounts, and
 creates a `daifugo` match on our server.  Each client's seat is played by a `ContestSeat`
-(president_sdk.uecda_seat), an SDK bot whose moves come from its client.  The server runs the rules, the
+(president_sdk.uecda.seat), an SDK bot whose moves come from its client.  The server runs the rules, the
 clock-free turn order, the log on disk and the web page; the bridge only translates.
 
 Threads: the seats run the SDK's blocking runner, one thread each; the sockets live on the bridge's event
@@ -30,12 +30,12 @@ from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk.bot import Bot
 from president_sdk.bots import builtin_bot
 from president_sdk.remote import run
-from president_sdk.uecda_seat import PROFILE_WAIT_S, ContestLine, ContestSeat, Journal, Submission, read_profile
-from president_sdk.uecda_table import MAX_NAME, PLAYERS
-from president_sdk.uecda_wire import write_int
+from president_sdk.uecda.seat import PROFILE_WAIT_S, ContestLine, ContestSeat, Journal, Submission, read_profile
+from president_sdk.uecda.table import MAX_NAME, PLAYERS
+from president_sdk.uecda.wire import write_int
 
 if TYPE_CHECKING:
-    from president_harness.uecda_log import GameRecorder, LoggedGame, ScenarioDeal
+    from president_harness.uecda.uecda_log import GameRecorder, LoggedGame, ScenarioDeal
 
 log = logging.getLogger("president.uecda")
 
@@ -218,7 +218,7 @@ class ServerLog:
 
     async def catch_up(self) -> None:
         """Fetch the deals that ended since the last call and hand their games to `on_game`."""
-        from president_harness.uecda_log import GameRecorder, scenario_match
+        from president_harness.uecda.uecda_log import GameRecorder, scenario_match
 
         reply = await self._stub.GetReplay(pb.GetReplayRequest(match_id=self._match_id, finished_deals=True,
                                                                 from_deal=self._deals + 1),

@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from president_harness.jail_cgroup import JailCgroup
+from president_harness.hosting.jail_cgroup import JailCgroup
 
 PERIOD_S = 0.1
 BURST_S = 1.0

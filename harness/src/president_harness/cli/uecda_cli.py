@@ -41,8 +41,8 @@ from president_harness.rpc_errors import describe_rpc_error
 if TYPE_CHECKING:
     from president_engine import Match, Rules
 
-    from president_harness.uecda_bridge import Arrival, BridgeResult, OtherSeat
-    from president_harness.uecda_log import GameLog, ScenarioDeal
+    from president_harness.uecda.uecda_bridge import Arrival, BridgeResult, OtherSeat
+    from president_harness.uecda.uecda_log import GameLog, ScenarioDeal
 
 # The bridge, the logs, the engine and the server are imported by the commands that use them: the ``president``
 # command builds this parser for every subcommand.
@@ -52,7 +52,7 @@ DEFAULT_GAMES = 100
 
 def listen_address(text: str) -> tuple[str, int]:
     """HOST:PORT, or PORT alone on 127.0.0.1 (an argparse type: one line for anything else)."""
-    from president_harness.uecda_bridge import DEFAULT_LISTEN
+    from president_harness.uecda.uecda_bridge import DEFAULT_LISTEN
 
     host, _, port = text.rpartition(":")
     try:
@@ -63,7 +63,7 @@ def listen_address(text: str) -> tuple[str, int]:
 
 def other_seat(text: str) -> OtherSeat:
     """An argparse type: one line for anything but ``builtin:LEVEL`` or ``account:NAME``."""
-    from president_harness.uecda_bridge import OtherSeat
+    from president_harness.uecda.uecda_bridge import OtherSeat
 
     try:
         return OtherSeat.parse(text)
@@ -114,7 +114,7 @@ def add_uecda_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
 
 def _read_log(path: Path) -> GameLog:
     """The log at `path`; LogError (one line) for a file that is missing or not a log."""
-    from president_harness.uecda_log import GameLog, LogError
+    from president_harness.uecda.uecda_log import GameLog, LogError
 
     try:
         return GameLog.parse(path.read_text(errors="replace"))
@@ -125,7 +125,7 @@ def _read_log(path: Path) -> GameLog:
 
 
 def _scenario(path: Path) -> tuple[ScenarioDeal, ...]:
-    from president_harness.uecda_log import LogError, scenario_of
+    from president_harness.uecda.uecda_log import LogError, scenario_of
 
     log = _read_log(path)
     try:
@@ -140,7 +140,7 @@ def _scenario(path: Path) -> tuple[ScenarioDeal, ...]:
 def compare_command(args: argparse.Namespace) -> int:
     from president_engine.narrate import counted
 
-    from president_harness.uecda_log import LogError, game_differences
+    from president_harness.uecda.uecda_log import LogError, game_differences
 
     try:
         logs = _read_log(args.log), _read_log(args.other)
@@ -159,10 +159,10 @@ def compare_command(args: argparse.Namespace) -> int:
 def uecda_command(args: argparse.Namespace) -> int:
     from president_engine import DealError, RulesError
     from president_engine.narrate import counted
-    from president_sdk.uecda_table import PLAYERS
+    from president_sdk.uecda.table import PLAYERS
 
-    from president_harness.uecda_bridge import contest_rules, request_bytes
-    from president_harness.uecda_log import LogError, scenario_match
+    from president_harness.uecda.uecda_bridge import contest_rules, request_bytes
+    from president_harness.uecda.uecda_log import LogError, scenario_match
 
     if len(args.seat) >= PLAYERS:
         print(f"president uecda: --seat: at most {PLAYERS - 1} (the contest is of {PLAYERS} players, at least one"
@@ -213,10 +213,10 @@ async def _serve(args: argparse.Namespace, rules: Rules, scenario: Sequence[Scen
                  ) -> int:
     """The match on `args.server`, or `match` played here on the engine."""
     from president_engine.narrate import counted
-    from president_sdk.uecda_table import PLAYERS
+    from president_sdk.uecda.table import PLAYERS
 
-    from president_harness.uecda_bridge import DEFAULT_LISTEN, Listener, contest_names
-    from president_harness.uecda_log import reference_header
+    from president_harness.uecda.uecda_bridge import DEFAULT_LISTEN, Listener, contest_names
+    from president_harness.uecda.uecda_log import reference_header
 
     log_path: Path = args.log or Path(time.strftime("uecda-%Y%m%d%H%M%S.log"))
     if args.server and admin_metadata(args.admin_token, "uecda") is None:  # says how to give one
@@ -254,8 +254,8 @@ async def _on_engine(args: argparse.Namespace, match: Match, seated: list[tuple[
     from president_engine import MatchRecord
     from president_engine.narrate import counted
 
-    from president_harness.uecda_engine import play_on_engine
-    from president_harness.uecda_log import LogWriter, reference_header
+    from president_harness.uecda.uecda_engine import play_on_engine
+    from president_harness.uecda.uecda_log import LogWriter, reference_header
 
     print(f"president uecda: {counted(match.rules.deals or 0, 'game')}, played here on the engine; the game log"
           f" grows in {log_path} as games end", flush=True)
@@ -282,8 +282,8 @@ async def _on_server(args: argparse.Namespace, rules: Rules, scenario: Sequence[
     record of the deals over so far); None (with a line) when the server refuses."""
     from president_engine.narrate import counted
 
-    from president_harness.uecda_bridge import play_match
-    from president_harness.uecda_log import LoggedGame, LogWriter
+    from president_harness.uecda.uecda_bridge import play_match
+    from president_harness.uecda.uecda_log import LoggedGame, LogWriter
 
     address, token = args.server, admin_token(args.admin_token)
     created: asyncio.Future[str] = asyncio.get_running_loop().create_future()

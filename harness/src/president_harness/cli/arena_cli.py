@@ -33,8 +33,8 @@ from president_service.serve_cli import port_number
 
 from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_token
 from president_harness.child_server import ChildServer, ServerError, free_port
-from president_harness.cli_names import BUILTIN_LEVELS, PRESET_NAMES
-from president_harness.house_cli import HouseError, account_token, house_name
+from president_harness.cli.cli_names import BUILTIN_LEVELS, PRESET_NAMES
+from president_harness.cli.house_cli import HouseError, account_token, house_name
 from president_harness.interrupts import terminate_as_interrupt
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """Bridge A's match on the engine, in this process, as the reference server plays its own (`uecda serve` without
 ``--server``).
 
-The engine's `Match` is the judge; the contest clients' seats are `ContestSeat`s (president_sdk.uecda_seat), the
+The engine's `Match` is the judge; the contest clients' seats are `ContestSeat`s (president_sdk.uecda.seat), the
 same as on a server of ours, so every byte a client reads is what it reads there; only their driver differs:
 one event loop carries the five connections and the match, the seats get their events as `play_local` gives
 them (`visible_to` each player), and a client's answer is awaited on the loop instead of blocking a thread.
@@ -17,11 +17,11 @@ from president_engine import Match, MatchRecord, visible_to
 from president_sdk.bot import Bot, listens
 from president_sdk.bots import builtin_bot
 from president_sdk.guard import decide
-from president_sdk.uecda_seat import ContestSeat, Journal, LoopLine
-from president_sdk.uecda_table import PLAYERS
+from president_sdk.uecda.seat import ContestSeat, Journal, LoopLine
+from president_sdk.uecda.table import PLAYERS
 
-from president_harness.uecda_bridge import Arrival, BridgeResult, OtherSeat, contest_names
-from president_harness.uecda_log import GameRecorder, LoggedGame
+from president_harness.uecda.uecda_bridge import Arrival, BridgeResult, OtherSeat, contest_names
+from president_harness.uecda.uecda_log import GameRecorder, LoggedGame
 
 
 async def play_on_engine(seated: list[tuple[Arrival, str]], match: Match, *, others: Sequence[OtherSeat] = (),

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from president_harness.sandbox import slot_number
+from president_harness.hosting.sandbox import slot_number
 
 DEFAULT_DB = Path("run/president.db")
 """The database hosting.md serves."""
@@ -164,7 +164,7 @@ def check_seccomp() -> Check:
     name = "seccomp"
 
     def run() -> Check:
-        from president_harness.seccomp_filter import DENIED, SeccompError, program
+        from president_harness.hosting.seccomp_filter import DENIED, SeccompError, program
 
         try:
             compiled = program()
@@ -194,7 +194,7 @@ def check_jail(bwrap: str | None, slot: int) -> Check:
     def run() -> Check:
         from president_engine import compiled
 
-        from president_harness.sandbox import Sandbox, SandboxError
+        from president_harness.hosting.sandbox import Sandbox, SandboxError
 
         with tempfile.TemporaryDirectory(prefix="president-doctor-") as scratch:
             folder, log = Path(scratch) / "bot", Path(scratch) / "jail.log"

@@ -75,7 +75,7 @@ async def _demo(args: argparse.Namespace) -> None:
     from president_service.clock import ClockSettings
     from president_service.grpc_server import ServerConfig, StartError, start
 
-    from president_harness.demo_leftovers import play_out_leftovers
+    from president_harness.demo.demo_leftovers import play_out_leftovers
 
     admin = secrets.token_hex(16)
     port = free_port(args.port)
@@ -197,7 +197,7 @@ async def _watch(stub: pb_grpc.PresidentServiceAsyncStub, match_id: str, rules: 
     """Print the match as a spectator sees it until it is over (or Ctrl-C), then the address of its replay."""
     from president_protocol import convert
 
-    from president_harness.table_status import TableStatus
+    from president_harness.demo.table_status import TableStatus
 
     players = (await stub.GetMatch(pb.GetMatchRequest(match_id=match_id))).match.players
     table = TableStatus(convert.rules_from_proto(rules), [p.name for p in players], preset=preset)

@@ -31,21 +31,21 @@ from collections.abc import Sequence
 
 from president_service.serve_cli import add_serve_parser
 
-from president_harness.account_cli import add_account_parser
-from president_harness.arena_cli import add_arena_parser
-from president_harness.builder import add_builder_parser
-from president_harness.conformance_cli import add_conformance_parser
-from president_harness.demo import add_demo_parser
-from president_harness.doctor import add_doctor_parser
-from president_harness.host_cli import add_host_parser
-from president_harness.house_cli import add_house_parser
+from president_harness.cli.account_cli import add_account_parser
+from president_harness.cli.arena_cli import add_arena_parser
+from president_harness.cli.conformance_cli import add_conformance_parser
+from president_harness.cli.doctor import add_doctor_parser
+from president_harness.cli.host_cli import add_host_parser
+from president_harness.cli.house_cli import add_house_parser
+from president_harness.cli.match_cli import add_match_parser
+from president_harness.cli.new_cli import add_new_parser
+from president_harness.cli.replay_cli import add_replay_parser
+from president_harness.cli.submit_cli import add_submit_parsers
+from president_harness.cli.tournament_cli import add_tournament_parser
+from president_harness.cli.uecda_cli import add_uecda_parser
+from president_harness.demo.demo import add_demo_parser
+from president_harness.hosting.builder import add_builder_parser
 from president_harness.ladder.ladder_cli import add_ladder_parser
-from president_harness.match_cli import add_match_parser
-from president_harness.new_cli import add_new_parser
-from president_harness.replay_cli import add_replay_parser
-from president_harness.submit_cli import add_submit_parsers
-from president_harness.tournament_cli import add_tournament_parser
-from president_harness.uecda_cli import add_uecda_parser
 
 
 class _Version(argparse.Action):

@@ -14,7 +14,7 @@ import asyncio
 import struct
 from typing import Final
 
-from president_sdk.uecda_table import PLAYERS, PROTOCOL_20070, TABLE_BYTES, Profile, TableSizeError, encode_profile
+from president_sdk.uecda.table import PLAYERS, PROTOCOL_20070, TABLE_BYTES, Profile, TableSizeError, encode_profile
 
 INT_BYTES: Final = 4
 ACCEPTED: Final = 9

@@ -25,9 +25,9 @@ from typing import Final, TextIO
 
 from president_engine import PASS, Action, CardSet, GiveBack, Match, Phase, Play, Rules
 from president_engine.events import CardsGiven, DealEnded, DealStarted, Event, HandDealt, Passed, Played
-from president_sdk.uecda_plays import CONTEST_RANK, action_of_cells, cells_of_play
-from president_sdk.uecda_seat import Submission
-from president_sdk.uecda_table import (
+from president_sdk.uecda.plays import CONTEST_RANK, action_of_cells, cells_of_play
+from president_sdk.uecda.seat import Submission
+from president_sdk.uecda.table import (
     COLUMNS,
     JOKER_ROW,
     CardCells,
@@ -39,7 +39,7 @@ from president_sdk.uecda_table import (
     unpack,
 )
 
-from president_harness.uecda_bridge import BridgeResult
+from president_harness.uecda.uecda_bridge import BridgeResult
 
 NATURAL_LETTERS: Final = "SHDC"
 JOKER_LETTERS: Final = "KLMN"

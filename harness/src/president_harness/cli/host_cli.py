@@ -12,7 +12,7 @@ leases every --poll seconds, and stops a version the server no longer leases to 
 version, its account revoked).
 
 Submitted code is hostile until proven otherwise. It runs only in the sandbox, with equal resources for every
-bot (`president_harness.sandbox`): its only way out is a Unix socket relayed to the server, which plays its
+bot (`president_harness.hosting.sandbox`): its only way out is a Unix socket relayed to the server, which plays its
 account's matches over the account's Session.  The bot runs as ``president-bot FILE`` (FILE: the folder's
 bot.py, or its one Python file), or as --run says, with the account token in PRESIDENT_ACCOUNT_TOKEN and the
 server in PRESIDENT_SERVER.  Each start and each end is one line here, with why it ended; its output goes to
@@ -37,19 +37,19 @@ import grpc
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
 from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_metadata
-from president_harness.hosting import ACCOUNT_TOKEN_ENV, Hosting, Keeper, say
-from president_harness.interrupts import terminate_as_interrupt
-from president_harness.rpc_errors import describe_rpc_error, error_reason
-from president_harness.sandbox import (
+from president_harness.hosting.hosting import ACCOUNT_TOKEN_ENV, Hosting, Keeper, say
+from president_harness.hosting.sandbox import (
     MB,
     Sandbox,
     SandboxError,
-    relay_to,
     seconds_limit,
     slot_number,
     stage,
     whole_limit,
 )
+from president_harness.hosting.socket_relay import relay_to
+from president_harness.interrupts import terminate_as_interrupt
+from president_harness.rpc_errors import describe_rpc_error, error_reason
 
 POLL_S = 10.0
 """How often a --versions host renews its leases (a lease lasts a minute on the server)."""

@@ -24,7 +24,7 @@ from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
 from president_harness.admin_token import ADMIN_TOKEN_ENV, Metadata, admin_metadata
-from president_harness.cli_names import BUILTIN_LEVELS, known_in_help
+from president_harness.cli.cli_names import BUILTIN_LEVELS, known_in_help
 from president_harness.interrupts import terminate_as_interrupt
 from president_harness.rpc_errors import describe_rpc_error, error_reason
 

@@ -36,8 +36,8 @@ from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
 from president_harness.admin_token import ADMIN_TOKEN_ENV, Metadata, admin_metadata, admin_token
-from president_harness.cli_names import BUILTIN_LEVELS, SORTED_PRESET_NAMES, known_in_help
-from president_harness.house_cli import HouseError, house_account, house_name
+from president_harness.cli.cli_names import BUILTIN_LEVELS, SORTED_PRESET_NAMES, known_in_help
+from president_harness.cli.house_cli import HouseError, house_account, house_name
 from president_harness.rpc_errors import describe_rpc_error
 
 FORMATS = {"swiss": pb.TOURNAMENT_FORMAT_SWISS, "round-robin": pb.TOURNAMENT_FORMAT_ROUND_ROBIN,

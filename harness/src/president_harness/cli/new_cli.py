@@ -23,7 +23,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from president_harness.submit_cli import MANIFEST
+from president_harness.hosting.bot_folder import MANIFEST
 
 CONTRACT = Path("protos/president/v1/president.proto")
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
@@ -92,7 +92,7 @@ def new_command(args: argparse.Namespace) -> int:
 
 def this_clone() -> Path:
     """The clone of the repository this harness runs from (an editable install), where its kits are."""
-    root = Path(__file__).resolve().parents[3]
+    root = Path(__file__).resolve().parents[4]
     if not (root / "examples" / "python").is_dir() or not (root / CONTRACT).is_file():
         raise NewBotError("this president is an installed harness, which ships no kits: give --from CLONE, a clone"
                           " of the President repository")

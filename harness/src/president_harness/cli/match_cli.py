@@ -26,7 +26,7 @@ from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
 from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_metadata
-from president_harness.cli_names import SORTED_PRESET_NAMES
+from president_harness.cli.cli_names import SORTED_PRESET_NAMES
 from president_harness.rpc_errors import describe_rpc_error
 
 if TYPE_CHECKING:

@@ -1,0 +1,1 @@
+"""The `president` command: its parser (`president_cli`) and one module a subcommand; the top of the harness."""

@@ -1,0 +1,1 @@
+"""`president demo`: a server, built-in bots and a spectator's view of the table in one terminal."""

@@ -1,0 +1,1 @@
+"""The UECda contest's protocol for bots: its wire format, plays, a seat, a table and a client."""
