@@ -76,6 +76,6 @@ def test_a_crossing_is_caught(tmp_path: Path) -> None:
     package = tmp_path / "president_sdk"
     package.mkdir()
     (package / "fine.py").write_text("import json\nfrom president_engine import Match\n")
-    (package / "bad.py").write_text("def f():\n    from president_service.registry import Registry\n")
+    (package / "bad.py").write_text("def f():\n    from president_service.play.registry import Registry\n")
     assert crossings("president_sdk", package, ROOMS["president_sdk"][1]) == [
         f"{package / 'bad.py'}: imports president_service"]

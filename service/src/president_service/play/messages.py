@@ -12,10 +12,10 @@ from president_engine.events import MatchEnded
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 
-from president_service.accounts import Account
-from president_service.clock import ClockSettings
-from president_service.match_runner import MatchRunner
-from president_service.match_store import FinishedSummary
+from president_service.play.accounts import Account
+from president_service.play.clock import ClockSettings
+from president_service.play.match_runner import MatchRunner
+from president_service.play.match_store import FinishedSummary
 
 
 def account_message(account: Account) -> pb.Account:

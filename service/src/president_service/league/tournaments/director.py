@@ -57,23 +57,9 @@ from president_engine.events import DealEnded
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 
-from president_service.accounts import Accounts
-from president_service.clock import ClockError, ClockSettings
-from president_service.errors import Reason, ServiceError
-from president_service.match_request import (
-    MAX_SEED,
-    MatchRequest,
-    clock_from_proto,
-    rules_from_request,
-    shorten,
-)
-from president_service.match_runner import MatchRunner
-from president_service.match_store import MatchKind, MatchStore, Source, Statement
-from president_service.messages import clock_message, timestamp
-from president_service.registry import Registry
-from president_service.request_guard import check_message
-from president_service.session import Sessions
-from president_service.tournament_pairing import (
+from president_service.base.errors import Reason, ServiceError
+from president_service.hosting.versions import Versions, player_name
+from president_service.league.tournaments.pairing import (
     Format,
     Pairing,
     PairingError,
@@ -82,10 +68,24 @@ from president_service.tournament_pairing import (
     derive_seed,
     next_round,
 )
-from president_service.tournament_pairing import check as check_plan
-from president_service.tournament_pairing import round_count as count_rounds
-from president_service.tournament_standings import stage_order, standings
-from president_service.versions import Versions, player_name
+from president_service.league.tournaments.pairing import check as check_plan
+from president_service.league.tournaments.pairing import round_count as count_rounds
+from president_service.league.tournaments.standings import stage_order, standings
+from president_service.play.accounts import Accounts
+from president_service.play.clock import ClockError, ClockSettings
+from president_service.play.match_request import (
+    MAX_SEED,
+    MatchRequest,
+    clock_from_proto,
+    rules_from_request,
+    shorten,
+)
+from president_service.play.match_runner import MatchRunner
+from president_service.play.match_store import MatchKind, MatchStore, Source, Statement
+from president_service.play.messages import clock_message, timestamp
+from president_service.play.registry import Registry
+from president_service.play.request_guard import check_message
+from president_service.play.session import Sessions
 
 log = logging.getLogger(__name__)
 

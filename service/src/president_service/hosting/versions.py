@@ -38,11 +38,11 @@ from typing import Any, TypeVar
 
 from president_protocol.v1 import president_pb2 as pb
 
-from president_service.auth import new_token, token_hash
-from president_service.errors import Reason, ServiceError
-from president_service.limits import RETRY_BUILD_S, RETRY_FULL_S, Limits
-from president_service.match_store import MatchStore, Statement
-from president_service.messages import timestamp
+from president_service.base.auth import new_token, token_hash
+from president_service.base.errors import Reason, ServiceError
+from president_service.base.limits import RETRY_BUILD_S, RETRY_FULL_S, Limits
+from president_service.play.match_store import MatchStore, Statement
+from president_service.play.messages import timestamp
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS versions (id TEXT PRIMARY KEY, account TEXT NOT NULL, created_at REAL NOT NULL,"

@@ -19,9 +19,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from president_service.arena_settings import ArenaSettings
-from president_service.clock import ABSENCE_S, ClockError, ClockSettings
-from president_service.limits import Limits
+from president_service.base.limits import Limits
+from president_service.league.arena_settings import ArenaSettings
+from president_service.play.clock import ABSENCE_S, ClockError, ClockSettings
 
 # The server itself (grpc_server, the engine) is imported by the command that runs it: the ``president`` command
 # registers this parser for every subcommand, and a one-RPC command should not pay for loading the server.
@@ -111,7 +111,7 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
 async def _serve(args: argparse.Namespace, admin_token: str) -> None:
     from president_engine import compiled
 
-    from president_service.grpc_server import ServerConfig, start
+    from president_service.server.grpc_server import ServerConfig, start
 
     _tune_gc()
     running = await start(ServerConfig(
@@ -159,7 +159,7 @@ def serve_command(args: argparse.Namespace) -> int:
     if not admin_token:
         print(f"president serve: give --admin-token or set {ADMIN_TOKEN_ENV}", file=sys.stderr)
         return 2
-    from president_service.grpc_server import StartError
+    from president_service.server.grpc_server import StartError
 
     try:
         asyncio.run(_serve(args, admin_token))

@@ -12,7 +12,7 @@ import hmac
 import secrets
 from collections.abc import Iterable
 
-from president_service.errors import Reason, ServiceError
+from president_service.base.errors import Reason, ServiceError
 
 _SCHEME = "bearer "
 

@@ -42,7 +42,7 @@ from typing import Any
 from openskill.models import PlackettLuce, PlackettLuceRating
 from president_engine.intervals import Interval, interval_from_sums
 
-from president_service.match_store import MatchStore, Statement
+from president_service.play.match_store import MatchStore, Statement
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS ratings (preset TEXT NOT NULL, players INTEGER NOT NULL, account TEXT NOT NULL,"

@@ -13,13 +13,13 @@ from collections.abc import Sequence
 
 from president_engine import Rules
 
-from president_service.accounts import Accounts
-from president_service.clock import ClockSettings
-from president_service.errors import Reason, ServiceError
-from president_service.match_request import MatchRequest, shorten
-from president_service.match_runner import MatchRunner
-from president_service.registry import Registry
-from president_service.session import Sessions
+from president_service.base.errors import Reason, ServiceError
+from president_service.play.accounts import Accounts
+from president_service.play.clock import ClockSettings
+from president_service.play.match_request import MatchRequest, shorten
+from president_service.play.match_runner import MatchRunner
+from president_service.play.registry import Registry
+from president_service.play.session import Sessions
 
 PERSON = "you"
 """The person's seat's name."""

@@ -39,14 +39,14 @@ from dataclasses import dataclass, field
 import grpc
 from president_protocol.v1 import president_pb2 as pb
 
-from president_service.accounts import Account
-from president_service.acts import answer, apply_act
-from president_service.errors import Reason, ServiceError, abort
-from president_service.feeds import SeatFeed, shared_events
-from president_service.match_runner import MatchRunner, Wake
-from president_service.registry import Registry
-from president_service.request_guard import next_request, opening_request
-from president_service.stream_ends import DRAIN_SLICES, Heard, hear_out
+from president_service.base.errors import Reason, ServiceError, abort
+from president_service.play.accounts import Account
+from president_service.play.acts import answer, apply_act
+from president_service.play.feeds import SeatFeed, shared_events
+from president_service.play.match_runner import MatchRunner, Wake
+from president_service.play.registry import Registry
+from president_service.play.request_guard import next_request, opening_request
+from president_service.play.stream_ends import DRAIN_SLICES, Heard, hear_out
 
 log = logging.getLogger(__name__)
 

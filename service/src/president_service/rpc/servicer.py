@@ -24,21 +24,24 @@ from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
-from president_service.accounts import Account
-from president_service.acts import answer, apply_act, rejected
-from president_service.arena import Arena, ArenaSettings
-from president_service.arena_ratings import Ratings
-from president_service.auth import AdminKey, bearer_token
-from president_service.bot_output import WINDOWS, BotOutput, Window
-from president_service.clock import ClockSettings
-from president_service.errors import Reason, ServiceError, abort
-from president_service.feeds import SeatFeed, match_over, prompt_message, shared_events
-from president_service.human_match import human_match, opponents
-from president_service.limits import RETRY_FULL_S
-from president_service.loop_lag import LoopLag
-from president_service.match_request import check_name, read_match_request
-from president_service.match_runner import MatchRunner, Wake
-from president_service.messages import (
+from president_service.base.auth import AdminKey, bearer_token
+from president_service.base.errors import Reason, ServiceError, abort
+from president_service.base.limits import RETRY_FULL_S
+from president_service.base.loop_lag import LoopLag
+from president_service.hosting.bot_output import WINDOWS, BotOutput, Window
+from president_service.hosting.version_records import PlayerRecords
+from president_service.hosting.versions import CHUNK_BYTES, Version, Versions, read_submission, read_upload
+from president_service.league.arena import Arena, ArenaSettings
+from president_service.league.arena_ratings import Ratings
+from president_service.league.tournaments.director import Tournaments
+from president_service.play.accounts import Account
+from president_service.play.acts import answer, apply_act, rejected
+from president_service.play.clock import ClockSettings
+from president_service.play.feeds import SeatFeed, match_over, prompt_message, shared_events
+from president_service.play.human_match import human_match, opponents
+from president_service.play.match_request import check_name, read_match_request
+from president_service.play.match_runner import MatchRunner, Wake
+from president_service.play.messages import (
     account_message,
     finished_summary,
     hide_play,
@@ -46,13 +49,10 @@ from president_service.messages import (
     result,
     timestamp,
 )
-from president_service.registry import Registry
-from president_service.request_guard import OpeningStreams, next_request, opening_request
-from president_service.session import SessionContext, Sessions
-from president_service.stream_ends import DRAIN_SLICES, OVER_SLICES, Heard, hear_out
-from president_service.tournaments import Tournaments
-from president_service.version_records import PlayerRecords
-from president_service.versions import CHUNK_BYTES, Version, Versions, read_submission, read_upload
+from president_service.play.registry import Registry
+from president_service.play.request_guard import OpeningStreams, next_request, opening_request
+from president_service.play.session import SessionContext, Sessions
+from president_service.play.stream_ends import DRAIN_SLICES, OVER_SLICES, Heard, hear_out
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")

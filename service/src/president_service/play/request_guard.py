@@ -34,9 +34,9 @@ from google.protobuf.message import Message
 from google.protobuf.unknown_fields import UnknownFieldSet
 from president_protocol.v1 import president_pb2 as pb
 
-from president_service.errors import Reason, ServiceError
-from president_service.limits import RETRY_FULL_S
-from president_service.throttled_log import Throttle, held_back
+from president_service.base.errors import Reason, ServiceError
+from president_service.base.limits import RETRY_FULL_S
+from president_service.base.throttled_log import Throttle, held_back
 
 log = logging.getLogger(__name__)
 

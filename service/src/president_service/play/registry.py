@@ -16,14 +16,14 @@ from collections.abc import Callable, Iterable, Sequence
 from president_engine import DealError, Match
 from president_engine.narrate import counted
 
-from president_service.accounts import Accounts
-from president_service.auth import bearer_token, new_token, token_hash
-from president_service.dev_seats import DevSeats
-from president_service.errors import Reason, ServiceError
-from president_service.limits import RETRY_FULL_S, Limits
-from president_service.match_request import MAX_SEED, MatchRequest, check_name, shorten
-from president_service.match_runner import DealKey, MatchRunner
-from president_service.match_store import FinishedSummary, MatchStore, Statement, StoredMatch
+from president_service.base.auth import bearer_token, new_token, token_hash
+from president_service.base.errors import Reason, ServiceError
+from president_service.base.limits import RETRY_FULL_S, Limits
+from president_service.play.accounts import Accounts
+from president_service.play.dev_seats import DevSeats
+from president_service.play.match_request import MAX_SEED, MatchRequest, check_name, shorten
+from president_service.play.match_runner import DealKey, MatchRunner
+from president_service.play.match_store import FinishedSummary, MatchStore, Statement, StoredMatch
 
 log = logging.getLogger(__name__)
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from president_service.auth import new_token, token_hash
-from president_service.errors import Reason, ServiceError
-from president_service.match_request import check_name, shorten
-from president_service.match_store import MatchStore, Statement
+from president_service.base.auth import new_token, token_hash
+from president_service.base.errors import Reason, ServiceError
+from president_service.play.match_request import check_name, shorten
+from president_service.play.match_store import MatchStore, Statement
 
 
 @dataclass(frozen=True, slots=True)

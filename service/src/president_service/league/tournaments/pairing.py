@@ -55,7 +55,7 @@ from functools import lru_cache
 from itertools import combinations, permutations
 from typing import TypeVar
 
-from president_service.tournament_standings import History, points, ranking
+from president_service.league.tournaments.standings import History, points, ranking
 
 ROUND_ROBIN_TABLE_LIMIT = 1000
 """Tables per cycle of a round robin (or of one group's): beyond, the event would be too long to run."""

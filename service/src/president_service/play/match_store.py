@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 from president_engine import CardSet, Fault, Match, Rules
 from president_protocol import convert
 
-from president_service.clock import ClockSettings
+from president_service.play.clock import ClockSettings
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from president_service.clock import ClockSettings
+from president_service.play.clock import ClockSettings
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

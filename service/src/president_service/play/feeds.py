@@ -19,9 +19,9 @@ from typing import TypeVar
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 
-from president_service.match_runner import MatchRunner, Turn
-from president_service.messages import clock_message, result, timestamp
-from president_service.strike import LogEvent, Strike, TakenOver, visible
+from president_service.play.match_runner import MatchRunner, Turn
+from president_service.play.messages import clock_message, result, timestamp
+from president_service.play.strike import LogEvent, Strike, TakenOver, visible
 
 _M = TypeVar("_M")
 

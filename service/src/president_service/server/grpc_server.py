@@ -21,15 +21,15 @@ from grpc_reflection.v1alpha._async import ReflectionServicer  # reflection.aio 
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
-from president_service.accounts import Accounts
-from president_service.arena import ArenaSettings
-from president_service.auth import AdminKey
-from president_service.clock import ABSENCE_S, ClockSettings
-from president_service.limits import Limits
-from president_service.match_store import MatchStore
-from president_service.registry import Registry
-from president_service.request_guard import GuardedServer
-from president_service.servicer import PresidentServicer, shutting_down
+from president_service.base.auth import AdminKey
+from president_service.base.limits import Limits
+from president_service.league.arena import ArenaSettings
+from president_service.play.accounts import Accounts
+from president_service.play.clock import ABSENCE_S, ClockSettings
+from president_service.play.match_store import MatchStore
+from president_service.play.registry import Registry
+from president_service.play.request_guard import GuardedServer
+from president_service.rpc.servicer import PresidentServicer, shutting_down
 from president_service.web.http_server import WebServer, start_web
 
 log = logging.getLogger(__name__)

@@ -43,15 +43,15 @@ from president_engine import (
 )
 from president_engine.narrate import counted
 
-from president_service.clock import Clock
-from president_service.errors import Reason, ServiceError
-from president_service.limits import Limits
-from president_service.match_request import MAX_DEALS
-from president_service.match_store import ActionRow, MatchResult, MatchStore, Source, Statement, StoredMatch
-from president_service.strike import LogEvent, Strike, TakenOver
+from president_service.base.errors import Reason, ServiceError
+from president_service.base.limits import Limits
+from president_service.play.clock import Clock
+from president_service.play.match_request import MAX_DEALS
+from president_service.play.match_store import ActionRow, MatchResult, MatchStore, Source, Statement, StoredMatch
+from president_service.play.strike import LogEvent, Strike, TakenOver
 
 if TYPE_CHECKING:
-    from president_service.feeds import SharedEvents
+    from president_service.play.feeds import SharedEvents
 
 log = logging.getLogger(__name__)
 

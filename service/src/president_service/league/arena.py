@@ -52,17 +52,17 @@ from president_engine.narrate import counted, duration
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 
-from president_service.accounts import Accounts
-from president_service.arena_ratings import Board, Ratings, provisional, rank_key
-from president_service.arena_settings import ArenaSettings as ArenaSettings
-from president_service.errors import Reason, ServiceError
-from president_service.limits import Limits
-from president_service.match_request import MatchRequest, rules_from_request
-from president_service.match_runner import MatchRunner
-from president_service.match_store import MatchKind, Statement
-from president_service.registry import Registry
-from president_service.session import Session, Sessions, notice
-from president_service.versions import Versions, account_of, player_name
+from president_service.base.errors import Reason, ServiceError
+from president_service.base.limits import Limits
+from president_service.hosting.versions import Versions, account_of, player_name
+from president_service.league.arena_ratings import Board, Ratings, provisional, rank_key
+from president_service.league.arena_settings import ArenaSettings as ArenaSettings
+from president_service.play.accounts import Accounts
+from president_service.play.match_request import MatchRequest, rules_from_request
+from president_service.play.match_runner import MatchRunner
+from president_service.play.match_store import MatchKind, Statement
+from president_service.play.registry import Registry
+from president_service.play.session import Session, Sessions, notice
 
 log = logging.getLogger(__name__)
 

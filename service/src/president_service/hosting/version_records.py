@@ -16,9 +16,9 @@ from president_engine import Fault
 from president_engine.narrate import counted
 from president_protocol.v1 import president_pb2 as pb
 
-from president_service.match_runner import MatchRunner
-from president_service.match_store import MatchKind, MatchStore, Statement
-from president_service.messages import timestamp
+from president_service.play.match_runner import MatchRunner
+from president_service.play.match_store import MatchKind, MatchStore, Statement
+from president_service.play.messages import timestamp
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS player_records (player TEXT PRIMARY KEY, matches INTEGER NOT NULL,"

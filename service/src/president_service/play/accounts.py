@@ -13,9 +13,9 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from president_service.auth import bearer_token, new_token, token_hash
-from president_service.errors import Reason, ServiceError
-from president_service.match_store import MatchStore
+from president_service.base.auth import bearer_token, new_token, token_hash
+from president_service.base.errors import Reason, ServiceError
+from president_service.play.match_store import MatchStore
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS accounts (name TEXT PRIMARY KEY, owner TEXT NOT NULL, token_hash BLOB NOT NULL,"

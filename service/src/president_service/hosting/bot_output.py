@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 from president_protocol.v1 import president_pb2 as pb
 
-from president_service.errors import Reason, ServiceError
-from president_service.limits import REPORT_LINES
-from president_service.match_store import MatchStore, Statement
-from president_service.messages import timestamp
+from president_service.base.errors import Reason, ServiceError
+from president_service.base.limits import REPORT_LINES
+from president_service.play.match_store import MatchStore, Statement
+from president_service.play.messages import timestamp
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS bot_output (version_id TEXT NOT NULL, seq INTEGER PRIMARY KEY AUTOINCREMENT,"

@@ -10,8 +10,8 @@ from __future__ import annotations
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 
-from president_service.errors import Reason, ServiceError
-from president_service.match_runner import MatchRunner
+from president_service.base.errors import Reason, ServiceError
+from president_service.play.match_runner import MatchRunner
 
 
 def apply_act(runner: MatchRunner, player: int, turn_id: int, action: pb.Action, fault: int) -> None:

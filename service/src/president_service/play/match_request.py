@@ -18,9 +18,9 @@ from president_protocol import convert
 from president_protocol.names import MAX_NAME_CHARS, is_display_name
 from president_protocol.v1 import president_pb2 as pb
 
-from president_service.clock import ClockError, ClockSettings
-from president_service.errors import Reason, ServiceError
-from president_service.match_store import MatchKind, Statement
+from president_service.base.errors import Reason, ServiceError
+from president_service.play.clock import ClockError, ClockSettings
+from president_service.play.match_store import MatchKind, Statement
 
 MAX_DEALS = 1_000
 """The most deals a match may last (a deal takes about a hundred moves)."""
