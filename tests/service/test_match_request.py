@@ -8,8 +8,8 @@ from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_service.base.errors import Reason, ServiceError
 from president_service.play.clock import ClockSettings
-from president_service.play.feeds import event_message
 from president_service.play.match_request import read_match_request, rules_from_request
+from president_service.play.shared_events import event_message
 from president_service.play.strike import Strike, TakenOver
 
 

@@ -14,13 +14,12 @@ from itertools import combinations
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from president_service.league.tournaments.model import Pairing, TableResult
 from president_service.league.tournaments.pairing import (
     ROUND_ROBIN_TABLE_LIMIT,
     Format,
-    Pairing,
     PairingError,
     Plan,
-    TableResult,
     check,
     next_round,
     round_count,

@@ -51,7 +51,7 @@ from president_service.play.match_store import ActionRow, MatchResult, MatchStor
 from president_service.play.strike import LogEvent, Strike, TakenOver
 
 if TYPE_CHECKING:
-    from president_service.play.feeds import SharedEvents
+    from president_service.play.shared_events import SharedEvents
 
 log = logging.getLogger(__name__)
 

@@ -59,12 +59,11 @@ from president_protocol.v1 import president_pb2 as pb
 
 from president_service.base.errors import Reason, ServiceError
 from president_service.hosting.versions import Versions, player_name
+from president_service.league.tournaments.model import Pairing, TableResult
 from president_service.league.tournaments.pairing import (
     Format,
-    Pairing,
     PairingError,
     Plan,
-    TableResult,
     derive_seed,
     next_round,
 )

@@ -43,17 +43,11 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 from president_engine.intervals import Interval, mean_interval
 
 from president_service.league.arena_ratings import ordinal, rate_deals, rating_model
-
-if TYPE_CHECKING:
-    from president_service.league.tournaments.pairing import Pairing, TableResult
-
-History = Sequence[tuple["Pairing", Sequence["TableResult"]]]
-"""Every round so far: its pairing and the results of its tables (all of them once the round is over)."""
+from president_service.league.tournaments.model import History
 
 
 class StandingsError(ValueError):
