@@ -29,7 +29,8 @@ from president_service.play.clock import ABSENCE_S, ClockSettings
 from president_service.play.match_store import MatchStore
 from president_service.play.registry import Registry
 from president_service.play.request_guard import GuardedServer
-from president_service.rpc.servicer import PresidentServicer, shutting_down
+from president_service.rpc.core import shutting_down
+from president_service.rpc.servicer import PresidentServicer
 from president_service.web.http_server import WebServer, start_web
 
 log = logging.getLogger(__name__)

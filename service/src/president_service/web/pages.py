@@ -74,7 +74,8 @@ from president_service.league.arena_ratings import PROVISIONAL_SIGMA, provisiona
 from president_service.play.acts import apply_act
 from president_service.play.match_request import shorten
 from president_service.play.messages import play_hidden
-from president_service.rpc.servicer import PresidentServicer, turn_answer
+from president_service.rpc.matches import turn_answer
+from president_service.rpc.servicer import PresidentServicer
 from president_service.web import assets
 
 _HTTP_STATUS = {
