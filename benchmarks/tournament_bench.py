@@ -59,9 +59,9 @@ from president_protocol.convert import cards_from_proto, cards_to_proto, rules_t
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk.session_client import Appetite, FinishedMatch
-from president_service.clock import ClockSettings
-from president_service.messages import clock_message
-from president_service.tournament_pairing import derive_seed as tournament_seed
+from president_service.league.tournaments.pairing import derive_seed as tournament_seed
+from president_service.play.clock import ClockSettings
+from president_service.play.messages import clock_message
 
 LEVELS = ("random", "easy", "normal")
 PRESET = "cardverse"

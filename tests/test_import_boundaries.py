@@ -76,7 +76,7 @@ def test_a_crossing_is_caught(tmp_path: Path) -> None:
     package = tmp_path / "president_sdk"
     package.mkdir()
     (package / "fine.py").write_text("import json\nfrom president_engine import Match\n")
-    (package / "bad.py").write_text("def f():\n    from president_service.registry import Registry\n")
+    (package / "bad.py").write_text("def f():\n    from president_service.play.registry import Registry\n")
     assert crossings("president_sdk", package, ROOMS["president_sdk"][1]) == [
         f"{package / 'bad.py'}: imports president_service"]
 
@@ -103,3 +103,94 @@ def test_an_import_of_the_cli_from_below_is_caught(tmp_path: Path) -> None:
     (package / "cli" / "tool_cli.py").write_text("from president_harness.hosting.thing import x\n")
     (package / "hosting" / "thing.py").write_text("def f():\n    import president_harness.cli.tool_cli\n")
     assert cli_importers(package) == ["hosting/thing.py"]
+
+
+SERVICE_ROOMS: dict[str, set[str]] = {
+    # a room of president_service: the rooms it may import besides itself (each room only those below it)
+    "base": set(),
+    "play": {"base"},
+    "hosting": {"base", "play"},
+    "league": {"base", "play", "hosting"},
+    "rpc": {"base", "play", "hosting", "league"},
+    "web": {"base", "play", "hosting", "league", "rpc"},
+    "server": {"base", "play", "hosting", "league", "rpc", "web"},
+}
+SERVICE = ROOT / "service/src/president_service"
+
+
+def service_imports(source: str) -> set[str]:
+    """The dotted names of every president_service module or package `source` imports."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.startswith("president_service."))
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (module := node.module or ""):
+            found.update(f"{module}.{alias.name}" for alias in node.names if module.startswith("president_service"))
+    return found
+
+
+def service_crossings(folder: Path) -> list[str]:
+    """'file: module' for every import by a room of `folder` (a president_service) of a room not below it."""
+    out = []
+    for path in sorted(folder.rglob("*.py")):
+        room = path.relative_to(folder).parts[0]
+        if room not in SERVICE_ROOMS:
+            continue
+        for module in sorted(service_imports(path.read_text(encoding="utf-8"))):
+            target = module.split(".")[1]
+            if target != room and target not in SERVICE_ROOMS[room]:
+                out.append(f"{path.relative_to(folder)}: imports {module}")
+    return out
+
+
+def service_circles(folder: Path) -> list[list[str]]:
+    """Every import circle among the modules of `folder` (a president_service), TYPE_CHECKING imports too."""
+    modules = {".".join(path.relative_to(folder.parent).with_suffix("").parts).removesuffix(".__init__"): path
+               for path in folder.rglob("*.py")}
+    graph = {name: sorted(m for m in service_imports(path.read_text(encoding="utf-8")) | {
+                 m.rsplit(".", 1)[0] for m in service_imports(path.read_text(encoding="utf-8"))}
+             if m in modules and m != name and not name.startswith(m + ".") and not m.startswith(name + "."))
+             for name, path in modules.items()}
+    circles: list[list[str]] = []
+    done: set[str] = set()
+
+    def walk(name: str, trail: list[str]) -> None:
+        if name in trail:
+            circles.append(trail[trail.index(name):])
+            return
+        if name in done:
+            return
+        for module in graph[name]:
+            walk(module, [*trail, name])
+        done.add(name)
+
+    for name in sorted(graph):
+        walk(name, [])
+    return circles
+
+
+def test_every_service_module_is_in_a_room() -> None:
+    """president_service's root holds its package files alone; every module sits in one of its rooms."""
+    assert sorted(p.name for p in SERVICE.glob("*.py")) == ["__init__.py", "__main__.py"]
+    assert sorted(p.name for p in SERVICE.iterdir() if p.is_dir() and p.name != "__pycache__") == sorted(SERVICE_ROOMS)
+
+
+def test_a_service_room_imports_only_the_rooms_below_it() -> None:
+    assert service_crossings(SERVICE) == []
+
+
+def test_no_service_module_imports_itself_in_a_circle() -> None:
+    assert service_circles(SERVICE) == []
+
+
+def test_a_service_crossing_and_a_circle_are_caught(tmp_path: Path) -> None:
+    """The checkers themselves: play importing the league (even lazily), and two modules importing each other."""
+    package = tmp_path / "president_service"
+    (package / "play").mkdir(parents=True)
+    (package / "play" / "fine.py").write_text("from president_service.base.errors import Reason\n")
+    (package / "play" / "bad.py").write_text("def f():\n    from president_service.league.arena import Arena\n")
+    assert service_crossings(package) == ["play/bad.py: imports president_service.league.arena.Arena"]
+    (package / "play" / "a.py").write_text("from president_service.play.b import x\n")
+    (package / "play" / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                           "    from president_service.play import a\n")
+    assert service_circles(package) == [["president_service.play.a", "president_service.play.b"]]

@@ -24,7 +24,7 @@ from president_harness.hosting.builder import UnbuildableError
 from president_harness.hosting.hosting import fetch_built
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_service.grpc_server import ServerConfig, start
+from president_service.server.grpc_server import ServerConfig, start
 
 LIMIT_MB = 200
 """The address space the unpacking may add to the child's, once it has imported the builder."""

@@ -26,8 +26,11 @@ ONE_RPC = (
     ["tournament", "export", "t1", "--as", "json"],
 )
 HEAVY = ("president_engine", "president_sdk", "openskill", "ray", "rich", "aiohttp", "numpy", "president_service")
-LIGHT_SERVICE = {"president_service", "president_service.serve_cli", "president_service.arena_settings",
-                 "president_service.clock", "president_service.limits"}
+LIGHT_SERVICE = {"president_service", "president_service.server.serve_cli", "president_service.league.arena_settings",
+                 "president_service.play.clock", "president_service.base.limits",
+                 # their rooms' packages, each a docstring alone
+                 "president_service.server", "president_service.league", "president_service.play",
+                 "president_service.base"}
 """What `president serve`'s options read (its defaults); the server itself is loaded only to serve."""
 
 _LOADED = """

@@ -12,7 +12,7 @@ from president_harness.conformance.cases import ContractError, Setting, Situatio
 from president_harness.conformance.table import RunnerLoop, Table
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
-from president_service.feeds import SeatFeed, shared_events
+from president_service.play.feeds import SeatFeed, shared_events
 
 _made = iter(range(1, 1000))
 PLAIN = Setting("cardverse", 4)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from president_harness.cli.doctor import check_database, check_port
-from president_service.match_store import MatchStore
+from president_service.play.match_store import MatchStore
 from sandbox_support import require_sandbox
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -45,7 +45,7 @@ from president_sdk.bots import builtin_bot
 from president_sdk.local import play_local
 from president_sdk.uecda.client import play_uecda_async
 from president_sdk.uecda.table import TABLE_BYTES, decode
-from president_service.grpc_server import ServerConfig, start
+from president_service.server.grpc_server import ServerConfig, start
 from uecda_support import ClientRecord, play_client
 
 ADMIN = "bridge-admin"

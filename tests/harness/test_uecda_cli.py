@@ -21,7 +21,7 @@ from president_harness.child_server import free_port
 from president_harness.uecda.uecda_bridge import contest_rules, request_bytes
 from president_harness.uecda.uecda_log import GameLog, replay_log, scenario_of
 from president_sdk.bots import builtin_bot
-from president_service.limits import Limits
+from president_service.base.limits import Limits
 from uecda_support import REFERENCE_LOG, EngineServer, engine_contest, engine_log, raw_contest, stubborn_client
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,8 +6,8 @@ import asyncio
 
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_service.arena import ArenaSettings
-from president_service.clock import ClockSettings
+from president_service.league.arena import ArenaSettings
+from president_service.play.clock import ClockSettings
 from session_support import SessionBot, new_account
 
 FAST = ClockSettings(move_ms=300, bank_ms=0, max_strikes=2)

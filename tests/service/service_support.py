@@ -23,7 +23,7 @@ from president_engine import Action
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_service.grpc_server import RunningServer, ServerConfig, start
+from president_service.server.grpc_server import RunningServer, ServerConfig, start
 
 ADMIN = "admin-secret"
 

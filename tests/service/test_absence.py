@@ -13,7 +13,7 @@ from pathlib import Path
 from arena_support import ARENA, arena_settings, house_bots
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_service.clock import ClockSettings
+from president_service.play.clock import ClockSettings
 from service_support import ADMIN, SeatLog, ServerProcess, auth, client, create, play_seat, running
 from session_support import SessionBot, new_account
 from support import free_port

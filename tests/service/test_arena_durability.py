@@ -16,12 +16,12 @@ from pathlib import Path
 from openskill.models import PlackettLuce
 from president_engine import Match, Rules, fallback_action
 from president_protocol.v1 import president_pb2 as pb
-from president_service.accounts import Accounts
-from president_service.arena import ArenaSettings
-from president_service.auth import new_token, token_hash
-from president_service.clock import ClockSettings
-from president_service.grpc_server import RunningServer
-from president_service.match_store import ActionRow, MatchKind, MatchStore, Source, StoredMatch
+from president_service.base.auth import new_token, token_hash
+from president_service.league.arena import ArenaSettings
+from president_service.play.accounts import Accounts
+from president_service.play.clock import ClockSettings
+from president_service.play.match_store import ActionRow, MatchKind, MatchStore, Source, StoredMatch
+from president_service.server.grpc_server import RunningServer
 from service_support import client, running
 from session_support import SessionBot, new_account
 

@@ -14,10 +14,10 @@ from arena_support import ARENA, arena_settings, house_bots
 from google.protobuf.timestamp_pb2 import Timestamp
 from president_protocol.status import read_refusal
 from president_protocol.v1 import president_pb2 as pb
-from president_service.bot_output import KEPT_BYTES, BotOutput, Window
-from president_service.clock import ClockSettings
-from president_service.errors import Reason, ServiceError
-from president_service.match_store import MatchStore
+from president_service.base.errors import Reason, ServiceError
+from president_service.hosting.bot_output import KEPT_BYTES, BotOutput, Window
+from president_service.play.clock import ClockSettings
+from president_service.play.match_store import MatchStore
 from service_support import ADMIN, auth, client, running
 from session_support import SessionBot, new_account
 from version_support import ready_version

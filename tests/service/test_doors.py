@@ -14,7 +14,7 @@ from google.rpc.error_details_pb2 import RetryInfo
 from grpc_status import rpc_status
 from president_engine import PASS
 from president_protocol.v1 import president_pb2 as pb
-from president_service.limits import Limits
+from president_service.base.limits import Limits
 from service_support import ADMIN, SeatLog, action_of, auth, client, create, error_info, play_seat, refused, running
 
 NO_CLOCK = pb.ClockSettings(move_time_limit_ms=0)

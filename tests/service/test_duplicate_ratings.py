@@ -9,7 +9,7 @@ from pathlib import Path
 from arena_support import ARENA, arena_settings
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_service.clock import ClockSettings
+from president_service.play.clock import ClockSettings
 from service_support import client, running
 from session_support import SessionBot, new_account
 

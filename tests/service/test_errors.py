@@ -9,8 +9,8 @@ import grpc
 from president_engine import Card, CardSet, GiveBack, Play
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
-from president_service.errors import Reason
-from president_service.limits import Limits
+from president_service.base.errors import Reason
+from president_service.base.limits import Limits
 from service_support import ADMIN, auth, client, create, refused, running
 
 NO_CLOCK = pb.ClockSettings(move_time_limit_ms=0)

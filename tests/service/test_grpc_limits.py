@@ -8,7 +8,7 @@ import contextlib
 from pathlib import Path
 
 from president_protocol.v1 import president_pb2 as pb
-from president_service.grpc_server import ConnectionLimits
+from president_service.server.grpc_server import ConnectionLimits
 from service_support import client, create, running
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"

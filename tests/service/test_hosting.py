@@ -15,7 +15,7 @@ from arena_support import ARENA, arena_settings, house_bots
 from president_protocol.status import read_refusal
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_service.limits import Limits
+from president_service.base.limits import Limits
 from service_support import ADMIN, auth, client, running
 from session_support import SessionBot, new_account
 from version_support import ready_version

@@ -9,7 +9,7 @@ import statistics
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from president_engine.intervals import interval_from_sums, mean_interval, t_quantile
-from president_service.arena_ratings import AccountRecord
+from president_service.league.arena_ratings import AccountRecord
 
 PLACES = st.lists(st.integers(1, 4), min_size=2, max_size=40)
 

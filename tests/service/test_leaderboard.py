@@ -8,8 +8,8 @@ import random
 from pathlib import Path
 
 from president_protocol.v1 import president_pb2 as pb
-from president_service.arena import ArenaSettings
-from president_service.arena_ratings import rank_key
+from president_service.league.arena import ArenaSettings
+from president_service.league.arena_ratings import rank_key
 from service_support import ADMIN, auth, client, running
 
 BOARD = ("cardverse", 4)

@@ -6,11 +6,11 @@ import pytest
 from president_engine import PASS, PRESETS, JokerAlone, Rules, RulesError
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
-from president_service.clock import ClockSettings
-from president_service.errors import Reason, ServiceError
-from president_service.feeds import event_message
-from president_service.match_request import read_match_request, rules_from_request
-from president_service.strike import Strike, TakenOver
+from president_service.base.errors import Reason, ServiceError
+from president_service.play.clock import ClockSettings
+from president_service.play.match_request import read_match_request, rules_from_request
+from president_service.play.shared_events import event_message
+from president_service.play.strike import Strike, TakenOver
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))

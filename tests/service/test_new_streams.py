@@ -14,7 +14,7 @@ from pathlib import Path
 import grpc
 from president_protocol.status import read_refusal
 from president_protocol.v1 import president_pb2 as pb
-from president_service.limits import RETRY_FULL_S, Limits
+from president_service.base.limits import RETRY_FULL_S, Limits
 from service_support import auth, client, create, running
 
 WAIT_S = 10.0

@@ -14,7 +14,7 @@ import grpc
 from president_protocol.status import read_refusal
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_service.limits import Limits
+from president_service.base.limits import Limits
 from service_support import ADMIN, auth, create, running
 
 WINDOW_S = 4.0

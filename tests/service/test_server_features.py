@@ -87,7 +87,7 @@ def test_tls_when_a_certificate_and_key_are_given(tmp_path: Path) -> None:
 
 def test_the_servicer_implements_every_rpc_of_the_contract() -> None:
     """The generated base class answers UNIMPLEMENTED ('Method not implemented!'); none of it may be reached."""
-    from president_service.servicer import PresidentServicer
+    from president_service.rpc.servicer import PresidentServicer
 
     rpcs = pb.DESCRIPTOR.services_by_name["PresidentService"].methods_by_name
     assert len(rpcs) == 31  # the contract's RPCs, submissions, builds, hosting and tournaments included

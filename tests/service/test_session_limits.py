@@ -21,9 +21,9 @@ from leak_check import check_seat_messages
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_service.grpc_server import RunningServer
-from president_service.limits import Limits
-from president_service.session import ANSWERS_HELD
+from president_service.base.limits import Limits
+from president_service.play.session import ANSWERS_HELD
+from president_service.server.grpc_server import RunningServer
 from service_support import ADMIN, SeatLog, auth, client, error_info, play_seat, refused, running
 from session_support import SessionBot, new_account
 

@@ -10,7 +10,7 @@ import grpc
 from leak_check import check_seat_messages
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
-from president_service.limits import Limits
+from president_service.base.limits import Limits
 from service_support import ADMIN, auth, client, refused, running
 from session_support import SessionBot, new_account
 

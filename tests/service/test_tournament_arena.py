@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from arena_support import ARENA, arena_settings, house_bots
 from president_protocol.v1 import president_pb2 as pb
-from president_service.match_store import MatchKind
+from president_service.play.match_store import MatchKind
 from service_support import ADMIN, auth, client, running
 from session_support import SessionBot, new_account
 
@@ -21,7 +21,7 @@ TOURNAMENT_CLOCK = pb.ClockSettings(move_time_limit_ms=2_000, time_bank_ms=0, st
 
 def test_a_due_table_comes_before_the_arena_and_says_whom_it_waits_for(tmp_path: Path,
                                                                        caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="president_service.tournaments")
+    caplog.set_level(logging.INFO, logger="president_service.league.tournaments.director")
     asyncio.run(_a_due_table_comes_before_the_arena_and_says_whom_it_waits_for(tmp_path / "t.db"))
     waits = [r.getMessage() for r in caplog.records if "waits for room" in r.getMessage()]
     assert any(m.endswith("round 1 table 1 waits for room: bob plays 1 of its 1 matches at once (1 organised)")

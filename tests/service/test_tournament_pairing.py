@@ -14,18 +14,17 @@ from itertools import combinations
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from president_service.tournament_pairing import (
+from president_service.league.tournaments.model import Pairing, TableResult
+from president_service.league.tournaments.pairing import (
     ROUND_ROBIN_TABLE_LIMIT,
     Format,
-    Pairing,
     PairingError,
     Plan,
-    TableResult,
     check,
     next_round,
     round_count,
 )
-from president_service.tournament_standings import points, ranking
+from president_service.league.tournaments.standings import points, ranking
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 History = list[tuple[Pairing, list[TableResult]]]

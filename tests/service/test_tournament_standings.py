@@ -12,9 +12,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from president_engine.intervals import mean_interval
-from president_service.arena_ratings import rate_deals, rating_model
-from president_service.tournament_pairing import Format, Pairing, Plan, TableResult, next_round
-from president_service.tournament_standings import StandingsError, points, points_of, ranking, stage_order, standings
+from president_service.league.arena_ratings import rate_deals, rating_model
+from president_service.league.tournaments.model import Pairing, TableResult
+from president_service.league.tournaments.pairing import Format, Plan, next_round
+from president_service.league.tournaments.standings import (
+    StandingsError,
+    points,
+    points_of,
+    ranking,
+    stage_order,
+    standings,
+)
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 History = list[tuple[Pairing, list[TableResult]]]

@@ -17,8 +17,8 @@ import grpc
 import pytest
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_service.tournament_pairing import Pairing, TableResult
-from president_service.tournament_standings import standings
+from president_service.league.tournaments.model import Pairing, TableResult
+from president_service.league.tournaments.standings import standings
 from service_support import ADMIN, ServerProcess, auth, client, refused, running
 from session_support import SessionBot, new_account
 from support import free_port

@@ -19,7 +19,7 @@ import grpc
 import pytest
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_service.limits import Limits
+from president_service.base.limits import Limits
 from service_support import ADMIN, auth, client, error_info, refused, running
 from session_support import new_account
 from version_support import ARCHIVE, BUILT, MANIFEST, fetch_built, lease, submit, upload, versions

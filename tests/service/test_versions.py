@@ -12,7 +12,7 @@ from pathlib import Path
 import grpc
 from president_protocol.status import read_refusal
 from president_protocol.v1 import president_pb2 as pb
-from president_service.limits import Limits
+from president_service.base.limits import Limits
 from service_support import ADMIN, auth, client, refused, running
 from session_support import new_account
 from version_support import ARCHIVE, MANIFEST, fetch, lease, report, submit, versions

@@ -12,10 +12,10 @@ from pathlib import Path
 from google.protobuf.timestamp_pb2 import Timestamp
 from president_engine import Match, MatchRecord, Rules, fallback_action
 from president_protocol.v1 import president_pb2 as pb
-from president_service.auth import new_token, token_hash
-from president_service.bot_output import BotOutput
-from president_service.clock import ClockSettings
-from president_service.match_store import ActionRow, MatchKind, MatchResult, MatchStore, Source, StoredMatch
+from president_service.base.auth import new_token, token_hash
+from president_service.hosting.bot_output import BotOutput
+from president_service.play.clock import ClockSettings
+from president_service.play.match_store import ActionRow, MatchKind, MatchResult, MatchStore, Source, StoredMatch
 
 NAMES = ("ann", "bob", "cy", "dee")
 WAL_BOUND = 8 * 1024 * 1024

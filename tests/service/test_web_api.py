@@ -10,8 +10,8 @@ from typing import Any
 import aiohttp
 from google.protobuf import json_format
 from president_protocol.v1 import president_pb2 as pb
-from president_service.grpc_server import ServerConfig, start
-from president_service.limits import Limits
+from president_service.base.limits import Limits
+from president_service.server.grpc_server import ServerConfig, start
 from president_service.web import assets
 from service_support import (
     ADMIN,

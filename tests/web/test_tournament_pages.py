@@ -21,7 +21,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 from president_harness.builtin_sessions import BuiltinSessions
 from president_protocol.v1 import president_pb2 as pb
 from president_sdk.session_client import Appetite
-from president_service.arena_ratings import PROVISIONAL_MARK, provisional
+from president_service.league.arena_ratings import PROVISIONAL_MARK, provisional
 from web_support import (
     ADMIN,
     CARD_TEXT,

@@ -27,7 +27,7 @@ from president_harness.builtin_sessions import BuiltinSessions
 from president_protocol.v1 import president_pb2 as pb
 from president_sdk import Bot
 from president_sdk.session_client import Appetite, SessionClient
-from president_service.arena import ArenaSettings
+from president_service.league.arena import ArenaSettings
 from web_support import (
     ADMIN,
     DESKTOP,

@@ -20,7 +20,7 @@ from president_engine import Play, fallback_action
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_service.grpc_server import RunningServer, ServerConfig, start
+from president_service.server.grpc_server import RunningServer, ServerConfig, start
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "build" / "screenshots"

@@ -2,6 +2,6 @@
 
 import sys
 
-from president_service.serve_cli import main
+from president_service.server.serve_cli import main
 
 sys.exit(main())

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import grpc
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_service.serve_cli import port_number
+from president_service.server.serve_cli import port_number
 
 from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_token
 from president_harness.child_server import ChildServer, ServerError, free_port

@@ -29,7 +29,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from president_service.serve_cli import add_serve_parser
+from president_service.server.serve_cli import add_serve_parser
 
 from president_harness.cli.account_cli import add_account_parser
 from president_harness.cli.arena_cli import add_arena_parser

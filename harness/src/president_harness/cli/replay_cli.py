@@ -20,7 +20,7 @@ from pathlib import Path
 import grpc
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_service.serve_cli import ADMIN_TOKEN_ENV
+from president_service.server.serve_cli import ADMIN_TOKEN_ENV
 
 from president_harness.rpc_errors import describe_rpc_error
 

@@ -244,7 +244,7 @@ def _state(state: pb.TournamentState.ValueType) -> str:
 
 
 def _row(s: pb.TournamentStanding) -> list[str]:
-    from president_service.arena_ratings import PROVISIONAL_MARK, provisional  # the server's modules load on use
+    from president_service.league.arena_ratings import PROVISIONAL_MARK, provisional  # the server's modules load on use
 
     return [str(s.rank), s.player, f"{s.points:g}", str(s.tables), str(s.deals), str(s.byes),
             f"{s.mean_place:.2f}" if s.tables else "-",
@@ -271,7 +271,7 @@ def markdown(t: pb.Tournament) -> str:
 
 def standings_notes(t: pb.Tournament) -> list[str]:
     """What orders the standings and what the rating column is, under the table."""
-    from president_service.arena_ratings import PROVISIONAL_MARK, PROVISIONAL_SIGMA, provisional
+    from president_service.league.arena_ratings import PROVISIONAL_MARK, PROVISIONAL_SIGMA, provisional
 
     notes = ["Ranked by points, then head to head, then buchholz (the tournament's tie-break order). Rating:"
              " OpenSkill's mu - 3 sigma over the tournament's deals, as on the ladder's and the arena's tables."]

@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import grpc
-from president_service.limits import Limits
-from president_service.serve_cli import port_number
+from president_service.base.limits import Limits
+from president_service.server.serve_cli import port_number
 
 from president_harness.admin_token import ADMIN_TOKEN_ENV, admin_metadata, admin_token
 from president_harness.rpc_errors import describe_rpc_error

@@ -22,13 +22,13 @@ from typing import TypeVar
 from president_engine import Action, IllegalActionError, fallback_action
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
-from president_service.acts import answer, rejected
-from president_service.clock import ClockSettings
-from president_service.errors import Reason, ServiceError
-from president_service.feeds import SeatFeed, shared_events
-from president_service.limits import Limits
-from president_service.match_runner import MatchRunner
-from president_service.match_store import ActionRow, MatchStore, Source, StoredMatch
+from president_service.base.errors import Reason, ServiceError
+from president_service.base.limits import Limits
+from president_service.play.acts import answer, rejected
+from president_service.play.clock import ClockSettings
+from president_service.play.feeds import SeatFeed, shared_events
+from president_service.play.match_runner import MatchRunner
+from president_service.play.match_store import ActionRow, MatchStore, Source, StoredMatch
 
 from president_harness.conformance.cases import ContractError, Setting, reach
 

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, cast
 import grpc
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_service.serve_cli import port_number
+from president_service.server.serve_cli import port_number
 
 from president_harness.child_server import free_port
 
@@ -72,8 +72,8 @@ def demo_command(args: argparse.Namespace) -> int:
 async def _demo(args: argparse.Namespace) -> None:
     from president_engine import compiled
     from president_engine.narrate import counted
-    from president_service.clock import ClockSettings
-    from president_service.grpc_server import ServerConfig, StartError, start
+    from president_service.play.clock import ClockSettings
+    from president_service.server.grpc_server import ServerConfig, StartError, start
 
     from president_harness.demo.demo_leftovers import play_out_leftovers
 

@@ -18,9 +18,9 @@ from collections.abc import Sequence
 
 from president_sdk.bot import Bot
 from president_sdk.bots import builtin_bot
-from president_service.match_runner import MatchRunner
-from president_service.match_store import MatchKind
-from president_service.registry import Registry
+from president_service.play.match_runner import MatchRunner
+from president_service.play.match_store import MatchKind
+from president_service.play.registry import Registry
 
 GUEST_LEVEL = "easy"
 """What plays a guest seat: the level whose move the server itself plays for a seat (fallback_action)."""

@@ -25,7 +25,7 @@ from pathlib import Path
 import grpc
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
-from president_service.limits import REPORT_LINES, Limits
+from president_service.base.limits import REPORT_LINES, Limits
 
 from president_harness.hosting.builder import UnbuildableError, fetch, unpack, with_runtime
 from president_harness.hosting.sandbox import MB, Jailed, Sandbox, SandboxError, stage

@@ -23,7 +23,7 @@ from typing import Any
 
 from president_engine import Rules, RulesError
 from president_sdk.bots import BUILTIN_BOTS
-from president_service.clock import ClockError, ClockSettings
+from president_service.play.clock import ClockError, ClockSettings
 
 PLACEHOLDERS = ("server", "token", "match", "player", "name", "seed", "account_token")
 """What a bot command may contain in braces, e.g. ``--server {server} --token {token}``.

@@ -39,8 +39,8 @@ from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk.connection import RECONNECT_OPTIONS
 from president_sdk.session_client import FinishedMatch
-from president_service.clock import ClockSettings
-from president_service.messages import clock_message
+from president_service.play.clock import ClockSettings
+from president_service.play.messages import clock_message
 
 from president_harness.builtin_sessions import BuiltinSessions
 from president_harness.ladder.backends import LadderStopError

@@ -5,7 +5,7 @@ applied in schedule order (match index, then deal), never in the order
 matches happened to finish, so a ladder run in parallel, on Ray or resumed
 gives the same ratings as one run in sequence.  The ordinal mu - 3 sigma is
 the rating the table shows and is ordered by, as every leaderboard
-(`president_service.arena_ratings.rank_key`).  The model is the arena's
+(`president_service.league.arena_ratings.rank_key`).  The model is the arena's
 (`rating_model`), without drift: a ladder's bots are fixed programs
 (benchmarks/ladder_formats.py measures the ordering).
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from president_service.arena_ratings import ordinal, rate_deals, rating_model
+from president_service.league.arena_ratings import ordinal, rate_deals, rating_model
 
 from president_harness.ladder.outcome import Outcome
 
@@ -31,7 +31,7 @@ class Rating:
 
     @property
     def ordinal(self) -> float:
-        """The rating shown (`president_service.arena_ratings.ordinal`)."""
+        """The rating shown (`president_service.league.arena_ratings.ordinal`)."""
         return ordinal(self.mu, self.sigma)
 
 

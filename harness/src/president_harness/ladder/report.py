@@ -9,7 +9,7 @@ from typing import Any
 
 from president_engine.intervals import Interval
 from president_engine.narrate import counted, plural
-from president_service.arena_ratings import PROVISIONAL_MARK, PROVISIONAL_SIGMA, provisional
+from president_service.league.arena_ratings import PROVISIONAL_MARK, PROVISIONAL_SIGMA, provisional
 
 from president_harness.ladder.gate import Verdict
 from president_harness.ladder.summary import Speed, Summary

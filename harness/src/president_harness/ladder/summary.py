@@ -8,7 +8,7 @@ from itertools import permutations
 from pathlib import Path
 
 from president_engine.intervals import Interval
-from president_service.arena_ratings import rank_key
+from president_service.league.arena_ratings import rank_key
 
 from president_harness.ladder.config import Format, LadderConfig
 from president_harness.ladder.gate import Claim, Verdict, judge

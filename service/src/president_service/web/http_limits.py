@@ -25,8 +25,8 @@ from typing import Any, cast
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
-from president_service.limits import RETRY_FULL_S
-from president_service.throttled_log import LOG_EVERY_S, Throttle, held_back
+from president_service.base.limits import RETRY_FULL_S
+from president_service.base.throttled_log import LOG_EVERY_S, Throttle, held_back
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
-from president_service.servicer import PresidentServicer
+from president_service.rpc.servicer import PresidentServicer
 from president_service.web.http_limits import SERVED_WITHIN, Doorman, HttpLimits, ServerLog, handler_args
 from president_service.web.pages import web_app
 

@@ -69,12 +69,13 @@ from president_protocol.replay_page.proto_json import proto_json
 from president_protocol.replay_page.replay_frames import replay_frames
 from president_protocol.v1 import president_pb2 as pb
 
-from president_service.acts import apply_act
-from president_service.arena_ratings import PROVISIONAL_SIGMA, provisional
-from president_service.errors import Reason, ServiceError
-from president_service.match_request import shorten
-from president_service.messages import play_hidden
-from president_service.servicer import PresidentServicer, turn_answer
+from president_service.base.errors import Reason, ServiceError
+from president_service.league.arena_ratings import PROVISIONAL_SIGMA, provisional
+from president_service.play.acts import apply_act
+from president_service.play.match_request import shorten
+from president_service.play.messages import play_hidden
+from president_service.rpc.matches import turn_answer
+from president_service.rpc.servicer import PresidentServicer
 from president_service.web import assets
 
 _HTTP_STATUS = {

@@ -1,0 +1,1 @@
+"""Hosted bots: submitted versions, their records, and what their output may show."""

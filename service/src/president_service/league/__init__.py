@@ -1,0 +1,1 @@
+"""The league: the arena's ladder, its ratings and settings, and tournaments."""

@@ -1,0 +1,1 @@
+"""Tournaments: the director that runs them, their pairing and their standings."""

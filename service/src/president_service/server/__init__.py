@@ -1,0 +1,1 @@
+"""The server's edge: the gRPC server that hosts the service and web pages, and its command line."""
