@@ -457,19 +457,23 @@ def engine_log(judge: EngineServer) -> str:
                    for number, line in enumerate(lines))
 
 
-async def engine_contest(judge: EngineServer, bots: list[Any], *, timeout: float = 30,
-                         command: list[str] | None = None) -> tuple[list[Any], tuple[int, str, str] | None]:
-    """`judge` on a port of its own and its clients, connecting one by one: first `command` (a
-    `president-bot ... --uecda` to which `HOST:PORT` is added, as player 0) if given, then one `play_uecda_async`
-    per bot.  The bots' ContestResults in their order, and the command's (exit status, stdout, stderr)."""
+async def _judging(judge: EngineServer) -> tuple[asyncio.Queue[Any], int, asyncio.Task[Any]]:
+    """`judge` serving on a port of its own: the queue of its arrivals, the port, and its task."""
     arrivals: asyncio.Queue[Any] = asyncio.Queue()
 
     async def arrived(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await arrivals.put((reader, writer))
 
     server = await asyncio.start_server(arrived, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    serving = asyncio.create_task(judge.run(server, arrivals))
+    return arrivals, server.sockets[0].getsockname()[1], asyncio.create_task(judge.run(server, arrivals))
+
+
+async def engine_contest(judge: EngineServer, bots: list[Any], *, timeout: float = 30,
+                         command: list[str] | None = None) -> tuple[list[Any], tuple[int, str, str] | None]:
+    """`judge` on a port of its own and its clients, connecting one by one: first `command` (a
+    `president-bot ... --uecda` to which `HOST:PORT` is added, as player 0) if given, then one `play_uecda_async`
+    per bot.  The bots' ContestResults in their order, and the command's (exit status, stdout, stderr)."""
+    arrivals, port, serving = await _judging(judge)
     process = None
     if command is not None:
         process = await asyncio.create_subprocess_exec(*command, f"127.0.0.1:{port}", stdout=asyncio.subprocess.PIPE,
@@ -628,14 +632,7 @@ async def stubborn_client(port: int, name: str, *, stubborn_games: frozenset[int
 async def raw_contest(judge: EngineServer, clients: list[Any]) -> list[Any]:
     """`judge` on a port of its own and the contest clients `clients` (each a function of the port returning a
     coroutine), connecting one by one in their order (players 0, 1, ...): their results."""
-    arrivals: asyncio.Queue[Any] = asyncio.Queue()
-
-    async def arrived(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await arrivals.put((reader, writer))
-
-    server = await asyncio.start_server(arrived, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    serving = asyncio.create_task(judge.run(server, arrivals))
+    _, port, serving = await _judging(judge)
     playing = []
     for client in clients:
         playing.append(asyncio.create_task(client(port)))
