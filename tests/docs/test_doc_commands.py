@@ -365,13 +365,15 @@ def test_the_commands_run_as_written(copy: Path) -> None:
                                values={"ACCOUNT_TOKEN": account, "TOKEN": account}):
                 pass
         # the README's first bot in the arena, then the two folders sent as versions of its account
-        with sh.background(".venv/bin/president-bot mybot/bot.py --server 127.0.0.1:50051 --account-token TOKEN"
-                           " --arena", r"^match [0-9a-f]+: ", timeout=120, values={"TOKEN": account}):
+        sh.run("export PRESIDENT_ACCOUNT_TOKEN=TOKEN", values={"TOKEN": account})
+        sh.env["PRESIDENT_ACCOUNT_TOKEN"] = account  # as the line leaves it in the reader's shell
+        with sh.background(".venv/bin/president-bot mybot/bot.py --server 127.0.0.1:50051 --arena",
+                           r"^match [0-9a-f]+: ", timeout=120):
             pass
         for bot in ("mybot", "gobot"):
-            out = sh.run(f".venv/bin/president submit {bot}/ --server 127.0.0.1:50051 --account-token TOKEN",
-                         values={"TOKEN": account})
+            out = sh.run(f".venv/bin/president submit {bot}/ --server 127.0.0.1:50051")
             assert re.match(rf"version [0-9a-f]{{16}} of newcomer \({bot}\): QUEUED$", out, re.M), out
+        del sh.env["PRESIDENT_ACCOUNT_TOKEN"]
     with sh.background("PRESIDENT_ADMIN_TOKEN=SECRET .venv/bin/president serve --port 50051 --db run/arena.db"
                        " --arena --arena-queue cardverse:4", "serving on"):
         pass
