@@ -59,7 +59,7 @@ from president_protocol.convert import cards_from_proto, cards_to_proto, rules_t
 from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 from president_sdk.session_client import Appetite, FinishedMatch
-from president_service.league.tournaments.pairing import derive_seed as tournament_seed
+from president_service.league.tournaments.plan import derive_seed as tournament_seed
 from president_service.play.clock import ClockSettings
 from president_service.play.messages import clock_message
 

@@ -15,15 +15,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from president_service.league.tournaments.model import Pairing, TableResult
-from president_service.league.tournaments.pairing import (
-    ROUND_ROBIN_TABLE_LIMIT,
-    Format,
-    PairingError,
-    Plan,
-    check,
-    next_round,
-    round_count,
-)
+from president_service.league.tournaments.pairing import check, next_round, round_count
+from president_service.league.tournaments.plan import Format, PairingError, Plan
+from president_service.league.tournaments.round_robin import ROUND_ROBIN_TABLE_LIMIT
 from president_service.league.tournaments.standings import points, ranking
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

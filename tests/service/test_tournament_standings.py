@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from president_engine.intervals import mean_interval
 from president_service.league.arena_ratings import rate_deals, rating_model
 from president_service.league.tournaments.model import Pairing, TableResult
-from president_service.league.tournaments.pairing import Format, Plan, next_round
+from president_service.league.tournaments.pairing import next_round
+from president_service.league.tournaments.plan import Format, Plan
 from president_service.league.tournaments.standings import (
     StandingsError,
     points,

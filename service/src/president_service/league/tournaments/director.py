@@ -6,7 +6,7 @@
   version (`Versions.pin`: a later submission does not change a running
   event; the host keeps running the pinned version meanwhile) and names it as
   the arena does: the account, or `account@version`.
-- Rounds come from `tournament_pairing.next_round`, a pure function of the
+- Rounds come from `pairing.next_round`, a pure function of the
   finished rounds, so a round's pairing is computed once when the previous
   round is over and stored.  A round's tables are started as their
   entrants' accounts have room (their limits, and their Session's
@@ -31,7 +31,7 @@
   transaction that creates the match (so a crash never leaves a match the
   tournament does not know, or one it starts again), and its finishing
   orders in the transaction that stores its result.  Standings are always
-  computed from those stored orders (`tournament_standings.standings`), so
+  computed from those stored orders (`standings.standings`), so
   after a restart they equal a recomputation from the database.  A
   restarted server waits the registry's start grace before it starts new
   matches, so that Sessions have reconnected and are not marked absent.
@@ -60,15 +60,10 @@ from president_protocol.v1 import president_pb2 as pb
 from president_service.base.errors import Reason, ServiceError
 from president_service.hosting.versions import Versions, player_name
 from president_service.league.tournaments.model import Pairing, TableResult
-from president_service.league.tournaments.pairing import (
-    Format,
-    PairingError,
-    Plan,
-    derive_seed,
-    next_round,
-)
 from president_service.league.tournaments.pairing import check as check_plan
+from president_service.league.tournaments.pairing import next_round
 from president_service.league.tournaments.pairing import round_count as count_rounds
+from president_service.league.tournaments.plan import Format, PairingError, Plan, derive_seed
 from president_service.league.tournaments.standings import stage_order, standings
 from president_service.play.accounts import Accounts
 from president_service.play.clock import ClockError, ClockSettings
