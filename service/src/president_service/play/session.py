@@ -43,10 +43,11 @@ from president_service.base.errors import Reason, ServiceError, abort
 from president_service.play.accounts import Account
 from president_service.play.acts import answer, apply_act
 from president_service.play.feeds import SeatFeed, shared_events
-from president_service.play.match_runner import MatchRunner, Wake
+from president_service.play.match_runner import MatchRunner
 from president_service.play.registry import Registry
 from president_service.play.request_guard import next_request, opening_request
 from president_service.play.stream_ends import DRAIN_SLICES, Heard, hear_out
+from president_service.play.turns import Wake
 
 log = logging.getLogger(__name__)
 
