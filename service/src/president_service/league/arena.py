@@ -62,7 +62,8 @@ from president_service.play.match_request import MatchRequest, rules_from_reques
 from president_service.play.match_runner import MatchRunner
 from president_service.play.match_store import MatchKind, Statement
 from president_service.play.registry import Registry
-from president_service.play.session import Session, Sessions, notice
+from president_service.play.session import Sessions
+from president_service.play.session_writer import Session, notice
 
 log = logging.getLogger(__name__)
 
