@@ -41,28 +41,29 @@ import logging
 import random
 import secrets
 import time
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from president_engine import PRESETS, CardSet, Fault, Rules, RulesError, board_hands
+from president_engine import CardSet, Fault, Rules, board_hands
 from president_engine.events import DealEnded
 from president_engine.narrate import counted, duration
-from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 
-from president_service.base.errors import Reason, ServiceError
+from president_service.base.errors import ServiceError
 from president_service.base.limits import Limits
 from president_service.hosting.versions import Versions, account_of, player_name
+from president_service.league.arena_challenges import Challenges
 from president_service.league.arena_ratings import Board, Ratings, provisional, rank_key
 from president_service.league.arena_settings import ArenaSettings as ArenaSettings
 from president_service.play.accounts import Accounts
-from president_service.play.match_request import MatchRequest, rules_from_request
+from president_service.play.match_request import MatchRequest
 from president_service.play.match_runner import MatchRunner
 from president_service.play.match_store import MatchKind, Statement
 from president_service.play.registry import Registry
-from president_service.play.session import Session, Sessions, notice
+from president_service.play.session import Sessions
+from president_service.play.session_writer import Session
 
 log = logging.getLogger(__name__)
 
@@ -87,17 +88,6 @@ class _HeldBack:
     """Matches up again when the wait is over."""
 
 
-@dataclass(kw_only=True)
-class _Challenge:
-    challenge_id: str
-    accounts: tuple[str, ...]
-    """Challenger first."""
-    preset: str
-    rules: Rules
-    accepted: set[str]
-    expiry: asyncio.TimerHandle | None = None
-
-
 class Arena:
     def __init__(self, registry: Registry, accounts: Accounts, sessions: Sessions, ratings: Ratings,
                  settings: ArenaSettings, limits: Limits, versions: Versions) -> None:
@@ -111,8 +101,7 @@ class Arena:
         self._rng = random.Random()
         self._met: Counter[frozenset[str]] = Counter()
         self._waiting_since: dict[str, float] = {}
-        self._challenges: dict[str, _Challenge] = {}
-        self._challenged: dict[str, deque[float]] = {}
+        self._challenges = Challenges(registry, accounts, sessions, settings, limits, self._rng)
         self._checking: set[str] = set()
         """Accounts whose check match is being played (one at a time)."""
         self._held: dict[str, _HeldBack] = {}
@@ -124,8 +113,8 @@ class Arena:
         registry.finishing.append(self._finishing)
         registry.on_over.append(self._over)
         sessions.on_change.append(self.poke)
-        sessions.on_request["challenge"] = self._challenge
-        sessions.on_request["answer"] = self._answer
+        sessions.on_request["challenge"] = self._challenges.challenge
+        sessions.on_request["answer"] = self._challenges.answer
 
     def start(self) -> None:
         if self.settings.enabled:
@@ -340,95 +329,6 @@ class Arena:
             return None
         return time.time() + max(0.0, held.until - asyncio.get_running_loop().time())
 
-    # ------------------------------------------------------------------ challenges
-
-    async def _challenge(self, session: Session, request: pb.SessionRequest) -> None:
-        try:
-            challenge = self._new_challenge(session.account.name, request.challenge)
-        except ServiceError as exc:
-            await session.send(notice(exc))
-            return
-        offer = pb.ChallengeOffer(challenge_id=challenge.challenge_id, accounts=challenge.accounts,
-                                  preset=challenge.preset, rules=convert.rules_to_proto(challenge.rules),
-                                  **{"from": session.account.name})
-        for name in challenge.accounts[1:]:
-            other = self._sessions.by_account.get(name)
-            if other is not None:
-                await other.tell(pb.SessionResponse(challenge=offer))
-
-    def _new_challenge(self, name: str, request: pb.ChallengeRequest) -> _Challenge:
-        now = time.monotonic()
-        recent = self._challenged.setdefault(name, deque())
-        while recent and recent[0] <= now - 60:
-            recent.popleft()
-        limit = self._limits.account_challenges_per_minute
-        if len(recent) >= limit:
-            raise ServiceError(Reason.ACCOUNT_LIMIT, f"at most {limit} challenges a minute",
-                               retry_after_s=recent[0] + 60 - now)
-        try:
-            rules = rules_from_request(request.preset, request.rules) if request.preset in PRESETS else None
-        except RulesError as exc:
-            raise ServiceError(Reason.BAD_OPTION, str(exc), {"option": exc.option}) from None
-        if rules is None:
-            raise ServiceError(Reason.BAD_OPTION, f"preset: known presets are {', '.join(PRESETS)}",
-                               {"option": "preset"})
-        opponents = tuple(request.opponents)
-        if len(opponents) != rules.players - 1 or len(set(opponents)) != len(opponents) or name in opponents:
-            raise ServiceError(Reason.MALFORMED, f"name {rules.players - 1} other accounts, each once")
-        for other in opponents:
-            self._accounts.usable(other)
-            if other not in self._sessions.by_account:
-                raise ServiceError(Reason.UNKNOWN_ACCOUNT, f"{other} is not connected")
-        recent.append(now)
-        challenge = _Challenge(challenge_id=secrets.token_hex(8), accounts=(name, *opponents), preset=request.preset,
-                               rules=rules, accepted={name})
-        challenge.expiry = asyncio.get_running_loop().call_later(
-            self.settings.challenge_timeout_s, self._expire, challenge.challenge_id)
-        self._challenges[challenge.challenge_id] = challenge
-        return challenge
-
-    def _expire(self, challenge_id: str) -> None:
-        challenge = self._challenges.get(challenge_id)
-        if challenge is not None:
-            silent = [a for a in challenge.accounts if a not in challenge.accepted]
-            asyncio.get_running_loop().create_task(self._settle(challenge, "", f"no answer from {', '.join(silent)}"))
-
-    async def _answer(self, session: Session, request: pb.SessionRequest) -> None:
-        answer = request.answer
-        challenge = self._challenges.get(answer.challenge_id)
-        name = session.account.name
-        if challenge is None or name not in challenge.accounts:
-            await session.send(notice(ServiceError(Reason.MALFORMED, "no open challenge of this account has that id")))
-            return
-        if not answer.accept:
-            await self._settle(challenge, "", f"{name} declined")
-            return
-        challenge.accepted.add(name)
-        if len(challenge.accepted) < len(challenge.accounts):
-            return
-        accounts = list(challenge.accounts)
-        self._rng.shuffle(accounts)
-        try:
-            runner, _ = self._registry.create(MatchRequest(
-                preset=challenge.preset, rules=challenge.rules, seed=None, hands=(), clock=self.settings.clock,
-                names=(), open_seats=False, accounts=tuple(accounts), kind=MatchKind.CHALLENGE))
-        except ServiceError as exc:
-            await self._settle(challenge, "", exc.message)
-            return
-        await self._settle(challenge, runner.match_id, "")
-
-    async def _settle(self, challenge: _Challenge, match_id: str, why: str) -> None:
-        if self._challenges.pop(challenge.challenge_id, None) is None:
-            return
-        if challenge.expiry is not None:
-            challenge.expiry.cancel()
-        settled = pb.ChallengeSettled(challenge_id=challenge.challenge_id, accepted=bool(match_id),
-                                      match_id=match_id, reason=why)
-        for name in challenge.accounts:
-            session = self._sessions.by_account.get(name)
-            if session is not None and not session.ending:
-                await session.tell(pb.SessionResponse(settled=settled))
-
     # ------------------------------------------------------------------ the leaderboard
 
     def leaderboard(self, board: Board) -> pb.GetLeaderboardResponse:
@@ -455,5 +355,3 @@ class Arena:
 
 def _board(runner: MatchRunner) -> Board:
     return runner.preset, runner.match.rules.players
-
-

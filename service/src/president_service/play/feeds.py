@@ -15,9 +15,10 @@ from __future__ import annotations
 from president_protocol import convert
 from president_protocol.v1 import president_pb2 as pb
 
-from president_service.play.match_runner import MatchRunner, Turn
+from president_service.play.match_runner import MatchRunner
 from president_service.play.messages import clock_message, result, timestamp
 from president_service.play.shared_events import SharedEvents
+from president_service.play.turns import Turn
 
 
 def shared_events(runner: MatchRunner) -> SharedEvents:

@@ -37,72 +37,7 @@ from president_engine import CardSet, Fault, Match, Rules
 from president_protocol import convert
 
 from president_service.play.clock import ClockSettings
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS matches (
-    id TEXT PRIMARY KEY,
-    created_at REAL NOT NULL,
-    preset TEXT NOT NULL,
-    rules TEXT NOT NULL,
-    seed INTEGER NOT NULL,
-    hands TEXT,
-    deal_seats TEXT,
-    pass_orders TEXT,
-    clock TEXT NOT NULL,
-    names TEXT NOT NULL,
-    open_seats INTEGER NOT NULL,
-    result TEXT,
-    record TEXT,
-    kind TEXT NOT NULL DEFAULT '',
-    ended_at REAL
-);
-CREATE TABLE IF NOT EXISTS seats (
-    token_hash BLOB PRIMARY KEY,
-    match_id TEXT NOT NULL,
-    player INTEGER NOT NULL,
-    claimed INTEGER NOT NULL,
-    account TEXT NOT NULL DEFAULT '',
-    bot_seed INTEGER,
-    named INTEGER NOT NULL DEFAULT 1
-);
-CREATE INDEX IF NOT EXISTS seats_by_match ON seats (match_id);
-CREATE TABLE IF NOT EXISTS dev_seats (
-    name TEXT PRIMARY KEY,
-    token_hash BLOB NOT NULL UNIQUE,
-    match_id TEXT NOT NULL,
-    player INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS unreadable (
-    kind TEXT NOT NULL,
-    id TEXT NOT NULL,
-    error TEXT NOT NULL,
-    marked_at REAL NOT NULL,
-    PRIMARY KEY (kind, id)
-);
-CREATE INDEX IF NOT EXISTS matches_by_creation ON matches (created_at);
-CREATE TABLE IF NOT EXISTS actions (
-    match_id TEXT NOT NULL,
-    turn INTEGER NOT NULL,
-    player INTEGER NOT NULL,
-    action TEXT NOT NULL,
-    source INTEGER NOT NULL,
-    spent_ms INTEGER NOT NULL,
-    fault INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (match_id, turn)
-) WITHOUT ROWID;
-"""
-_MIGRATIONS = (
-    ("actions", "fault", "ALTER TABLE actions ADD COLUMN fault INTEGER NOT NULL DEFAULT 0"),
-    ("seats", "account", "ALTER TABLE seats ADD COLUMN account TEXT NOT NULL DEFAULT ''"),
-    ("matches", "kind", "ALTER TABLE matches ADD COLUMN kind TEXT NOT NULL DEFAULT ''"),
-    ("seats", "bot_seed", "ALTER TABLE seats ADD COLUMN bot_seed INTEGER"),
-    ("seats", "named", "ALTER TABLE seats ADD COLUMN named INTEGER NOT NULL DEFAULT 1"),
-    ("matches", "ended_at", "ALTER TABLE matches ADD COLUMN ended_at REAL"),
-    ("matches", "deal_seats", "ALTER TABLE matches ADD COLUMN deal_seats TEXT"),
-    ("matches", "pass_orders", "ALTER TABLE matches ADD COLUMN pass_orders TEXT"),
-)
-"""Columns added since the first schema: (table, column, how to add it to an older database)."""
-
+from president_service.play.match_schema import create_or_migrate
 
 _T = TypeVar("_T")
 _R = TypeVar("_R")
@@ -229,10 +164,7 @@ class MatchStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA wal_autocheckpoint=0")
-        self._db.executescript(_SCHEMA)
-        for table, column, add in _MIGRATIONS:
-            if column not in {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}:
-                self._db.execute(add)
+        create_or_migrate(self._db)
         self._reader = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="president-db")
         self._commits = 0

@@ -22,8 +22,9 @@ from president_service.base.limits import RETRY_FULL_S, Limits
 from president_service.play.accounts import Accounts
 from president_service.play.dev_seats import DevSeats
 from president_service.play.match_request import MAX_SEED, MatchRequest, check_name, shorten
-from president_service.play.match_runner import DealKey, MatchRunner
+from president_service.play.match_runner import MatchRunner
 from president_service.play.match_store import FinishedSummary, MatchStore, Statement, StoredMatch
+from president_service.play.turns import DealKey
 
 log = logging.getLogger(__name__)
 

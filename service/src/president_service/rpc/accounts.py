@@ -13,7 +13,7 @@ from president_service.play.accounts import Account
 from president_service.play.messages import (
     account_message,
 )
-from president_service.play.session import SessionContext
+from president_service.play.session_writer import SessionContext
 from president_service.rpc.core import (
     Context,
     ServicerCore,

@@ -9,7 +9,8 @@ from president_protocol.v1 import president_pb2 as pb
 
 from president_service.base.errors import Reason, ServiceError, abort
 from president_service.hosting.bot_output import WINDOWS, Window
-from president_service.hosting.versions import CHUNK_BYTES, read_submission, read_upload
+from president_service.hosting.uploads import read_submission, read_upload
+from president_service.hosting.versions import CHUNK_BYTES
 from president_service.play.messages import (
     timestamp,
 )

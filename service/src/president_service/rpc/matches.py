@@ -17,7 +17,7 @@ from president_service.play.acts import answer, apply_act, rejected
 from president_service.play.feeds import SeatFeed, match_over, prompt_message, shared_events
 from president_service.play.human_match import human_match, opponents
 from president_service.play.match_request import check_name, read_match_request
-from president_service.play.match_runner import MatchRunner, Wake
+from president_service.play.match_runner import MatchRunner
 from president_service.play.messages import (
     finished_summary,
     hide_play,
@@ -26,6 +26,7 @@ from president_service.play.messages import (
 )
 from president_service.play.request_guard import next_request, opening_request
 from president_service.play.stream_ends import DRAIN_SLICES, OVER_SLICES, Heard, hear_out
+from president_service.play.turns import Wake
 from president_service.rpc.core import (
     LIST_LIMIT,
     MAX_DELAY_MS,
