@@ -18,6 +18,15 @@ from president_protocol.v1 import president_pb2 as pb
 from president_protocol.v1 import president_pb2_grpc as pb_grpc
 
 
+def _claim(path: str) -> bool:
+    """Delete the file if it is there: True for the one process that deleted it (two attempts may start at once)."""
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        return False
+    return True
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", required=True)
@@ -25,8 +34,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--crash-file")
     args = parser.parse_args()
-    if args.crash_file and os.path.exists(args.crash_file):
-        os.remove(args.crash_file)
+    if args.crash_file and _claim(args.crash_file):
         print("crashing on purpose", file=sys.stderr)
         return 1
     metadata = (("authorization", f"Bearer {args.token}"),)
