@@ -58,6 +58,14 @@ def test_the_wheels_mypyc_is_the_locked_mypy() -> None:
         assert f'"mypy=={locked.group(1)}"' in (ROOT / project / "pyproject.toml").read_text(), project
 
 
+def test_the_wheels_setuptools_is_the_locked_setuptools() -> None:
+    """An isolated build (`pip install ./engine ./sdk`) takes uv.lock's setuptools, the one `make venv` builds with."""
+    locked = re.search(r'name = "setuptools"\nversion = "([^"]+)"', (ROOT / "uv.lock").read_text())
+    assert locked is not None
+    for project in ("engine", "sdk"):
+        assert f'"setuptools=={locked.group(1)}"' in (ROOT / project / "pyproject.toml").read_text(), project
+
+
 @pytest.mark.skipif(missing_toolchain() is not None, reason="needs a C compiler and the Python headers")
 def test_pip_install_compiles_the_engine_where_it_can(tmp_path: Path) -> None:
     python, output, wheel = _install(tmp_path)
